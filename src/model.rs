@@ -1,0 +1,105 @@
+//! The format-neutral tool model.
+//!
+//! A tool is a name, a description and an ordered list of arguments; each
+//! argument is a JSON Schema node that keeps every keyword it came with, in
+//! its original order.  Readers produce this model, writers consume it.
+
+use serde_json::{Map, Value};
+
+/// A JSON Schema node (an object), key order kept.
+pub type Schema = Map<String, Value>;
+
+/// One tool, in no particular format.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Tool {
+    pub name: String,
+    pub description: Option<String>,
+    pub args: Vec<Arg>,
+    /// Keywords of the root parameters schema other than `type`,
+    /// `properties` and `required` (e.g. `additionalProperties`, `$schema`).
+    pub schema_extra: Schema,
+    /// Tool-level fields outside the plist contract, by their JSON name
+    /// (`title`, `annotations`, `outputSchema`, `strict`, ...).
+    pub extra: Schema,
+}
+
+/// One top-level argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    pub name: String,
+    pub optional: bool,
+    /// The argument's schema without its name: `type`, `description`, ...
+    pub schema: Schema,
+}
+
+/// How serious a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A problem found in a spec: severity, path and a message saying what
+/// would be right.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem { severity: Severity::Error, path: path.into(), message: message.into() }
+    }
+    pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem { severity: Severity::Warning, path: path.into(), message: message.into() }
+    }
+}
+
+impl Tool {
+    /// The root parameters schema: `{"type":"object","properties":{..},"required":[..]}`
+    /// followed by the preserved root keywords.  Nested `optional` markers
+    /// are not resolved here: see [`crate::schema::finalize`].
+    pub fn parameters(&self) -> Schema {
+        let mut root = Schema::new();
+        root.insert("type".into(), Value::from("object"));
+        let mut props = Schema::new();
+        for arg in &self.args {
+            props.insert(arg.name.clone(), Value::Object(arg.schema.clone()));
+        }
+        root.insert("properties".into(), Value::Object(props));
+        let required: Vec<Value> =
+            self.args.iter().filter(|a| !a.optional).map(|a| Value::from(a.name.clone())).collect();
+        if !required.is_empty() {
+            root.insert("required".into(), Value::Array(required));
+        }
+        for (k, v) in &self.schema_extra {
+            root.insert(k.clone(), v.clone());
+        }
+        root
+    }
+}
+
+/// Join a path and a key: `a.b`, or `b` at the root.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Join a path and an index: `a[3]`.
+pub fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}

@@ -1,0 +1,160 @@
+//! The Emacs module: a thin layer that moves text across and turns core
+//! errors (and any panic) into `toolspec-error` signals.
+//!
+//! Values cross as text: JSON going out, printed elisp coming in and going
+//! out (read by Emacs's C reader), which is faster than building Lisp
+//! objects one module call at a time.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use emacs::{defun, Env, IntoLisp, Value};
+
+use crate::error::{Error, ErrorKind};
+use crate::read::{Format, ReadOptions};
+use crate::write::Dialect;
+
+emacs::plugin_is_GPL_compatible!();
+
+#[emacs::module(name = "toolspec-module", defun_prefix = "toolspec--mod", separator = "-", mod_in_name = false)]
+fn init(_: &Env) -> emacs::Result<()> {
+    Ok(())
+}
+
+/// Run `f`, signalling core errors and panics as `toolspec-error` subtypes.
+fn guard<'e, T, F>(env: &'e Env, f: F) -> emacs::Result<Value<'e>>
+where
+    T: IntoLisp<'e>,
+    F: FnOnce() -> crate::Result<T>,
+{
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v.into_lisp(env),
+        Ok(Err(e)) => signal(env, &e),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            env.signal(
+                env.intern("toolspec-internal-error")?,
+                (format!("internal error in the toolspec module (please report): {msg}"),),
+            )
+        }
+    }
+}
+
+fn signal<'e>(env: &'e Env, e: &Error) -> emacs::Result<Value<'e>> {
+    let mut details: Vec<Value<'e>> = Vec::new();
+    if let Some(p) = &e.path {
+        details.push(env.intern(":path")?);
+        details.push(p.clone().into_lisp(env)?);
+    }
+    if let (Some(l), Some(c)) = (e.line, e.column) {
+        details.push(env.intern(":line")?);
+        details.push((l as i64).into_lisp(env)?);
+        details.push(env.intern(":column")?);
+        details.push((c as i64).into_lisp(env)?);
+    }
+    let details = env.call("list", &details[..])?;
+    env.signal(env.intern(e.kind.symbol())?, (e.to_string(), details))
+}
+
+/// Strings from Lisp: a string that is not valid UTF-8 (raw bytes) is a
+/// toolspec error, not a module error.
+fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
+    v.into_rust::<String>().map_err(|_| {
+        Error::new(
+            ErrorKind::Json,
+            format!("{what} is not valid UTF-8 text (it holds raw bytes): decode it first"),
+        )
+    })
+}
+
+fn opt_text(v: Value<'_>) -> Option<String> {
+    if v.is_not_nil() {
+        v.into_rust::<String>().ok()
+    } else {
+        None
+    }
+}
+
+/// Version of the module, compared with the elisp package's.
+#[defun]
+fn version() -> emacs::Result<&'static str> {
+    Ok(crate::VERSION)
+}
+
+/// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
+/// Returns elisp text `(TOOLS WARNINGS PATHS)`.
+#[defun]
+fn parse_json<'e>(env: &'e Env, text: Value<'e>, format: Value<'e>, name: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+    let format = opt_text(format);
+    let name = opt_text(name);
+    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    guard(env, || {
+        let s = self::text(text, "the JSON text")?;
+        let opts = ReadOptions {
+            format: Format::parse(format.as_deref().unwrap_or("auto"))?,
+            default_name: name.as_deref(),
+            max_size: max,
+        };
+        crate::parse_json(&s, &opts).map(|imp| crate::imported_to_elisp(&imp))
+    })
+}
+
+/// Read FILE and parse it like `parse-json`.
+#[defun]
+fn read_file<'e>(env: &'e Env, file: String, format: Value<'e>, name: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+    let format = opt_text(format);
+    let name = opt_text(name);
+    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    guard(env, || {
+        let meta = std::fs::metadata(&file)
+            .map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+        if meta.len() as usize > max {
+            return Err(Error::new(
+                ErrorKind::Limit,
+                format!("{file} is {} bytes, more than the limit of {max} bytes (raise `toolspec-max-input-size`)", meta.len()),
+            ));
+        }
+        let bytes = std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+        let opts = ReadOptions {
+            format: Format::parse(format.as_deref().unwrap_or("auto"))?,
+            default_name: name.as_deref(),
+            max_size: max,
+        };
+        crate::read::read_bytes(&bytes, &opts).map(|imp| crate::imported_to_elisp(&imp))
+    })
+}
+
+/// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
+/// writes a document of many tools; PRETTY indents.
+#[defun]
+fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, many: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+    let many = many.is_not_nil();
+    let pretty = pretty.is_not_nil();
+    guard(env, || {
+        let s = self::text(text, "the printed plist")?;
+        crate::elisp_to_json(&s, Dialect::parse(&dialect)?, many, pretty)
+    })
+}
+
+/// Validate a printed tool plist; returns elisp text of the problems.
+#[defun]
+fn validate<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {
+    guard(env, || {
+        let s = self::text(text, "the printed plist")?;
+        let problems = crate::validate_elisp(&s)?;
+        let mut out = String::new();
+        crate::print_problems(&problems, &mut out);
+        Ok(out)
+    })
+}
+
+/// Panic on purpose (debug builds only), to test that a panic reaches
+/// Lisp as a `toolspec-error` and Emacs goes on.
+#[cfg(debug_assertions)]
+#[defun]
+fn debug_panic(env: &Env) -> emacs::Result<Value<'_>> {
+    guard(env, || -> crate::Result<()> { panic!("deliberate panic for testing") })
+}

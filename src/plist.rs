@@ -1,0 +1,667 @@
+//! The gptel/llm plist format (seed 003): printing tools as elisp text for
+//! `read`, and reading plists printed by Emacs (`prin1`) back, through
+//! lexpr.
+//!
+//! Printed plists follow the seed's rules: `:type` a symbol, `:enum` and
+//! `:required` vectors, `:items` a plist, `:properties` a plist with
+//! keyword keys in their original order, `:optional t` on top-level
+//! arguments that are not required, false as `:json-false`, null as
+//! `:null`, and every other keyword kept under its JSON name.
+
+use lexpr::Value as Sexp;
+use serde_json::{Map, Number, Value};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{index, join, Arg, Schema, Tool};
+use crate::schema::{slot, Slot};
+
+/// Tool keys that belong to gptel or llm and have no JSON form.
+pub const EMACS_KEYS: &[&str] = &["function", "async", "category", "confirm", "include"];
+/// Tool-level extras whose value is a schema.
+const SCHEMA_EXTRAS: &[&str] = &["outputSchema"];
+/// Keywords whose value is always an array (nil means `[]`, not `{}`).
+const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneOf", "allOf", "prefixItems", "type"];
+
+// ---------------------------------------------------------------- printing
+
+/// Print a list of tools as one elisp list.
+pub fn print_tools(tools: &[Tool], out: &mut String) {
+    out.push('(');
+    for (i, t) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        print_tool(t, out);
+    }
+    out.push(')');
+}
+
+/// Print one tool plist.
+pub fn print_tool(tool: &Tool, out: &mut String) {
+    out.push_str("(:name ");
+    print_string(&tool.name, out);
+    if let Some(d) = &tool.description {
+        out.push_str(" :description ");
+        print_string(d, out);
+    }
+    out.push_str(" :args ");
+    if tool.args.is_empty() {
+        out.push_str("nil");
+    } else {
+        out.push('(');
+        for (i, arg) in tool.args.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            print_arg(arg, out);
+        }
+        out.push(')');
+    }
+    if !tool.schema_extra.is_empty() {
+        out.push_str(" :schema-extra ");
+        print_schema(&tool.schema_extra, out);
+    }
+    for (k, v) in &tool.extra {
+        out.push(' ');
+        print_keyword(k, out);
+        out.push(' ');
+        if SCHEMA_EXTRAS.contains(&k.as_str()) {
+            print_schema_value(v, out);
+        } else {
+            print_data(v, out);
+        }
+    }
+    out.push(')');
+}
+
+fn print_arg(arg: &Arg, out: &mut String) {
+    out.push_str("(:name ");
+    print_string(&arg.name, out);
+    if !arg.schema.is_empty() {
+        out.push(' ');
+        print_schema_body(&arg.schema, out);
+    }
+    if arg.optional {
+        out.push_str(" :optional t");
+    }
+    out.push(')');
+}
+
+/// A schema node as a plist.
+pub fn print_schema(s: &Schema, out: &mut String) {
+    if s.is_empty() {
+        out.push_str("nil");
+        return;
+    }
+    out.push('(');
+    print_schema_body(s, out);
+    out.push(')');
+}
+
+fn print_schema_body(s: &Schema, out: &mut String) {
+    for (i, (k, v)) in s.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        print_keyword(k, out);
+        out.push(' ');
+        if k == "type" {
+            match v {
+                Value::String(t) => print_symbol(t, out),
+                Value::Array(ts) => {
+                    out.push('[');
+                    for (j, t) in ts.iter().enumerate() {
+                        if j > 0 {
+                            out.push(' ');
+                        }
+                        match t {
+                            Value::String(t) => print_symbol(t, out),
+                            other => print_data(other, out),
+                        }
+                    }
+                    out.push(']');
+                }
+                other => print_data(other, out),
+            }
+            continue;
+        }
+        match (slot(k), v) {
+            (Slot::Map, Value::Object(m)) => {
+                if m.is_empty() {
+                    out.push_str("nil");
+                } else {
+                    out.push('(');
+                    for (j, (name, sub)) in m.iter().enumerate() {
+                        if j > 0 {
+                            out.push(' ');
+                        }
+                        print_keyword(name, out);
+                        out.push(' ');
+                        print_schema_value(sub, out);
+                    }
+                    out.push(')');
+                }
+            }
+            (Slot::Single, _) => print_schema_value(v, out),
+            (Slot::List, Value::Array(list)) => {
+                out.push('[');
+                for (j, sub) in list.iter().enumerate() {
+                    if j > 0 {
+                        out.push(' ');
+                    }
+                    print_schema_value(sub, out);
+                }
+                out.push(']');
+            }
+            _ => print_data(v, out),
+        }
+    }
+}
+
+fn print_schema_value(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(s) => print_schema(s, out),
+        Value::Array(list) => {
+            out.push('[');
+            for (j, sub) in list.iter().enumerate() {
+                if j > 0 {
+                    out.push(' ');
+                }
+                print_schema_value(sub, out);
+            }
+            out.push(']');
+        }
+        other => print_data(other, out),
+    }
+}
+
+/// Any JSON value, as `json-parse-string` with `:object-type plist`,
+/// `:false-object :json-false` and `:null-object :null` would give it.
+pub fn print_data(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str(":null"),
+        Value::Bool(true) => out.push('t'),
+        Value::Bool(false) => out.push_str(":json-false"),
+        Value::Number(n) => print_number(n, out),
+        Value::String(s) => print_string(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                print_data(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            if m.is_empty() {
+                out.push_str("nil");
+                return;
+            }
+            out.push('(');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                print_keyword(k, out);
+                out.push(' ');
+                print_data(x, out);
+            }
+            out.push(')');
+        }
+    }
+}
+
+fn print_number(n: &Number, out: &mut String) {
+    if let Some(i) = n.as_i64() {
+        out.push_str(&i.to_string());
+    } else if let Some(u) = n.as_u64() {
+        out.push_str(&u.to_string());
+    } else {
+        let f = n.as_f64().unwrap_or(0.0);
+        // Debug keeps a fraction or an exponent, so Emacs reads a float.
+        out.push_str(&format!("{f:?}"));
+    }
+}
+
+/// An elisp string literal.
+pub fn print_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn symbol_char_needs_escape(c: char, first: bool) -> bool {
+    matches!(c, '"' | '\\' | '\'' | ';' | '#' | '(' | ')' | ',' | '`' | '[' | ']' | '.' | '?')
+        && (first || !matches!(c, '?' | '.'))
+        || c <= ' '
+        || c == '\u{a0}'
+}
+
+fn print_symbol_name(name: &str, out: &mut String) {
+    for (i, c) in name.chars().enumerate() {
+        if symbol_char_needs_escape(c, i == 0) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+/// An elisp symbol; a name that would read as a number is escaped.
+pub fn print_symbol(name: &str, out: &mut String) {
+    if name.is_empty() {
+        out.push_str("##");
+        return;
+    }
+    if name.parse::<f64>().is_ok() || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok() {
+        out.push('\\');
+    }
+    print_symbol_name(name, out);
+}
+
+/// A keyword `:name`.
+pub fn print_keyword(name: &str, out: &mut String) {
+    out.push(':');
+    for c in name.chars() {
+        if symbol_char_needs_escape(c, false) || c == '?' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+// ----------------------------------------------------------------- reading
+
+/// Escaped symbol characters are carried through lexpr (which has no
+/// symbol escapes) as characters of this private-use block.
+const ESCAPE_BASE: u32 = 0xF0000;
+/// Deepest nesting of lists and vectors accepted from Lisp.
+pub const MAX_PLIST_DEPTH: usize = 100;
+
+/// Parse text printed by Emacs's `prin1` into an s-expression.
+pub fn parse_sexp(text: &str) -> Result<Sexp> {
+    let shimmed = shim_escapes(text)?;
+    let opts = lexpr::parse::Options::elisp();
+    let v = lexpr::from_str_custom(&shimmed, opts).map_err(|e| {
+        let mut err = Error::new(
+            ErrorKind::Plist,
+            format!(
+                "cannot read the plist ({e}): it must hold only data (strings, symbols, numbers, lists, vectors), \
+                 not functions, buffers or other objects without a printed form"
+            ),
+        );
+        if let Some(loc) = e.location() {
+            err = err.with_position(loc.line(), loc.column());
+        }
+        err
+    })?;
+    Ok(unshim(v))
+}
+
+/// Rewrite `\X` outside strings into a private-use character, and check
+/// nesting depth before lexpr recurses.
+fn shim_escapes(text: &str) -> Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    let mut in_string = false;
+    let mut depth = 0usize;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        out.push(n);
+                    }
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '\\' => match chars.next() {
+                Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
+                Some(n) => out.push(n),
+                None => {}
+            },
+            '(' | '[' => {
+                depth += 1;
+                if depth > MAX_PLIST_DEPTH {
+                    return Err(Error::new(
+                        ErrorKind::Limit,
+                        format!("plist nested deeper than {MAX_PLIST_DEPTH} levels"),
+                    ));
+                }
+                out.push(c);
+            }
+            ')' | ']' => {
+                depth = depth.saturating_sub(1);
+                out.push(c);
+            }
+            ';' => {
+                // A comment (only in hand-written text): skip to end of line.
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        break;
+                    }
+                }
+                out.push('\n');
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+fn unescape_name(name: &str) -> Option<String> {
+    if !name.chars().any(|c| (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&(c as u32))) {
+        return None;
+    }
+    Some(
+        name.chars()
+            .map(|c| {
+                let u = c as u32;
+                if (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&u) {
+                    char::from_u32(u - ESCAPE_BASE).unwrap_or(c)
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Undo [`shim_escapes`] in symbol and keyword names.  Lists are walked
+/// along their cdr iteratively, so long lists cost no stack.
+fn unshim(v: Sexp) -> Sexp {
+    match v {
+        Sexp::Symbol(s) => match unescape_name(&s) {
+            Some(n) => Sexp::Symbol(n.into()),
+            None => Sexp::Symbol(s),
+        },
+        Sexp::Keyword(s) => match unescape_name(&s) {
+            Some(n) => Sexp::Keyword(n.into()),
+            None => Sexp::Keyword(s),
+        },
+        Sexp::Vector(items) => Sexp::Vector(items.into_vec().into_iter().map(unshim).collect()),
+        Sexp::Cons(c) => {
+            let (items, tail) = c.into_vec();
+            let items: Vec<Sexp> = items.into_iter().map(unshim).collect();
+            Sexp::append(items, unshim(tail))
+        }
+        other => other,
+    }
+}
+
+/// Drop a parsed value without recursing along list tails.
+pub fn dispose(v: Sexp) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Sexp::Cons(c) => {
+                let (items, tail) = c.into_vec();
+                stack.extend(items);
+                stack.push(tail);
+            }
+            Sexp::Vector(items) => stack.extend(items.into_vec()),
+            _ => {}
+        }
+    }
+}
+
+/// The items of a proper list (nil is the empty list).
+pub fn list_items(v: &Sexp) -> Option<Vec<&Sexp>> {
+    match v {
+        Sexp::Null | Sexp::Nil => Some(Vec::new()),
+        Sexp::Cons(c) => {
+            let (items, tail) = c.to_ref_vec();
+            if matches!(tail, Sexp::Null | Sexp::Nil) {
+                Some(items)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The pairs of a plist with keyword keys, or None if `v` is not one.
+pub fn plist_pairs(v: &Sexp) -> Option<Vec<(&str, &Sexp)>> {
+    let items = list_items(v)?;
+    if items.len() % 2 != 0 {
+        return None;
+    }
+    items.chunks(2).map(|kv| kv[0].as_keyword().map(|k| (k, kv[1]))).collect()
+}
+
+pub fn is_nil(v: &Sexp) -> bool {
+    matches!(v, Sexp::Null | Sexp::Nil)
+}
+
+/// The symbol `(quote X)` wraps, if `v` is one.
+pub fn quoted(v: &Sexp) -> Option<&Sexp> {
+    let items = list_items(v)?;
+    if items.len() == 2 && items[0].as_symbol() == Some("quote") {
+        Some(items[1])
+    } else {
+        None
+    }
+}
+
+/// Convert a plist value to JSON the way gptel's encoder would, but with
+/// knowledge of which keywords hold schemas and which hold arrays.
+pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Result<Value> {
+    let array_slot = key.is_some_and(|k| ARRAY_KEYWORDS.contains(&k));
+    Ok(match v {
+        Sexp::Null | Sexp::Nil => {
+            if array_slot {
+                Value::Array(Vec::new())
+            } else {
+                Value::Object(Map::new())
+            }
+        }
+        Sexp::Bool(b) => Value::Bool(*b),
+        Sexp::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                Value::Number(Number::from_f64(f).ok_or_else(|| {
+                    Error::at(ErrorKind::Plist, path, format!("{f} has no JSON form"))
+                })?)
+            }
+        }
+        Sexp::Char(c) => Value::from(*c as u32),
+        Sexp::String(s) => Value::from(s.as_ref()),
+        Sexp::Symbol(s) => match s.as_ref() {
+            "t" => Value::Bool(true),
+            other => Value::from(other),
+        },
+        Sexp::Keyword(k) => match k.as_ref() {
+            "json-false" | "false" => Value::Bool(false),
+            "null" => Value::Null,
+            other => Value::from(format!(":{other}")),
+        },
+        Sexp::Vector(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, x) in items.iter().enumerate() {
+                out.push(sexp_to_json(x, None, &index(path, i), schema)?);
+            }
+            Value::Array(out)
+        }
+        Sexp::Bytes(b) => Value::from(String::from_utf8_lossy(b).into_owned()),
+        Sexp::Cons(_) => {
+            if let Some(inner) = quoted(v) {
+                // `'string` inside a quoted list: the validator reports it.
+                return sexp_to_json(inner, key, path, schema);
+            }
+            if let Some(pairs) = plist_pairs(v) {
+                if schema && key.is_some_and(|k| slot(k) == Slot::Map) {
+                    let mut m = Map::new();
+                    for (name, sub) in pairs {
+                        m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                    }
+                    return Ok(Value::Object(m));
+                }
+                return Ok(Value::Object(plist_to_map(&pairs, path, schema)?));
+            }
+            if let Some(items) = list_items(v) {
+                // An alist ((key . value) ...) is an object, as for json-serialize.
+                if !items.is_empty()
+                    && items.iter().all(|x| {
+                        x.as_cons().is_some_and(|c| c.car().as_symbol().is_some() || c.car().as_str().is_some())
+                    })
+                    && !array_slot
+                {
+                    let mut m = Map::new();
+                    for x in items {
+                        let c = x.as_cons().expect("checked above");
+                        let k = c.car().as_symbol().or_else(|| c.car().as_str()).unwrap_or_default();
+                        m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
+                    }
+                    return Ok(Value::Object(m));
+                }
+                let mut out = Vec::with_capacity(items.len());
+                for (i, x) in items.iter().enumerate() {
+                    out.push(sexp_to_json(x, None, &index(path, i), schema)?);
+                }
+                return Ok(Value::Array(out));
+            }
+            return Err(Error::at(ErrorKind::Plist, path, "a dotted pair has no JSON form"));
+        }
+    })
+}
+
+/// A plist's pairs as a JSON object.  In a schema node, keywords that
+/// hold schemas are read as schemas.
+fn plist_to_map(pairs: &[(&str, &Sexp)], path: &str, schema: bool) -> Result<Map<String, Value>> {
+    let mut m = Map::new();
+    for (k, sub) in pairs {
+        let sub_schema = schema && slot(k) != Slot::Data;
+        m.insert(k.to_string(), sexp_to_json(sub, Some(k), &join(path, k), sub_schema)?);
+    }
+    Ok(m)
+}
+
+/// Read a schema plist (an argument without `:name`, or a nested node).
+pub fn schema_from_pairs(pairs: &[(&str, &Sexp)], path: &str) -> Result<Schema> {
+    plist_to_map(pairs, path, true)
+}
+
+/// Read a tool plist (as printed by Emacs) into the model.
+pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
+    let pairs = plist_pairs(v).ok_or_else(|| {
+        Error::new(ErrorKind::Plist, "a tool must be a plist (:name \"...\" :description \"...\" :args (...))")
+    })?;
+    let mut tool = Tool::default();
+    for (k, val) in &pairs {
+        match *k {
+            "name" => {
+                tool.name = name_of(val).ok_or_else(|| Error::at(ErrorKind::Plist, "name", "the tool's :name must be a string"))?
+            }
+            "description" => {
+                tool.description = match val {
+                    Sexp::String(s) => Some(s.to_string()),
+                    v if is_nil(v) => None,
+                    _ => return Err(Error::at(ErrorKind::Plist, "description", "the tool's :description must be a string")),
+                }
+            }
+            "args" => {
+                let items = list_items(val)
+                    .or_else(|| val.as_slice().map(|s| s.iter().collect()))
+                    .ok_or_else(|| Error::at(ErrorKind::Plist, "args", ":args must be a list of argument plists"))?;
+                for (i, a) in items.iter().enumerate() {
+                    tool.args.push(arg_from_sexp(a, &index("args", i))?);
+                }
+            }
+            "schema-extra" => {
+                let p = plist_pairs(val)
+                    .ok_or_else(|| Error::at(ErrorKind::Plist, "schema-extra", ":schema-extra must be a plist"))?;
+                tool.schema_extra = schema_from_pairs(&p, "schema-extra")?;
+            }
+            k if EMACS_KEYS.contains(&k) => {}
+            k => {
+                let j = sexp_to_json(val, Some(k), k, SCHEMA_EXTRAS.contains(&k))?;
+                tool.extra.insert(k.to_string(), j);
+            }
+        }
+    }
+    if tool.name.is_empty() {
+        return Err(Error::at(ErrorKind::Plist, "name", "the tool has no :name"));
+    }
+    Ok(tool)
+}
+
+fn name_of(v: &Sexp) -> Option<String> {
+    match v {
+        Sexp::String(s) => Some(s.to_string()),
+        Sexp::Symbol(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
+    let pairs = plist_pairs(v).ok_or_else(|| {
+        Error::at(ErrorKind::Plist, path, "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
+    })?;
+    let mut name = None;
+    let mut optional = false;
+    let mut rest = Vec::with_capacity(pairs.len());
+    for (k, val) in pairs {
+        match k {
+            "name" => name = name_of(val),
+            "optional" => optional = !is_nil(val) && val.as_keyword() != Some("json-false"),
+            _ => rest.push((k, val)),
+        }
+    }
+    let name = name.ok_or_else(|| Error::at(ErrorKind::Plist, &join(path, "name"), "the argument has no :name string"))?;
+    Ok(Arg { name, optional, schema: schema_from_pairs(&rest, path)? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_with_odd_characters_round_trip() {
+        let mut out = String::new();
+        print_keyword("a b(c)", &mut out);
+        assert_eq!(out, ":a\\ b\\(c\\)");
+        let v = parse_sexp(&format!("({out} 1)")).unwrap();
+        assert_eq!(plist_pairs(&v).unwrap()[0].0, "a b(c)");
+    }
+
+    #[test]
+    fn numeric_symbol_is_escaped() {
+        let mut out = String::new();
+        print_symbol("12", &mut out);
+        assert_eq!(out, "\\12");
+    }
+
+    #[test]
+    fn deep_plist_is_a_limit_error() {
+        let text = "(".repeat(500) + &")".repeat(500);
+        assert_eq!(parse_sexp(&text).unwrap_err().kind, ErrorKind::Limit);
+    }
+
+    #[test]
+    fn long_list_drops_without_recursion() {
+        let text = format!("({})", "1 ".repeat(500_000));
+        let v = parse_sexp(&text).unwrap();
+        dispose(v);
+    }
+}

@@ -1,0 +1,423 @@
+//! Readers: JSON text in any supported format -> tools.
+//!
+//! Detection looks at the keys of each object, so arrays and wrappers
+//! (`{"tools": [...]}`, `functionDeclarations`, JSON-RPC results) may mix
+//! formats.  A format can also be forced.
+
+use serde_json::{Map, Value};
+
+use crate::error::{check_utf8, Error, ErrorKind, Result};
+use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::schema::{kind_of, Normalizer};
+
+/// A tool definition format that can be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Auto,
+    OpenAi,
+    OpenAiFunctions,
+    OpenAiResponses,
+    Anthropic,
+    Mcp,
+    Gemini,
+    Bedrock,
+    JsonSchema,
+}
+
+pub const FORMAT_NAMES: &[(&str, Format)] = &[
+    ("auto", Format::Auto),
+    ("openai", Format::OpenAi),
+    ("ollama", Format::OpenAi),
+    ("openai-functions", Format::OpenAiFunctions),
+    ("openai-responses", Format::OpenAiResponses),
+    ("anthropic", Format::Anthropic),
+    ("mcp", Format::Mcp),
+    ("gemini", Format::Gemini),
+    ("bedrock", Format::Bedrock),
+    ("json-schema", Format::JsonSchema),
+];
+
+impl Format {
+    pub fn parse(name: &str) -> Result<Format> {
+        FORMAT_NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f).ok_or_else(|| {
+            let names: Vec<&str> = FORMAT_NAMES.iter().map(|(n, _)| *n).collect();
+            Error::new(
+                ErrorKind::UnsupportedFormat,
+                format!("unknown format \"{name}\": expected one of {}", names.join(", ")),
+            )
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        FORMAT_NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n).unwrap_or("auto")
+    }
+}
+
+/// What a read produced: the tools, and warnings about what was changed
+/// to make them fit (each with its path in the input).
+#[derive(Debug, Default)]
+pub struct Imported {
+    pub tools: Vec<Tool>,
+    pub warnings: Vec<Problem>,
+    /// For each tool, its path in the input document.
+    pub paths: Vec<String>,
+}
+
+/// Options for reading.
+#[derive(Debug, Clone)]
+pub struct ReadOptions<'a> {
+    pub format: Format,
+    /// Name for a bare JSON Schema without `title` (e.g. the file's name).
+    pub default_name: Option<&'a str>,
+    /// Largest input accepted, in bytes.
+    pub max_size: usize,
+}
+
+impl Default for ReadOptions<'_> {
+    fn default() -> Self {
+        ReadOptions { format: Format::Auto, default_name: None, max_size: 64 << 20 }
+    }
+}
+
+/// Read tools from JSON bytes.
+pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
+    if bytes.len() > opts.max_size {
+        return Err(Error::new(
+            ErrorKind::Limit,
+            format!(
+                "input is {} bytes, more than the limit of {} bytes (raise `toolspec-max-input-size`)",
+                bytes.len(),
+                opts.max_size
+            ),
+        ));
+    }
+    let text = check_utf8(bytes)?;
+    read_str(text, opts)
+}
+
+/// Read tools from JSON text.
+pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
+    if text.len() > opts.max_size {
+        return read_bytes(text.as_bytes(), opts);
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
+    read_value(&doc, opts)
+}
+
+/// Read tools from a parsed JSON document.
+pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
+    let mut r = Reader { doc, opts, out: Imported::default() };
+    r.any(doc, "", 0)?;
+    if r.out.tools.is_empty() {
+        return Err(Error::new(ErrorKind::Shape, "no tool definitions found in the input"));
+    }
+    Ok(r.out)
+}
+
+struct Reader<'a> {
+    doc: &'a Value,
+    opts: &'a ReadOptions<'a>,
+    out: Imported,
+}
+
+/// Fields of one tool, picked out of its wrapper.
+struct Parts<'v> {
+    name: Option<&'v Value>,
+    description: Option<&'v Value>,
+    params: Option<&'v Value>,
+    params_path: String,
+    extra: Schema,
+    gemini: bool,
+    /// Whole tool object is the schema (bare JSON Schema).
+    bare: bool,
+}
+
+impl<'a> Reader<'a> {
+    fn any(&mut self, v: &'a Value, path: &str, depth: usize) -> Result<()> {
+        if depth > 8 {
+            return Err(Error::shape(path, "tool definitions nested too deeply in wrappers"));
+        }
+        match v {
+            Value::Array(list) => {
+                for (i, item) in list.iter().enumerate() {
+                    self.any(item, &index(path, i), depth + 1)?;
+                }
+                Ok(())
+            }
+            Value::Object(o) => self.object(v, o, path, depth),
+            other => Err(Error::shape(
+                path,
+                format!("expected a tool definition (an object) or a list of them, found {}", kind_of(other)),
+            )),
+        }
+    }
+
+    fn object(&mut self, v: &'a Value, o: &'a Map<String, Value>, path: &str, depth: usize) -> Result<()> {
+        // Wrappers, whatever the format.
+        if o.contains_key("jsonrpc") {
+            if let Some(r) = o.get("result") {
+                return self.any(r, &join(path, "result"), depth + 1);
+            }
+            if let Some(e) = o.get("error") {
+                return Err(Error::shape(path, format!("the JSON-RPC response is an error: {e}")));
+            }
+        }
+        for key in ["functionDeclarations", "function_declarations"] {
+            if let Some(list) = o.get(key) {
+                let list = list.as_array().ok_or_else(|| Error::shape(&join(path, key), "expected an array"))?;
+                for (i, item) in list.iter().enumerate() {
+                    self.tool(item, &index(&join(path, key), i), Format::Gemini)?;
+                }
+                return Ok(());
+            }
+        }
+        if !o.contains_key("name") && !o.contains_key("toolSpec") {
+            for key in ["tools", "functions"] {
+                if let Some(Value::Array(_)) = o.get(key) {
+                    return self.any(&o[key], &join(path, key), depth + 1);
+                }
+            }
+            if let Some(Value::Object(_)) = o.get("toolConfig") {
+                return self.any(&o["toolConfig"], &join(path, "toolConfig"), depth + 1);
+            }
+        }
+        let format = match self.opts.format {
+            Format::Auto => detect(o).ok_or_else(|| unrecognised(o, path))?,
+            f => f,
+        };
+        self.tool(v, path, format)
+    }
+
+    fn tool(&mut self, v: &Value, path: &str, format: Format) -> Result<()> {
+        let o = v
+            .as_object()
+            .ok_or_else(|| Error::shape(path, format!("expected a tool definition object, found {}", kind_of(v))))?;
+        let p = parts(v, o, path, format)?;
+        let name = match p.name {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(Error::shape(
+                    &join(path, "name"),
+                    format!("the tool name must be a string, found {}", kind_of(other)),
+                ))
+            }
+            None if p.bare => self.opts.default_name.map(String::from).ok_or_else(|| {
+                Error::shape(path, "a bare JSON Schema needs a `title` to name the tool (or read it from a file)")
+            })?,
+            None => return Err(Error::shape(path, "a tool needs a `name` (a string)")),
+        };
+        let description = match p.description {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(Error::shape(
+                    &join(path, "description"),
+                    format!("the description must be a string, found {}", kind_of(other)),
+                ))
+            }
+        };
+        let mut tool = Tool { name, description, extra: p.extra, ..Tool::default() };
+        if let Some(params) = p.params {
+            let mut norm = Normalizer::new(vec![params, self.doc], p.gemini);
+            self.fill_args(&mut tool, params, &p.params_path, &mut norm)?;
+            self.out.warnings.append(&mut norm.warnings);
+        }
+        self.out.tools.push(tool);
+        self.out.paths.push(path.to_string());
+        Ok(())
+    }
+
+    fn fill_args(&mut self, tool: &mut Tool, params: &Value, path: &str, norm: &mut Normalizer) -> Result<()> {
+        if params.is_null() {
+            return Ok(());
+        }
+        let root = norm.node(params, path, 0)?;
+        match root.get("type").and_then(Value::as_str) {
+            Some("object") | None => {}
+            Some(t) => {
+                return Err(Error::shape(
+                    &join(path, "type"),
+                    format!("the parameters schema must be of type \"object\", found \"{t}\""),
+                ))
+            }
+        }
+        let required: Vec<&str> = match root.get("required") {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            Some(other) => {
+                return Err(Error::shape(
+                    &join(path, "required"),
+                    format!("`required` must be an array of property names, found {}", kind_of(other)),
+                ))
+            }
+        };
+        match root.get("properties") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(props)) => {
+                for (name, schema) in props {
+                    let schema = schema.as_object().cloned().unwrap_or_default();
+                    tool.args.push(Arg { name: name.clone(), optional: !required.contains(&name.as_str()), schema });
+                }
+            }
+            Some(other) => {
+                return Err(Error::shape(
+                    &join(path, "properties"),
+                    format!("`properties` must be an object, found {}", kind_of(other)),
+                ))
+            }
+        }
+        for r in &required {
+            if !tool.args.iter().any(|a| a.name == *r) {
+                self.out.warnings.push(Problem::warning(
+                    join(path, "required"),
+                    format!("\"{r}\" is required but not among the properties: dropped"),
+                ));
+            }
+        }
+        for (k, v) in root.iter() {
+            if !matches!(k.as_str(), "type" | "properties" | "required" | "title" | "description") {
+                tool.schema_extra.insert(k.clone(), v.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Guess the format of one tool object from its keys.
+pub fn detect(o: &Map<String, Value>) -> Option<Format> {
+    let has = |k: &str| o.contains_key(k);
+    let is_function = o.get("type").and_then(Value::as_str) == Some("function");
+    if has("toolSpec") {
+        Some(Format::Bedrock)
+    } else if is_function && o.get("function").is_some_and(Value::is_object) {
+        Some(Format::OpenAi)
+    } else if is_function && has("name") {
+        Some(Format::OpenAiResponses)
+    } else if has("input_schema") {
+        Some(Format::Anthropic)
+    } else if has("inputSchema") {
+        Some(Format::Mcp)
+    } else if has("name") && (has("parameters") || has("parametersJsonSchema")) {
+        if has("parametersJsonSchema") || o.get("parameters").is_some_and(looks_gemini) {
+            Some(Format::Gemini)
+        } else {
+            Some(Format::OpenAiFunctions)
+        }
+    } else if has("$schema") || has("properties") || o.get("type").and_then(Value::as_str) == Some("object") {
+        Some(Format::JsonSchema)
+    } else if has("name") && o.keys().all(|k| matches!(k.as_str(), "name" | "description" | "strict")) {
+        Some(Format::OpenAiFunctions)
+    } else {
+        None
+    }
+}
+
+/// A schema in Gemini's dialect: upper-case type names or `nullable`.
+fn looks_gemini(v: &Value) -> bool {
+    fn walk(v: &Value, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        match v {
+            Value::Object(o) => {
+                o.get("type").and_then(Value::as_str).is_some_and(|t| t.chars().all(|c| c.is_ascii_uppercase()))
+                    || o.contains_key("nullable")
+                    || o.values().any(|x| walk(x, depth + 1))
+            }
+            Value::Array(a) => a.iter().any(|x| walk(x, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(v, 0)
+}
+
+fn unrecognised(o: &Map<String, Value>, path: &str) -> Error {
+    let keys: Vec<&str> = o.keys().map(String::as_str).take(8).collect();
+    let hint = if o.contains_key("openapi") || o.contains_key("swagger") {
+        " (this is an OpenAPI document, not a list of tool definitions)"
+    } else {
+        ""
+    };
+    Error::at(
+        ErrorKind::UnsupportedFormat,
+        path,
+        format!(
+            "not a tool definition in any known format{hint}: found keys {{{}}}; expected OpenAI (`type`+`function`), \
+             Anthropic (`input_schema`), MCP (`inputSchema`), Gemini (`functionDeclarations`), Bedrock (`toolSpec`) \
+             or a JSON Schema",
+            keys.join(", ")
+        ),
+    )
+}
+
+fn take_extra(o: &Map<String, Value>, consumed: &[&str]) -> Schema {
+    o.iter().filter(|(k, _)| !consumed.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format) -> Result<Parts<'v>> {
+    let simple = |params_key: &str, consumed: &[&str], gemini: bool| Parts {
+        name: o.get("name"),
+        description: o.get("description"),
+        params: o.get(params_key),
+        params_path: join(path, params_key),
+        extra: take_extra(o, consumed),
+        gemini,
+        bare: false,
+    };
+    Ok(match format {
+        Format::OpenAi => {
+            let f = o
+                .get("function")
+                .and_then(Value::as_object)
+                .ok_or_else(|| Error::shape(path, "an OpenAI tool needs a `function` object"))?;
+            let fp = join(path, "function");
+            Parts {
+                name: f.get("name"),
+                description: f.get("description"),
+                params: f.get("parameters"),
+                params_path: join(&fp, "parameters"),
+                extra: take_extra(f, &["name", "description", "parameters"]),
+                gemini: false,
+                bare: false,
+            }
+        }
+        Format::OpenAiResponses => simple("parameters", &["type", "name", "description", "parameters"], false),
+        Format::OpenAiFunctions => simple("parameters", &["name", "description", "parameters"], false),
+        Format::Anthropic => simple("input_schema", &["name", "description", "input_schema"], false),
+        Format::Mcp => simple("inputSchema", &["name", "description", "inputSchema"], false),
+        Format::Gemini => {
+            if o.contains_key("parametersJsonSchema") {
+                simple("parametersJsonSchema", &["name", "description", "parametersJsonSchema"], false)
+            } else {
+                simple("parameters", &["name", "description", "parameters"], true)
+            }
+        }
+        Format::Bedrock => {
+            let spec = o.get("toolSpec").unwrap_or(&Value::Null);
+            let spec = spec.as_object().map(|s| s as &Map<String, Value>).unwrap_or(o);
+            let sp = if o.contains_key("toolSpec") { join(path, "toolSpec") } else { path.to_string() };
+            let schema = spec.get("inputSchema").and_then(|s| s.get("json"));
+            if spec.contains_key("inputSchema") && schema.is_none() {
+                return Err(Error::shape(&join(&sp, "inputSchema"), "a Bedrock `inputSchema` needs a `json` schema"));
+            }
+            Parts {
+                name: spec.get("name"),
+                description: spec.get("description"),
+                params: schema,
+                params_path: join(&join(&sp, "inputSchema"), "json"),
+                extra: take_extra(spec, &["name", "description", "inputSchema"]),
+                gemini: false,
+                bare: false,
+            }
+        }
+        Format::JsonSchema | Format::Auto => Parts {
+            name: o.get("title"),
+            description: o.get("description"),
+            params: Some(v),
+            params_path: path.to_string(),
+            extra: Schema::new(),
+            gemini: false,
+            bare: true,
+        },
+    })
+}

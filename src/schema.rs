@@ -1,0 +1,592 @@
+//! JSON Schema nodes: walking them, normalising schemas from the wild on
+//! the way in, and finishing them on the way out.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{join, Problem, Schema};
+
+/// Keywords whose value is a map from names to schemas.
+pub const SCHEMA_MAPS: &[&str] =
+    &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+/// Keywords whose value is one schema (or, for `items`, possibly an array).
+pub const SCHEMA_SINGLE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+/// Keywords whose value is an array of schemas.
+pub const SCHEMA_LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/// How a keyword's value relates to schemas.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Slot {
+    Map,
+    Single,
+    List,
+    Data,
+}
+
+pub fn slot(key: &str) -> Slot {
+    if SCHEMA_MAPS.contains(&key) {
+        Slot::Map
+    } else if SCHEMA_SINGLE.contains(&key) {
+        Slot::Single
+    } else if SCHEMA_LISTS.contains(&key) {
+        Slot::List
+    } else {
+        Slot::Data
+    }
+}
+
+/// The allowed `:type` values of the plist format.
+pub const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object", "null"];
+
+/// Map a type name to a JSON Schema type.  Returns the canonical name and
+/// whether the input was already canonical.
+pub fn canonical_type(name: &str) -> Option<(&'static str, bool)> {
+    if let Some(t) = TYPES.iter().find(|t| **t == name) {
+        return Some((t, true));
+    }
+    let lower = name.trim().to_ascii_lowercase();
+    let t = match lower.as_str() {
+        "string" | "str" | "text" | "char" | "character" | "varchar" | "uuid" | "date"
+        | "datetime" | "date-time" | "time" | "uri" | "url" | "email" => "string",
+        "integer" | "int" | "long" | "short" | "int8" | "int16" | "int32" | "int64" | "uint"
+        | "uint32" | "uint64" | "bigint" | "i32" | "i64" | "u32" | "u64" | "usize" => "integer",
+        "number" | "float" | "double" | "decimal" | "real" | "num" | "numeric" | "f32" | "f64"
+        | "float32" | "float64" => "number",
+        "boolean" | "bool" => "boolean",
+        "array" | "list" | "tuple" | "set" | "vector" | "sequence" | "seq" => "array",
+        "object" | "dict" | "dictionary" | "map" | "hash" | "hashmap" | "struct" | "record"
+        | "obj" | "json" | "mapping" => "object",
+        "null" | "none" | "nil" | "void" => "null",
+        _ => return None,
+    };
+    Some((t, false))
+}
+
+/// Visit every schema node below and including `node`, parents first.
+pub fn walk_mut(
+    node: &mut Schema,
+    path: &str,
+    f: &mut dyn FnMut(&mut Schema, &str) -> Result<()>,
+) -> Result<()> {
+    f(node, path)?;
+    for (key, value) in node.iter_mut() {
+        match (slot(key), value) {
+            (Slot::Map, Value::Object(map)) => {
+                let p = join(path, key);
+                for (name, sub) in map.iter_mut() {
+                    if let Value::Object(s) = sub {
+                        walk_mut(s, &join(&p, name), f)?;
+                    }
+                }
+            }
+            (Slot::Single, Value::Object(s)) => walk_mut(s, &join(path, key), f)?,
+            (Slot::Single, Value::Array(list)) | (Slot::List, Value::Array(list)) => {
+                let p = join(path, key);
+                for (i, sub) in list.iter_mut().enumerate() {
+                    if let Value::Object(s) = sub {
+                        walk_mut(s, &format!("{p}[{i}]"), f)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Bounds on schema normalisation.
+pub const MAX_DEPTH: usize = 100;
+pub const MAX_NODES: usize = 1_000_000;
+
+/// Normalises schemas read from JSON: inlines `$ref`, maps type names,
+/// turns unions with null into `nullable`, infers missing types.  Every
+/// change that alters meaning is reported as a warning with its path.
+pub struct Normalizer<'a> {
+    /// Roots `$ref` pointers are resolved against, tried in order.
+    pub roots: Vec<&'a Value>,
+    pub warnings: Vec<Problem>,
+    /// Gemini's schema dialect: upper-case types are its convention.
+    pub gemini: bool,
+    nodes: usize,
+    ref_stack: Vec<String>,
+}
+
+impl<'a> Normalizer<'a> {
+    pub fn new(roots: Vec<&'a Value>, gemini: bool) -> Self {
+        Normalizer { roots, warnings: Vec::new(), gemini, nodes: 0, ref_stack: Vec::new() }
+    }
+
+    /// Normalise one schema node found at `path`, returning the new node.
+    pub fn node(&mut self, value: &Value, path: &str, depth: usize) -> Result<Schema> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(Error::at(
+                ErrorKind::Limit,
+                path,
+                format!("schema expands to more than {MAX_NODES} nodes (too much $ref fan-out)"),
+            ));
+        }
+        if depth > MAX_DEPTH {
+            return Err(Error::at(
+                ErrorKind::Limit,
+                path,
+                format!("schema nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        let obj = match value {
+            Value::Object(o) => o,
+            Value::Bool(true) => return Ok(Schema::new()),
+            other => {
+                return Err(Error::shape(
+                    path,
+                    format!("expected a schema object, found {}", kind_of(other)),
+                ))
+            }
+        };
+        if let Some(r) = obj.get("$ref") {
+            return self.inline_ref(obj, r, path, depth);
+        }
+        let mut out = Schema::new();
+        for (key, v) in obj {
+            let p = join(path, key);
+            match key.as_str() {
+                "$defs" | "definitions" => continue, // inlined where used
+                "type" => {
+                    self.type_keyword(v, &p, &mut out)?;
+                    continue;
+                }
+                _ => {}
+            }
+            let nv = match (slot(key), v) {
+                (Slot::Map, Value::Object(map)) => {
+                    let mut m = Map::new();
+                    for (name, sub) in map {
+                        m.insert(name.clone(), Value::Object(self.node(sub, &join(&p, name), depth + 1)?));
+                    }
+                    Value::Object(m)
+                }
+                (Slot::Single, Value::Object(_)) => Value::Object(self.node(v, &p, depth + 1)?),
+                (Slot::Single, Value::Array(list)) | (Slot::List, Value::Array(list)) => {
+                    let mut l = Vec::with_capacity(list.len());
+                    for (i, sub) in list.iter().enumerate() {
+                        l.push(match sub {
+                            Value::Object(_) => Value::Object(self.node(sub, &format!("{p}[{i}]"), depth + 1)?),
+                            other => other.clone(),
+                        });
+                    }
+                    Value::Array(l)
+                }
+                _ => v.clone(),
+            };
+            out.insert(key.clone(), nv);
+        }
+        self.lift_boolean_required(&mut out, path);
+        if !out.contains_key("type") {
+            self.infer_type(&mut out, path);
+        }
+        Ok(out)
+    }
+
+    fn type_keyword(&mut self, v: &Value, path: &str, out: &mut Schema) -> Result<()> {
+        match v {
+            Value::String(s) => {
+                let t = self.type_name(s, path)?;
+                out.insert("type".into(), Value::from(t));
+            }
+            Value::Array(list) => {
+                let mut types = Vec::new();
+                let mut nullable = false;
+                for (i, item) in list.iter().enumerate() {
+                    let s = item.as_str().ok_or_else(|| {
+                        Error::shape(&format!("{path}[{i}]"), "type names must be strings")
+                    })?;
+                    let t = self.type_name(s, &format!("{path}[{i}]"))?;
+                    if t == "null" {
+                        nullable = true;
+                    } else if !types.contains(&t) {
+                        types.push(t);
+                    }
+                }
+                match types.len() {
+                    0 => {
+                        out.insert("type".into(), Value::from("null"));
+                    }
+                    1 => {
+                        out.insert("type".into(), Value::from(types[0]));
+                    }
+                    _ => {
+                        self.warnings.push(Problem::warning(
+                            path,
+                            format!(
+                                "type union {:?} written as anyOf: gptel and llm need a single type",
+                                types
+                            ),
+                        ));
+                        let alts = types.iter().map(|t| {
+                            let mut m = Map::new();
+                            m.insert("type".into(), Value::from(*t));
+                            Value::Object(m)
+                        });
+                        out.insert("anyOf".into(), Value::Array(alts.collect()));
+                    }
+                }
+                if nullable && !types.is_empty() {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            other => {
+                return Err(Error::shape(
+                    path,
+                    format!("`type` must be a string or an array of strings, found {}", kind_of(other)),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn type_name(&mut self, s: &str, path: &str) -> Result<&'static str> {
+        match canonical_type(s) {
+            Some((t, true)) => Ok(t),
+            Some((t, false)) => {
+                let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
+                if !gemini_style {
+                    self.warnings.push(Problem::warning(
+                        path,
+                        format!("non-standard type name \"{s}\" read as \"{t}\""),
+                    ));
+                }
+                Ok(t)
+            }
+            None => Err(Error::shape(
+                path,
+                format!(
+                    "unknown type \"{s}\": use one of string, number, integer, boolean, array, object, null"
+                ),
+            )),
+        }
+    }
+
+    /// `{"properties": {"x": {"required": true}}}` (Swagger 2 habit) becomes
+    /// the parent's `required` list.
+    fn lift_boolean_required(&mut self, node: &mut Schema, path: &str) {
+        let mut lifted = Vec::new();
+        if let Some(Value::Object(props)) = node.get_mut("properties") {
+            for (name, sub) in props.iter_mut() {
+                if let Value::Object(s) = sub {
+                    if let Some(Value::Bool(b)) = s.get("required") {
+                        let b = *b;
+                        s.shift_remove("required");
+                        self.warnings.push(Problem::warning(
+                            join(&join(path, "properties"), name),
+                            "boolean `required` moved into the parent's `required` list",
+                        ));
+                        if b {
+                            lifted.push(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if lifted.is_empty() {
+            return;
+        }
+        let req = node.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(list) = req {
+            for name in lifted {
+                if !list.iter().any(|v| v.as_str() == Some(&name)) {
+                    list.push(Value::from(name));
+                }
+            }
+        }
+    }
+
+    fn infer_type(&mut self, node: &mut Schema, path: &str) {
+        let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(*k));
+        let inferred = if node.contains_key("properties")
+            || node.contains_key("additionalProperties")
+            || node.contains_key("patternProperties")
+        {
+            Some("object")
+        } else if node.contains_key("items") || node.contains_key("prefixItems") {
+            Some("array")
+        } else if let Some(v) = node.get("const").or_else(|| {
+            node.get("enum").and_then(|e| e.as_array()).and_then(|a| a.iter().find(|v| !v.is_null()))
+        }) {
+            match v {
+                Value::String(_) => Some("string"),
+                Value::Bool(_) => Some("boolean"),
+                Value::Number(n) if n.is_i64() || n.is_u64() => Some("integer"),
+                Value::Number(_) => Some("number"),
+                Value::Array(_) => Some("array"),
+                Value::Object(_) => Some("object"),
+                Value::Null => None,
+            }
+        } else if ["pattern", "minLength", "maxLength", "format"].iter().any(|k| node.contains_key(*k)) {
+            Some("string")
+        } else if ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+            .iter()
+            .any(|k| node.contains_key(*k))
+        {
+            Some("number")
+        } else if combinator {
+            None
+        } else {
+            Some("string")
+        };
+        if let Some(t) = inferred {
+            self.warnings.push(Problem::warning(path, format!("no `type`: assumed \"{t}\"")));
+            // Put `type` first, as people write it.
+            let rest = std::mem::take(node);
+            node.insert("type".into(), Value::from(t));
+            node.extend(rest);
+        }
+    }
+
+    fn inline_ref(&mut self, obj: &Map<String, Value>, r: &Value, path: &str, depth: usize) -> Result<Schema> {
+        let rp = join(path, "$ref");
+        let r = r.as_str().ok_or_else(|| Error::shape(&rp, "`$ref` must be a string"))?;
+        if !r.starts_with('#') {
+            return Err(Error::at(
+                ErrorKind::Ref,
+                &rp,
+                format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined"),
+            ));
+        }
+        if self.ref_stack.iter().any(|s| s == r) {
+            let mut chain = self.ref_stack.clone();
+            chain.push(r.to_string());
+            return Err(Error::at(
+                ErrorKind::Ref,
+                &rp,
+                format!(
+                    "recursive $ref cycle {} cannot be inlined: tool schemas must be finite",
+                    chain.join(" -> ")
+                ),
+            ));
+        }
+        let target = self
+            .roots
+            .iter()
+            .find_map(|root| resolve_pointer(root, &r[1..]))
+            .ok_or_else(|| {
+                Error::at(ErrorKind::Ref, &rp, format!("\"{r}\" points to nothing in this document"))
+            })?;
+        // Sibling keywords of `$ref` override the target's.
+        let merged: Value = if obj.len() > 1 {
+            let mut m = match target {
+                Value::Object(t) => t.clone(),
+                _ => Map::new(),
+            };
+            for (k, v) in obj {
+                if k != "$ref" {
+                    m.insert(k.clone(), v.clone());
+                }
+            }
+            Value::Object(m)
+        } else {
+            target.clone()
+        };
+        self.ref_stack.push(r.to_string());
+        let out = self.node(&merged, path, depth + 1);
+        self.ref_stack.pop();
+        out
+    }
+}
+
+/// Resolve a JSON pointer fragment (without the `#`) in `root`.
+pub fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    let pointer = percent_decode(pointer);
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    if !pointer.starts_with('/') {
+        return None;
+    }
+    let mut cur = root;
+    for token in pointer[1..].split('/') {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        cur = match cur {
+            Value::Object(m) => m.get(&token)?,
+            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A word for the JSON type of `v`, for messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Finish a schema for output: a nested `optional` marker (from plists)
+/// becomes the parent's `required`, and no `optional` key is left.  With
+/// `unions`, `nullable: true` becomes a JSON Schema type union.
+pub fn finalize(node: &mut Schema, unions: bool) {
+    let _ = walk_mut(node, "", &mut |n, _| {
+        resolve_optional(n);
+        if unions {
+            nullable_to_union(n);
+        }
+        Ok(())
+    });
+}
+
+/// If any property of `node` carries `optional`, rebuild `required` from
+/// them: every property not marked optional is required.
+pub fn resolve_optional(node: &mut Schema) {
+    let Some(Value::Object(props)) = node.get_mut("properties") else { return };
+    if !props.values().any(|p| p.get("optional").is_some()) {
+        return;
+    }
+    let mut optional = Vec::new();
+    let mut names = Vec::new();
+    for (name, p) in props.iter_mut() {
+        names.push(name.clone());
+        if let Value::Object(s) = p {
+            if let Some(v) = s.shift_remove("optional") {
+                if truthy(&v) {
+                    optional.push(name.clone());
+                }
+            }
+        }
+    }
+    let required: Vec<Value> =
+        names.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect();
+    if required.is_empty() {
+        node.shift_remove("required");
+    } else {
+        node.insert("required".into(), Value::Array(required));
+    }
+}
+
+/// A plist-ish truth value: anything but false, null and `{}`/nil.
+pub fn truthy(v: &Value) -> bool {
+    !matches!(v, Value::Bool(false) | Value::Null) && v != &Value::Object(Map::new())
+}
+
+/// `{"type":"string","nullable":true}` -> `{"type":["string","null"]}`.
+pub fn nullable_to_union(node: &mut Schema) {
+    match node.get("nullable") {
+        Some(Value::Bool(true)) => {}
+        Some(_) => {
+            node.shift_remove("nullable");
+            return;
+        }
+        None => return,
+    }
+    match node.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = std::mem::take(t);
+            node.insert("type".into(), Value::Array(vec![Value::from(t), Value::from("null")]));
+        }
+        Some(Value::Array(list)) => {
+            if !list.iter().any(|v| v == "null") {
+                list.push(Value::from("null"));
+            }
+        }
+        _ => {}
+    }
+    node.shift_remove("nullable");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn norm(v: Value) -> (Schema, Vec<Problem>) {
+        let root = v.clone();
+        let mut n = Normalizer::new(vec![&root], false);
+        let s = n.node(&v, "", 0).unwrap();
+        (s, n.warnings)
+    }
+
+    #[test]
+    fn maps_type_names_with_warning() {
+        let (s, w) = norm(json!({"type": "str"}));
+        assert_eq!(s["type"], "string");
+        assert_eq!(w.len(), 1);
+        assert!(w[0].message.contains("\"str\""));
+    }
+
+    #[test]
+    fn union_with_null_becomes_nullable() {
+        let (s, w) = norm(json!({"type": ["integer", "null"]}));
+        assert_eq!(Value::Object(s), json!({"type": "integer", "nullable": true}));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn ref_cycle_is_an_error() {
+        let doc = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+                         "properties": {"x": {"$ref": "#/$defs/a"}}});
+        let mut n = Normalizer::new(vec![&doc], false);
+        let e = n.node(&doc, "", 0).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Ref);
+        assert!(e.message.contains("#/$defs/a -> #/$defs/b -> #/$defs/a"), "{}", e.message);
+    }
+
+    #[test]
+    fn ref_with_siblings_overrides() {
+        let doc = json!({"$defs": {"c": {"type": "string", "description": "d"}},
+                         "properties": {"x": {"$ref": "#/$defs/c", "description": "mine"}}});
+        let mut n = Normalizer::new(vec![&doc], false);
+        let s = n.node(&doc, "", 0).unwrap();
+        assert_eq!(s["properties"]["x"], json!({"type": "string", "description": "mine"}));
+        assert!(s.get("$defs").is_none());
+    }
+
+    #[test]
+    fn resolve_optional_builds_required() {
+        let mut s = json!({"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"type": "string", "optional": true}}})
+        .as_object()
+        .unwrap()
+        .clone();
+        finalize(&mut s, true);
+        assert_eq!(s["required"], json!(["a"]));
+        assert!(s["properties"]["b"].get("optional").is_none());
+    }
+}

@@ -1,0 +1,714 @@
+;;; toolspec-gptel-test.el --- Test toolspec against the real gptel -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; ERT tests that feed the tool plists toolspec reads from examples/*.json to
+;; the real gptel (0.9.9.6), and check what gptel would send to each provider
+;; against the schema written in the example file.
+;;
+;; No network is used: backends are created with dummy keys and only
+;; `gptel--parse-tools' (the function that builds the "tools" part of a
+;; request) is called.
+;;
+;; Run with toolspec and gptel on `load-path', e.g.
+;;
+;;   emacs -Q --batch -L lisp -L .deps/gptel -l test/toolspec-gptel-test.el \
+;;         -f ert-run-tests-batch-and-exit
+;;
+;; What gptel 0.9.9.6 changes on the way out, i.e. the differences that
+;; `toolspec-gptel-test--gptel-view' applies to the input schema before
+;; comparing (found by reading gptel's `gptel--parse-tools' methods and
+;; running them):
+;;
+;; All backends
+;;   G1. gptel rebuilds the root object itself from the args: it has only
+;;       `type', `properties' and `required'.  Root keywords of the input
+;;       (`$schema', `title', `description', `additionalProperties', ...)
+;;       are not sent (toolspec keeps them in :schema-extra, which gptel
+;;       ignores).
+;;   G2. The root `required' lists the non-optional args in argument order,
+;;       not in the order of the input's `required'; it is present (maybe
+;;       empty) whenever the tool has arguments.
+;;   G3. A top-level argument of type object without `required' gets
+;;       `"required": []'.  Nested objects are left alone.
+;;   G4. A tool without arguments is sent as
+;;         OpenAI chat/Responses, Ollama, Bedrock: {"type":"object","properties":{}}
+;;         Anthropic: {"type":"object","properties":{},"required":[]}
+;;         Gemini:    "parameters": null
+;; OpenAI chat, OpenAI Responses, Ollama, Bedrock
+;;   G5. `"additionalProperties": false' at the root and on every top-level
+;;       argument of type object, replacing whatever value was there (even a
+;;       schema); nothing deeper.
+;; Gemini
+;;   G6. `additionalProperties' is deleted from every object reachable
+;;       through object values and `anyOf'/`allOf' arrays (not through
+;;       `oneOf', `prefixItems' or other arrays).
+;;   G7. `format' is deleted from top-level arguments of type string only.
+;;       Type names stay lower case; `nullable' is passed through.
+;; Anthropic
+;;   Nothing beyond G1-G4.
+;;
+;; Traps for anyone comparing naively (all handled below):
+;; - `gptel-make-openai' with the default host api.openai.com builds an
+;;   OpenAI *Responses* backend (flat {"type","name","parameters"} tools);
+;;   a chat-completions backend needs another :host.
+;; - `gptel-make-tool' destructively turns every symbol :type in :args
+;;   into a string, in the very list it was given: keep a deep copy of a
+;;   plist before registering it if it is needed afterwards.
+;; - Gemini's `gptel--parse-tools' destructively deletes nested
+;;   `additionalProperties' from the registered tool's :args (only the top
+;;   level is copied), so serialising the same struct for another backend
+;;   afterwards gives a different result.  Every comparison here starts
+;;   from a freshly read and freshly registered tool.
+;; - gptel's JSON needs `gptel--json-encode' (:json-false, :null);
+;;   a bare `json-serialize' signals on them.
+;; - gptel copies a nested :optional into the JSON as "optional": true.
+
+;;; Code:
+
+(require 'ert)
+(require 'toolspec)
+(require 'gptel)
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'url-util)
+(require 'gptel-openai)
+(require 'gptel-openai-responses)
+(require 'gptel-anthropic)
+(require 'gptel-gemini)
+(require 'gptel-ollama)
+(require 'gptel-bedrock)
+
+(declare-function toolspec-parse-json "toolspec" (string &optional format))
+(declare-function toolspec-read-file "toolspec" (file &optional format))
+(declare-function toolspec-to-json "toolspec" (tool &optional dialect))
+(declare-function toolspec-validate "toolspec" (tool))
+(declare-function toolspec-check "toolspec" (tool))
+
+;;;; Fixtures
+
+(defconst toolspec-gptel-test--examples-dir
+  (expand-file-name "../examples"
+                    (file-name-directory
+                     (or load-file-name buffer-file-name default-directory)))
+  "Directory holding the example tool files, next to test/.")
+
+(defconst toolspec-gptel-test--expected-files
+  '("openai-chat.json" "openai-responses.json" "anthropic.json"
+    "mcp-tools-list.json" "gemini.json" "bedrock.json" "json-schema.json")
+  "Example files that must exist: one per input format.")
+
+(defconst toolspec-gptel-test--category "toolspec-test"
+  "gptel tool category the tests register their tools under.")
+
+(defconst toolspec-gptel-test--backend-names
+  '(openai openai-responses anthropic gemini ollama bedrock)
+  "gptel backends whose tool serialisation is checked.")
+
+(defconst toolspec-gptel-test--openai-like
+  '(openai openai-responses ollama bedrock)
+  "Backends using gptel's generic (OpenAI) tool schema.")
+
+(defvar toolspec-gptel-test--backends nil
+  "Alist of backend symbol to gptel backend object, filled on demand.")
+
+(defun toolspec-gptel-test--backend (which)
+  "Return a gptel backend of kind WHICH, with dummy credentials.
+WHICH is one of `toolspec-gptel-test--backend-names'."
+  (or (alist-get which toolspec-gptel-test--backends)
+      (setf (alist-get which toolspec-gptel-test--backends)
+            (pcase-exhaustive which
+              ;; The default host would give a Responses backend.
+              ('openai (gptel-make-openai "toolspec-test-openai"
+                         :key "dummy" :host "openai-compatible.invalid"))
+              ('openai-responses (gptel-make-openai-responses
+                                  "toolspec-test-responses" :key "dummy"))
+              ('anthropic (gptel-make-anthropic "toolspec-test-anthropic"
+                            :key "dummy"))
+              ('gemini (gptel-make-gemini "toolspec-test-gemini"
+                         :key "dummy"))
+              ('ollama (gptel-make-ollama "toolspec-test-ollama"))
+              ;; A bearer token skips the curl version check.
+              ('bedrock (gptel-make-bedrock "toolspec-test-bedrock"
+                          :region "us-east-1" :aws-bearer-token "dummy"))))))
+
+(defun toolspec-gptel-test--files ()
+  "Return the absolute names of all JSON files in examples/."
+  (directory-files toolspec-gptel-test--examples-dir t "\\.json\\'"))
+
+(defmacro toolspec-gptel-test--with-registry (&rest body)
+  "Run BODY, then remove every tool the tests registered with gptel."
+  (declare (indent 0) (debug t))
+  `(unwind-protect (progn ,@body)
+     (setq gptel--known-tools
+           (assoc-delete-all toolspec-gptel-test--category
+                             gptel--known-tools))))
+
+(defun toolspec-gptel-test--register (plist)
+  "Register tool PLIST with gptel and return the struct gptel stored.
+PLIST's :args are modified by gptel (symbol types become strings)."
+  (apply #'gptel-make-tool :function #'ignore
+         :category toolspec-gptel-test--category plist)
+  (gptel-get-tool (list toolspec-gptel-test--category
+                        (plist-get plist :name))))
+
+;;;; JSON helpers
+
+(defun toolspec-gptel-test--json-read (string)
+  "Parse JSON STRING into alists, vectors, :null and :json-false."
+  (json-parse-string string :object-type 'alist :array-type 'array
+                     :null-object :null :false-object :json-false))
+
+(defun toolspec-gptel-test--json-read-file (file)
+  "Parse the JSON in FILE like `toolspec-gptel-test--json-read'."
+  (with-temp-buffer
+    (insert-file-contents file)
+    (toolspec-gptel-test--json-read (buffer-string))))
+
+(defun toolspec-gptel-test--object-p (value)
+  "Non-nil if VALUE is a parsed JSON object (an alist; nil is {})."
+  (and (listp value)
+       (cl-every (lambda (cell) (and (consp cell) (symbolp (car cell))))
+                 value)))
+
+(defun toolspec-gptel-test--sorted (value)
+  "VALUE with the keys of every JSON object sorted, for comparison."
+  (cond
+   ((vectorp value) (vconcat (mapcar #'toolspec-gptel-test--sorted value)))
+   ((and value (toolspec-gptel-test--object-p value))
+    (sort (mapcar (lambda (cell)
+                    (cons (car cell) (toolspec-gptel-test--sorted (cdr cell))))
+                  value)
+          (lambda (a b) (string< (car a) (car b)))))
+   (t value)))
+
+;;;; What the example files say (independent of toolspec)
+
+(defun toolspec-gptel-test--file-tools (doc)
+  "Return ((NAME DESCRIPTION SCHEMA) ...) for the tools in parsed DOC.
+DOC is any example file's content; SCHEMA is the parameters schema as
+written in the file (nil when the file has none)."
+  (let ((entries (cond ((vectorp doc) (append doc nil))
+                       ((assq 'tools doc) (append (alist-get 'tools doc) nil))
+                       ((assq 'functionDeclarations doc)
+                        (append (alist-get 'functionDeclarations doc) nil))
+                       (t (list doc)))))
+    (mapcar
+     (lambda (entry)
+       (let* ((tool (or (alist-get 'function entry)
+                        (alist-get 'toolSpec entry)
+                        entry))
+              (schema
+               (cond ((assq 'parameters tool) (alist-get 'parameters tool))
+                     ((assq 'input_schema tool) (alist-get 'input_schema tool))
+                     ((assq 'inputSchema tool)
+                      (let ((s (alist-get 'inputSchema tool)))
+                        (if (assq 'json s) (alist-get 'json s) s)))
+                     ;; A bare JSON Schema: the tool is the schema.
+                     (t tool))))
+         (list (or (alist-get 'name tool) (alist-get 'title tool))
+               (alist-get 'description tool)
+               schema)))
+     entries)))
+
+(defconst toolspec-gptel-test--schema-maps
+  '(properties patternProperties dependentSchemas)
+  "Keywords whose value maps names to schemas.")
+
+(defconst toolspec-gptel-test--schema-single
+  '(items additionalProperties additionalItems not if then else contains
+          propertyNames unevaluatedItems unevaluatedProperties)
+  "Keywords whose value is a schema.")
+
+(defconst toolspec-gptel-test--schema-lists
+  '(anyOf oneOf allOf prefixItems)
+  "Keywords whose value is an array of schemas.")
+
+(defun toolspec-gptel-test--resolve (ref roots)
+  "Return what the local JSON pointer REF (\"#/...\") points to in ROOTS.
+ROOTS are parsed documents, tried in order."
+  (let ((tokens (mapcar (lambda (token)
+                          (string-replace
+                           "~0" "~" (string-replace
+                                     "~1" "/" (url-unhex-string token))))
+                        (cdr (split-string (substring ref 1) "/")))))
+    (or (cl-some
+         (lambda (root)
+           (catch 'missing
+             (let ((node root))
+               (dolist (token tokens node)
+                 (setq node
+                       (cond ((vectorp node)
+                              (let ((i (string-to-number token)))
+                                (if (< i (length node)) (aref node i)
+                                  (throw 'missing nil))))
+                             ((toolspec-gptel-test--object-p node)
+                              (let ((cell (assq (intern token) node)))
+                                (if cell (cdr cell) (throw 'missing nil))))
+                             (t (throw 'missing nil))))))))
+         roots)
+        (error "Unresolvable $ref %s" ref))))
+
+(defun toolspec-gptel-test--canonical-type (type)
+  "Return the alist toolspec's rules make of the JSON `type' value TYPE.
+Type names are lower-cased (Gemini writes them upper case); a union
+with \"null\" becomes the other type plus `nullable'."
+  (if (stringp type)
+      `((type . ,(downcase type)))
+    (let* ((names (delete-dups (mapcar #'downcase (append type nil))))
+           (nullable (member "null" names))
+           (types (delete "null" names)))
+      (append (cond ((null types) '((type . "null")))
+                    ((null (cdr types)) `((type . ,(car types))))
+                    (t `((anyOf . ,(vconcat (mapcar (lambda (ty) `((type . ,ty)))
+                                                    types))))))
+              (and nullable types '((nullable . t)))))))
+
+(defun toolspec-gptel-test--canonical (node roots &optional seen)
+  "Return schema NODE as toolspec must hand it over in a plist.
+`$ref' is inlined (sibling keywords override the target's), `$defs' and
+`definitions' are dropped, `type' is canonicalised with
+`toolspec-gptel-test--canonical-type'.  ROOTS are the documents `$ref'
+resolves in; SEEN the references being expanded (to stop cycles)."
+  (let ((ref (alist-get '$ref node)))
+    (if ref
+        (progn
+          (when (member ref seen) (error "Recursive $ref %s" ref))
+          (let ((merged (copy-alist (toolspec-gptel-test--resolve ref roots))))
+            (dolist (cell node)
+              (unless (eq (car cell) '$ref)
+                (setf (alist-get (car cell) merged) (cdr cell))))
+            (toolspec-gptel-test--canonical merged roots (cons ref seen))))
+      (let ((sub (lambda (schema)
+                   (if (toolspec-gptel-test--object-p schema)
+                       (toolspec-gptel-test--canonical schema roots seen)
+                     schema)))
+            out)
+        (pcase-dolist (`(,key . ,value) node)
+          (cond
+           ((memq key '($defs definitions)))
+           ((eq key 'type)
+            (setq out (append (reverse (toolspec-gptel-test--canonical-type value))
+                              out)))
+           ((and (memq key toolspec-gptel-test--schema-maps)
+                 (toolspec-gptel-test--object-p value))
+            (push (cons key (mapcar (lambda (cell)
+                                      (cons (car cell) (funcall sub (cdr cell))))
+                                    value))
+                  out))
+           ((and (memq key (append toolspec-gptel-test--schema-single
+                                   toolspec-gptel-test--schema-lists))
+                 (vectorp value))
+            (push (cons key (vconcat (mapcar sub value))) out))
+           ((memq key toolspec-gptel-test--schema-single)
+            (push (cons key (funcall sub value)) out))
+           (t (push (cons key value) out))))
+        (nreverse out)))))
+
+;;;; What gptel is known to do to a schema (see Commentary, G1-G7)
+
+(defun toolspec-gptel-test--gemini-strip (node)
+  "NODE without `additionalProperties', the way Gemini's gptel filter does.
+Recurses through object values and `anyOf'/`allOf' arrays only (G6)."
+  (if (not (toolspec-gptel-test--object-p node))
+      node
+    (mapcar (lambda (cell)
+              (let ((value (cdr cell)))
+                (cons (car cell)
+                      (cond ((and (memq (car cell) '(anyOf allOf)) (vectorp value))
+                             (vconcat (mapcar #'toolspec-gptel-test--gemini-strip
+                                              value)))
+                            ((toolspec-gptel-test--object-p value)
+                             (toolspec-gptel-test--gemini-strip value))
+                            (t value)))))
+            (assq-delete-all 'additionalProperties (copy-alist node)))))
+
+(defun toolspec-gptel-test--gptel-arg (schema backend)
+  "Return top-level argument SCHEMA as gptel sends it to BACKEND (G3, G5-G7)."
+  (let ((arg (copy-tree schema t))
+        (type (alist-get 'type schema)))
+    (when (equal type "object")
+      (unless (assq 'required arg)
+        (setq arg (append arg (list (cons 'required [])))))
+      (when (memq backend toolspec-gptel-test--openai-like)
+        (setf (alist-get 'additionalProperties arg) :json-false)))
+    (when (eq backend 'gemini)
+      (when (equal type "string")
+        (setq arg (assq-delete-all 'format arg)))
+      (setq arg (toolspec-gptel-test--gemini-strip arg)))
+    arg))
+
+(defun toolspec-gptel-test--gptel-view (schema backend)
+  "Return canonical root SCHEMA as gptel 0.9.9.6 sends it to BACKEND.
+This is the minimal normalisation documented in the Commentary (G1-G7)."
+  (let ((props (alist-get 'properties schema))
+        (required (append (alist-get 'required schema) nil)))
+    (if (null props)
+        (pcase backend                                            ;G4
+          ('gemini :null)
+          ('anthropic '((type . "object") (properties) (required . [])))
+          (_ '((type . "object") (properties))))
+      (append
+       `((type . "object")                                        ;G1
+         (properties
+          . ,(mapcar (lambda (cell)
+                       (cons (car cell)
+                             (toolspec-gptel-test--gptel-arg (cdr cell) backend)))
+                     props))
+         (required                                                ;G2
+          . ,(vconcat (cl-loop for (name . _) in props
+                               when (member (symbol-name name) required)
+                               collect (symbol-name name)))))
+       (and (memq backend toolspec-gptel-test--openai-like)       ;G5
+            '((additionalProperties . :json-false)))))))
+
+;;;; What gptel actually sends
+
+(defun toolspec-gptel-test--sent (tool backend)
+  "Return gptel's serialisation of gptel-tool TOOL for BACKEND, parsed.
+The value is (NAME DESCRIPTION SCHEMA), SCHEMA being the parameters
+object (or :null) in gptel's JSON."
+  (let* ((json (toolspec-gptel-test--json-read
+                (gptel--json-encode
+                 (gptel--parse-tools (toolspec-gptel-test--backend backend)
+                                     (list tool)))))
+         (_ (unless (and (vectorp json) (= (length json) 1))
+              (error "gptel sent %S for one tool" json)))
+         (top (aref json 0))
+         (decl
+          (pcase backend
+            ((or 'openai 'ollama)
+             (unless (equal (alist-get 'type top) "function")
+               (error "Not a chat-completions tool: %S" top))
+             (alist-get 'function top))
+            ('openai-responses
+             (unless (and (equal (alist-get 'type top) "function")
+                          (not (assq 'function top)))
+               (error "Not a Responses tool: %S" top))
+             top)
+            ('anthropic top)
+            ('gemini
+             (let ((decls (alist-get 'functionDeclarations top)))
+               (unless (and (vectorp decls) (= (length decls) 1))
+                 (error "Not one functionDeclaration: %S" top))
+               (aref decls 0)))
+            ('bedrock (alist-get 'toolSpec top)))))
+    (list (alist-get 'name decl)
+          (alist-get 'description decl)
+          (pcase backend
+            ('anthropic (alist-get 'input_schema decl))
+            ('bedrock (alist-get 'json (alist-get 'inputSchema decl)))
+            (_ (alist-get 'parameters decl))))))
+
+(defun toolspec-gptel-test--schema-keys (schema)
+  "Return every keyword used in SCHEMA's schema objects, at any depth.
+Property names and data values (`enum', `const', `default', `examples')
+are not keywords and are skipped."
+  (let (keys)
+    (cl-labels
+        ((walk (node)
+           (cond
+            ((vectorp node) (mapc #'walk node))
+            ((and node (toolspec-gptel-test--object-p node))
+             (pcase-dolist (`(,key . ,value) node)
+               (push key keys)
+               (cond
+                ((memq key '(enum const default examples)))
+                ((and (memq key (cons '$defs toolspec-gptel-test--schema-maps))
+                      (toolspec-gptel-test--object-p value))
+                 (dolist (cell value) (walk (cdr cell))))
+                (t (walk value))))))))
+      (walk schema))
+    keys))
+
+;;;; Plist helpers
+
+(defun toolspec-gptel-test--plist-p (value)
+  "Non-nil if VALUE looks like a plist with keyword keys."
+  (and (consp value) (keywordp (car value)) (proper-list-p value)
+       (cl-evenp (length value))))
+
+(defun toolspec-gptel-test--sorted-plist (value)
+  "VALUE with plists turned into key-sorted alists, recursively.
+An `:optional' key with value nil is dropped: it means the same as none."
+  (cond
+   ((vectorp value) (vconcat (mapcar #'toolspec-gptel-test--sorted-plist value)))
+   ((toolspec-gptel-test--plist-p value)
+    (sort (cl-loop for (key val) on value by #'cddr
+                   unless (and (eq key :optional) (null val))
+                   collect (cons key (toolspec-gptel-test--sorted-plist val)))
+          (lambda (a b) (string< (car a) (car b)))))
+   ((consp value) (mapcar #'toolspec-gptel-test--sorted-plist value))
+   (t value)))
+
+(defun toolspec-gptel-test--find (name plists)
+  "Return the tool plist called NAME in PLISTS."
+  (cl-find name plists :key (lambda (p) (plist-get p :name)) :test #'equal))
+
+;;;; Tests
+
+(ert-deftest toolspec-gptel-test-examples-present ()
+  "Every input format has its example file, and it is a tool file."
+  (dolist (name toolspec-gptel-test--expected-files)
+    (let ((file (expand-file-name name toolspec-gptel-test--examples-dir)))
+      (should (file-readable-p file))
+      (let ((tools (toolspec-gptel-test--file-tools
+                    (toolspec-gptel-test--json-read-file file))))
+        (should tools)
+        (dolist (tool tools)
+          (should (string-match-p "\\`[a-zA-Z0-9_-]\\{1,64\\}\\'" (car tool)))
+          (should (stringp (nth 1 tool))))))))
+
+(ert-deftest toolspec-gptel-test-parse-examples ()
+  "toolspec reads every example into plists gptel and llm accept."
+  (dolist (file (toolspec-gptel-test--files))
+    (let ((expected (toolspec-gptel-test--file-tools
+                     (toolspec-gptel-test--json-read-file file)))
+          (plists (toolspec-read-file file)))
+      ;; Same tools, same order, same names and descriptions.
+      (should (equal (list file (mapcar #'car expected))
+                     (list file (mapcar (lambda (p) (plist-get p :name)) plists))))
+      (should (equal (mapcar (lambda (e) (nth 1 e)) expected)
+                     (mapcar (lambda (p) (plist-get p :description)) plists)))
+      ;; Reading the file and parsing its text agree.
+      (should (equal plists
+                     (toolspec-parse-json
+                      (with-temp-buffer
+                        (insert-file-contents file)
+                        (buffer-string)))))
+      (dolist (plist plists)
+        (should-not (plist-member plist :function))
+        (dolist (arg (plist-get plist :args))
+          (should (stringp (plist-get arg :name)))
+          (should (stringp (plist-get arg :description)))
+          (should (and (symbolp (plist-get arg :type))
+                       (plist-get arg :type)))
+          (should (memq (plist-get arg :optional) '(nil t)))))
+      ;; The args are the top-level properties, in the file's order.
+      (cl-loop for (_name _desc schema) in expected
+               for plist in plists
+               do (should (equal (mapcar (lambda (cell) (symbol-name (car cell)))
+                                         (alist-get 'properties schema))
+                                 (mapcar (lambda (arg) (plist-get arg :name))
+                                         (plist-get plist :args))))))))
+
+(ert-deftest toolspec-gptel-test-seed-record-summary ()
+  "The seed's record_summary JSON gives the plist the seed describes."
+  (let* ((plists (toolspec-read-file
+                  (expand-file-name "anthropic.json"
+                                    toolspec-gptel-test--examples-dir)))
+         (tool (toolspec-gptel-test--find "record_summary" plists))
+         (want-args
+          '((:name "key_colors" :type array
+             :items (:type object
+                     :properties (:r (:type number :description "red value [0.0, 1.0]")
+                                  :g (:type number :description "green value [0.0, 1.0]")
+                                  :b (:type number :description "blue value [0.0, 1.0]")
+                                  :name (:type string :description "human-readable color name in snake_case, e.g. \"olive_green\" or \"turquoise\""))
+                     :required ["r" "g" "b" "name"])
+             :description "key colors in the image. limit to less then four.")
+            (:name "description" :type string
+             :description "image description. one to two sentences max.")
+            (:name "estimated_year" :type integer
+             :description "estimated year that the images was taken, if is it a photo. only set this if the image appears to be non-fictional. rough estimates are okay!"
+             :optional t))))
+    (should tool)
+    (should (equal (plist-get tool :description)
+                   "record summary of an image using well-structured json."))
+    (should (equal (toolspec-gptel-test--sorted-plist (plist-get tool :args))
+                   (toolspec-gptel-test--sorted-plist want-args)))
+    ;; :properties keeps the order of the JSON object.
+    (let ((props (plist-get (plist-get (car (plist-get tool :args)) :items)
+                            :properties)))
+      (should (equal (cl-loop for (key _) on props by #'cddr collect key)
+                     '(:r :g :b :name))))))
+
+(ert-deftest toolspec-gptel-test-contract-details ()
+  "$ref is inlined, unions become :nullable, Gemini types are lower case."
+  (let* ((mcp (toolspec-read-file
+               (expand-file-name "mcp-tools-list.json"
+                                 toolspec-gptel-test--examples-dir)))
+         (issue (toolspec-gptel-test--find "create_issue" mcp))
+         (repo (car (plist-get issue :args)))
+         (read (toolspec-gptel-test--find "read_text_file" mcp))
+         (gemini (toolspec-read-file
+                  (expand-file-name "gemini.json"
+                                    toolspec-gptel-test--examples-dir)))
+         (find (toolspec-gptel-test--find "find_restaurants" gemini))
+         (bedrock (toolspec-read-file
+                   (expand-file-name "bedrock.json"
+                                     toolspec-gptel-test--examples-dir))))
+    (should (equal (plist-get repo :name) "repository"))
+    (should (eq (plist-get repo :type) 'object))
+    (should (equal (plist-get repo :description) "Repository the issue is filed in."))
+    (should (equal (cl-loop for (key _) on (plist-get repo :properties) by #'cddr
+                            collect key)
+                   '(:owner :name)))
+    (should (equal (plist-get repo :required) ["owner" "name"]))
+    (should (eq (plist-get repo :additionalProperties) :json-false))
+    (should-not (plist-member repo :$ref))
+    (should (equal (plist-get issue :title) "Create Issue"))
+    (let ((start (cadr (plist-get read :args))))
+      (should (equal (plist-get start :name) "start_line"))
+      (should (eq (plist-get start :type) 'integer))
+      (should (eq (plist-get start :nullable) t))
+      (should (eq (plist-get start :optional) t)))
+    (dolist (arg (plist-get find :args))
+      (should (memq (plist-get arg :type)
+                    '(string number integer boolean array object))))
+    (should (equal (plist-get (nth 1 (plist-get find :args)) :enum)
+                   ["french" "italian" "japanese" "vegetarian" "any"]))
+    (should (eq (plist-get (nth 2 (plist-get (car bedrock) :args)) :default)
+                :json-false))))
+
+(ert-deftest toolspec-gptel-test-register ()
+  "Every example tool registers with gptel and is found again."
+  (toolspec-gptel-test--with-registry
+    (dolist (file (toolspec-gptel-test--files))
+      (dolist (plist (toolspec-read-file file))
+        (let* ((name (plist-get plist :name))
+               (nargs (length (plist-get plist :args)))
+               (tool (toolspec-gptel-test--register plist)))
+          (should (gptel-tool-p tool))
+          (should (eq tool (gptel-get-tool name)))
+          (should (equal (gptel-tool-name tool) name))
+          (should (equal (gptel-tool-description tool)
+                         (plist-get plist :description)))
+          (should (equal (gptel-tool-category tool)
+                         toolspec-gptel-test--category))
+          (should (= (length (gptel-tool-args tool)) nargs)))))))
+
+(ert-deftest toolspec-gptel-test-openai-backend-kind ()
+  "The OpenAI backend used here is chat completions, not Responses."
+  (should (cl-typep (toolspec-gptel-test--backend 'openai) 'gptel-openai))
+  (should (cl-typep (toolspec-gptel-test--backend 'openai-responses)
+                    'gptel-openai-responses)))
+
+(defun toolspec-gptel-test--check-backend (backend)
+  "Compare gptel's tool JSON for BACKEND with every example file."
+  (toolspec-gptel-test--with-registry
+    (dolist (file (toolspec-gptel-test--files))
+      (let* ((doc (toolspec-gptel-test--json-read-file file))
+             ;; A fresh read: earlier registrations mutated their plists.
+             (plists (toolspec-read-file file)))
+        (should (= (length plists)
+                   (length (toolspec-gptel-test--file-tools doc))))
+        (cl-loop
+         for (name description schema) in (toolspec-gptel-test--file-tools doc)
+         for plist in plists
+         do
+         (let* ((canonical (toolspec-gptel-test--canonical schema (list schema doc)))
+                (want (toolspec-gptel-test--gptel-view canonical backend))
+                (tool (toolspec-gptel-test--register plist))
+                (sent (toolspec-gptel-test--sent tool backend))
+                (got (nth 2 sent))
+                (where (list (file-name-nondirectory file) name backend)))
+           (should (equal (cons where (butlast sent))
+                          (list where name description)))
+           (should (equal (cons where (toolspec-gptel-test--sorted got))
+                          (cons where (toolspec-gptel-test--sorted want))))
+           ;; Property order survives the trip.
+           (unless (eq got :null)
+             (should (equal (cons where (mapcar #'car (alist-get 'properties got)))
+                            (cons where (mapcar #'car (alist-get 'properties canonical))))))))))))
+
+(ert-deftest toolspec-gptel-test-schema-openai ()
+  "gptel's OpenAI chat tools carry the example schemas (modulo G1-G5)."
+  (toolspec-gptel-test--check-backend 'openai))
+
+(ert-deftest toolspec-gptel-test-schema-openai-responses ()
+  "gptel's OpenAI Responses tools carry the example schemas (modulo G1-G5)."
+  (toolspec-gptel-test--check-backend 'openai-responses))
+
+(ert-deftest toolspec-gptel-test-schema-anthropic ()
+  "gptel's Anthropic tools carry the example schemas (modulo G1-G4)."
+  (toolspec-gptel-test--check-backend 'anthropic))
+
+(ert-deftest toolspec-gptel-test-schema-gemini ()
+  "gptel's Gemini tools carry the example schemas (modulo G1-G4, G6, G7)."
+  (toolspec-gptel-test--check-backend 'gemini))
+
+(ert-deftest toolspec-gptel-test-schema-ollama ()
+  "gptel's Ollama tools carry the example schemas (modulo G1-G5)."
+  (toolspec-gptel-test--check-backend 'ollama))
+
+(ert-deftest toolspec-gptel-test-schema-bedrock ()
+  "gptel's Bedrock tools carry the example schemas (modulo G1-G5)."
+  (toolspec-gptel-test--check-backend 'bedrock))
+
+(ert-deftest toolspec-gptel-test-no-optional-key ()
+  "No schema gptel sends for a toolspec plist has an \"optional\" key."
+  (toolspec-gptel-test--with-registry
+    (dolist (backend toolspec-gptel-test--backend-names)
+      (dolist (file (toolspec-gptel-test--files))
+        (dolist (plist (toolspec-read-file file))
+          (let* ((tool (toolspec-gptel-test--register plist))
+                 (keys (toolspec-gptel-test--schema-keys
+                        (nth 2 (toolspec-gptel-test--sent tool backend)))))
+            (should (equal (list (plist-get plist :name) backend nil)
+                           (list (plist-get plist :name) backend
+                                 (memq 'optional keys))))
+            ;; Nor a key that is still an Emacs keyword.
+            (should-not (cl-find-if (lambda (k) (string-prefix-p ":" (symbol-name k)))
+                                    keys))))))))
+
+(ert-deftest toolspec-gptel-test-optional-leak-detected ()
+  "The \"optional\" check above does catch gptel's nested :optional leak."
+  (toolspec-gptel-test--with-registry
+    (let* ((tool (toolspec-gptel-test--register
+                  (list :name "leaky" :description "Hand-written nested :optional."
+                        :args (list (list :name "opts" :type 'object
+                                          :description "Options."
+                                          :properties
+                                          (list :depth (list :type 'integer
+                                                             :description "Depth."
+                                                             :optional t)))))))
+           (keys (toolspec-gptel-test--schema-keys
+                  (nth 2 (toolspec-gptel-test--sent tool 'openai)))))
+      (should (memq 'optional keys)))))
+
+(ert-deftest toolspec-gptel-test-to-json-struct-equals-plist ()
+  "`toolspec-to-json' gives the same JSON for a plist and gptel's struct.
+The struct has been through `gptel-make-tool', which turned its symbol
+types into strings.  A gptel-tool struct has no slot for :title,
+:annotations, :schema-extra or :strict, so the plist compared is cut down
+to :name, :description and :args."
+  (toolspec-gptel-test--with-registry
+    (dolist (file (toolspec-gptel-test--files))
+      (dolist (plist (toolspec-read-file file))
+        (let* ((name (plist-get plist :name))
+               (original (list :name name
+                               :description (plist-get plist :description)
+                               :args (copy-tree (plist-get plist :args) t)))
+               (tool (toolspec-gptel-test--register plist))
+               (snapshot (copy-tree (gptel-tool-args tool) t)))
+          (when (gptel-tool-args tool)
+            ;; gptel did mutate the args, or this test proves nothing.
+            (should (stringp (plist-get (car (gptel-tool-args tool)) :type))))
+          (dolist (dialect '(openai anthropic gemini))
+            (should (equal (list name dialect (toolspec-to-json tool dialect))
+                           (list name dialect (toolspec-to-json original dialect)))))
+          ;; toolspec must not modify what it serialises.
+          (should (equal snapshot (gptel-tool-args tool))))))))
+
+(ert-deftest toolspec-gptel-test-validate-examples ()
+  "The examples are valid, as plists and as gptel structs."
+  (toolspec-gptel-test--with-registry
+    (dolist (file (toolspec-gptel-test--files))
+      (dolist (plist (toolspec-read-file file))
+        (let ((name (plist-get plist :name)))
+          (should (equal (list name nil)
+                         (list name (cl-remove-if-not
+                                     (lambda (problem) (eq (car problem) 'error))
+                                     (toolspec-validate plist)))))
+          (should (equal plist (toolspec-check plist)))
+          (let ((tool (toolspec-gptel-test--register plist)))
+            (should (equal tool (toolspec-check tool)))))))))
+
+(provide 'toolspec-gptel-test)
+
+;;; toolspec-gptel-test.el ends here
