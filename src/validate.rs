@@ -168,10 +168,20 @@ impl Validator {
     fn function(&mut self, f: &Sexp, nargs: usize, async_: bool) {
         let info = list_items(f).filter(|i| i.first().and_then(|s| s.as_symbol()) == Some("toolspec-function"));
         let Some(info) = info else { return };
-        let callable = info.get(1).is_some_and(|v| !is_nil(v));
-        if !callable {
-            self.error("function", ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
-            return;
+        let name = info.get(4).and_then(|v| v.as_str()).filter(|s| !s.is_empty());
+        match info.get(1) {
+            Some(Sexp::Symbol(s)) if &**s == "unbound" => {
+                self.warning(
+                    "function",
+                    format!("`{}' is not defined (yet): define it before the tool is called", name.unwrap_or("?")),
+                );
+                return;
+            }
+            Some(v) if !is_nil(v) => {}
+            _ => {
+                self.error("function", ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
+                return;
+            }
         }
         let min = info.get(2).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
         let max = info.get(3).and_then(|v| v.as_u64()).map(|m| m as usize); // None: &rest

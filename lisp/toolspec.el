@@ -1,0 +1,353 @@
+;;; toolspec.el --- LLM tool definitions between JSON formats and gptel/llm -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; Author: The toolspec authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1"))
+;; Keywords: tools, convenience, comm
+;; URL: https://example.invalid/toolspec
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;; This program is distributed in the hope that it will be useful,
+;; but WITHOUT ANY WARRANTY; without even the implied warranty of
+;; MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+;; GNU General Public License for more details.
+
+;; You should have received a copy of the GNU General Public License
+;; along with this program.  If not, see <https://www.gnu.org/licenses/>.
+
+;;; Commentary:
+
+;; toolspec moves LLM tool definitions between Emacs and the rest of the
+;; world.  gptel and llm describe tools as plists (`gptel-make-tool',
+;; `llm-make-tool'); every other client speaks JSON (OpenAI, Anthropic,
+;; MCP, Gemini, Bedrock...).  toolspec converts both ways without losing
+;; anything and validates specs, reporting every problem with its path.
+;;
+;; The work is done by a native module written in Rust
+;; (toolspec-module), built with `toolspec-build-module' or `make'.
+;;
+;; Public API:
+;;
+;;   (toolspec-parse-json STRING &optional FORMAT)  -> list of tool plists
+;;   (toolspec-read-file FILE &optional FORMAT)     -> list of tool plists
+;;   (toolspec-to-json TOOL &optional DIALECT)      -> JSON string
+;;   (toolspec-tools-to-json TOOLS &optional DIALECT PRETTY) -> JSON document
+;;   (toolspec-validate TOOL)                       -> ((SEVERITY PATH MESSAGE) ...)
+;;   (toolspec-check TOOL)                          -> TOOL, or signals
+;;
+;; Every error toolspec signals is a `toolspec-error'.
+
+;;; Code:
+
+(require 'cl-lib)
+
+(defconst toolspec-version "0.1.0"
+  "Version of the toolspec package; the module must have the same.")
+
+(defgroup toolspec nil
+  "LLM tool definitions between JSON formats and gptel/llm plists."
+  :group 'tools
+  :prefix "toolspec-")
+
+(defcustom toolspec-default-dialect 'openai
+  "JSON dialect `toolspec-to-json' writes when none is given."
+  :type '(choice (const openai) (const openai-responses) (const openai-strict)
+                 (const anthropic) (const gemini) (const ollama)
+                 (const bedrock) (const mcp) (const json-schema)))
+
+(defcustom toolspec-max-input-size (* 64 1024 1024)
+  "Largest JSON input, in bytes, toolspec accepts."
+  :type 'natnum)
+
+(defconst toolspec-dialects
+  '(openai openai-responses openai-strict anthropic gemini ollama bedrock mcp json-schema)
+  "JSON dialects toolspec writes.")
+
+(defconst toolspec-formats
+  '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock json-schema)
+  "Tool definition formats toolspec reads.")
+
+;;;; Errors
+
+(define-error 'toolspec-error "toolspec error")
+(define-error 'toolspec-json-error "Invalid JSON" 'toolspec-error)
+(define-error 'toolspec-format-error "Not a valid tool definition" 'toolspec-error)
+(define-error 'toolspec-unsupported-format "Unsupported format" 'toolspec-error)
+(define-error 'toolspec-ref-error "Cannot resolve $ref" 'toolspec-error)
+(define-error 'toolspec-limit-error "Input beyond toolspec's limits" 'toolspec-error)
+(define-error 'toolspec-plist-error "Not a valid tool plist" 'toolspec-error)
+(define-error 'toolspec-write-error "Cannot write tool" 'toolspec-error)
+(define-error 'toolspec-invalid-spec "Invalid tool spec" 'toolspec-error)
+(define-error 'toolspec-module-error "toolspec module unavailable" 'toolspec-error)
+(define-error 'toolspec-internal-error "Internal error in toolspec" 'toolspec-error)
+
+(defun toolspec-error-details (err)
+  "Return the details plist of toolspec error ERR.
+ERR is a condition as bound by `condition-case'.  The plist may hold
+`:path' (where in the input), `:line' and `:column' (for JSON
+errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
+  (let ((data (cdr err)))
+    (and (consp data) (listp (cadr data)) (cadr data))))
+
+;;;; The module
+
+(defconst toolspec--directory
+  (file-name-directory (or load-file-name buffer-file-name default-directory))
+  "Directory toolspec.el was loaded from.")
+
+(defvar toolspec-module-file nil
+  "The module file to load; nil means toolspec-module next to toolspec.el.")
+
+(defun toolspec--module-file ()
+  "Where the compiled module is expected."
+  (or toolspec-module-file
+      (expand-file-name (concat "toolspec-module" module-file-suffix) toolspec--directory)))
+
+(defun toolspec--source-directory ()
+  "The directory holding the crate's Cargo.toml, or nil."
+  (cl-find-if (lambda (d) (file-exists-p (expand-file-name "Cargo.toml" d)))
+              (list toolspec--directory
+                    (expand-file-name ".." toolspec--directory))))
+
+(declare-function toolspec--mod-version "toolspec-module")
+(declare-function toolspec--mod-parse-json "toolspec-module")
+(declare-function toolspec--mod-read-file "toolspec-module")
+(declare-function toolspec--mod-to-json "toolspec-module")
+(declare-function toolspec--mod-validate "toolspec-module")
+
+(defun toolspec--module-ready-p ()
+  "Non-nil when the module is loaded and of the right version."
+  (and (fboundp 'toolspec--mod-version)
+       (equal (toolspec--mod-version) toolspec-version)))
+
+;;;###autoload
+(defun toolspec-build-module ()
+  "Build the toolspec module with cargo and load it.
+Needs a Rust toolchain (cargo) on `exec-path'."
+  (interactive)
+  (let ((src (toolspec--source-directory))
+        (buf (get-buffer-create "*toolspec-build*")))
+    (unless src
+      (signal 'toolspec-module-error
+              (list "Cannot find toolspec's Cargo.toml next to toolspec.el" nil)))
+    (unless (executable-find "cargo")
+      (signal 'toolspec-module-error
+              (list "cargo not found: install Rust (https://rustup.rs) or your distribution's cargo package, then M-x toolspec-build-module" nil)))
+    (with-current-buffer buf (erase-buffer))
+    (message "Building the toolspec module (cargo build --release)...")
+    (let* ((default-directory src)
+           (status (call-process "cargo" nil buf t "build" "--release" "--lib")))
+      (unless (eq status 0)
+        (display-buffer buf)
+        (signal 'toolspec-module-error
+                (list (format "cargo build failed (exit %s): see buffer %s" status (buffer-name buf)) nil)))
+      (let ((built (expand-file-name
+                    (concat "target/release/libtoolspec"
+                            (if (eq system-type 'darwin) ".dylib" module-file-suffix))
+                    src)))
+        (copy-file built (toolspec--module-file) t))
+      (message "Building the toolspec module...done")
+      (toolspec--load-module))))
+
+(defun toolspec--load-module ()
+  "Load the module file and check its version."
+  (unless (fboundp 'toolspec--mod-version)
+    (module-load (toolspec--module-file)))
+  (let ((v (toolspec--mod-version)))
+    (unless (equal v toolspec-version)
+      (signal 'toolspec-module-error
+              (list (format "toolspec-module is version %s but toolspec.el is %s: rebuild it (M-x toolspec-build-module) and restart Emacs" v toolspec-version)
+                    nil)))))
+
+(defun toolspec--ensure-module ()
+  "Make sure the module is loaded, offering to build it when missing."
+  (unless (toolspec--module-ready-p)
+    (cond
+     ((not module-file-suffix)
+      (signal 'toolspec-module-error
+              (list "This Emacs was built without dynamic module support (needs --with-modules)" nil)))
+     ((file-exists-p (toolspec--module-file))
+      (toolspec--load-module))
+     ((and (not noninteractive)
+           (yes-or-no-p "toolspec needs its native module, which is not built yet.  Build it now with cargo? "))
+      (toolspec-build-module))
+     (t
+      (signal 'toolspec-module-error
+              (list (format "%s is missing: build it with M-x toolspec-build-module or `make' in %s"
+                            (toolspec--module-file) (or (toolspec--source-directory) toolspec--directory))
+                    nil))))))
+
+;;;; Moving values across
+
+(defvar toolspec-last-import-warnings nil
+  "Warnings from the last JSON import: a list of (warning PATH MESSAGE).
+They say what was changed to make the input fit: non-standard type
+names, inferred types, type unions rewritten.")
+
+(defun toolspec--read (text)
+  "Read the elisp TEXT the module printed."
+  (car (read-from-string text)))
+
+(defun toolspec--name (x default)
+  "X as a string for the module (a symbol or string), or DEFAULT."
+  (cond ((null x) default)
+        ((symbolp x) (symbol-name x))
+        ((stringp x) x)
+        (t (signal 'toolspec-unsupported-format (list (format "Expected a symbol, found %S" x) nil)))))
+
+(defun toolspec--import (result)
+  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS) text."
+  (let ((r (toolspec--read result)))
+    (setq toolspec-last-import-warnings (nth 1 r))
+    (car r)))
+
+(defun toolspec--function-info (f)
+  "Describe function F for the validator: (toolspec-function CALLABLE MIN MAX)."
+  (let ((callable (cond ((and (symbolp f) f (not (fboundp f))) 'unbound)
+                        ((functionp f) t)))
+        (arity (and (functionp f)
+                    (condition-case nil (func-arity f) (error '(0 . many))))))
+    (list 'toolspec-function callable
+          (if arity (car arity) 0)
+          (if arity (cdr arity) 'many)
+          (if (symbolp f) (symbol-name f) ""))))
+
+(declare-function gptel-tool-p "ext:gptel")
+(declare-function llm-tool-p "ext:llm")
+
+(defun toolspec--struct-plist (tool)
+  "Plist of a `gptel-tool' or `llm-tool' struct TOOL, or nil."
+  (cond
+   ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
+    (cl-loop for slot in '(name description args function async category confirm include)
+             for accessor = (intern (format "gptel-tool-%s" slot))
+             when (fboundp accessor)
+             append (list (intern (format ":%s" slot)) (funcall accessor tool))))
+   ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
+    (cl-loop for slot in '(name description args function async)
+             for accessor = (intern (format "llm-tool-%s" slot))
+             when (fboundp accessor)
+             append (list (intern (format ":%s" slot)) (funcall accessor tool))))))
+
+(defun toolspec--plist (tool)
+  "TOOL as a plist: TOOL itself, or the plist of a gptel or llm struct."
+  (cond ((and (consp tool) (keywordp (car tool))) tool)
+        ((toolspec--struct-plist tool))
+        (t (signal 'toolspec-plist-error
+                   (list (format "Expected a tool plist, a gptel-tool or an llm-tool, found %S"
+                                 (if (recordp tool) (type-of tool) tool))
+                         nil)))))
+
+(defun toolspec--printable (plist)
+  "PLIST with values that have no printed form replaced for the module.
+`:function' becomes a description of the function; `:confirm' and
+`:include' (possibly functions, and of no use in JSON) are left out."
+  (cl-loop for (k v) on plist by #'cddr
+           unless (memq k '(:confirm :include))
+           append (list k (if (eq k :function) (toolspec--function-info v) v))))
+
+(defun toolspec--print (obj)
+  "Print OBJ readably for the module."
+  (let ((print-length nil) (print-level nil) (print-circle nil)
+        (print-escape-newlines nil) (print-escape-nonascii nil)
+        (print-escape-multibyte nil) (print-escape-control-characters nil)
+        (print-quoted t) (float-output-format nil)
+        (print-integers-as-characters nil))
+    (prin1-to-string obj)))
+
+;;;; Public API
+
+(defun toolspec-parse-json (string &optional format)
+  "Parse STRING, JSON tool definitions, into a list of tool plists.
+FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
+it (per tool, so arrays and wrappers such as {\"tools\": [...]} may
+mix formats).  The plists follow the gptel/llm rules and carry no
+`:function'.  What was changed to make the input fit is left in
+`toolspec-last-import-warnings'."
+  (toolspec--ensure-module)
+  (toolspec--import
+   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size)))
+
+(defun toolspec-read-file (file &optional format)
+  "Read FILE, JSON tool definitions, into a list of tool plists.
+FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
+`title' is named after FILE.  Errors carry `:file' in their details."
+  (toolspec--ensure-module)
+  (let ((file (expand-file-name file)))
+    (condition-case err
+        (toolspec--import
+         (toolspec--mod-read-file file (toolspec--name format nil)
+                                  (file-name-base file) toolspec-max-input-size))
+      (toolspec-error
+       (signal (car err)
+               (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                     (append (list :file file) (toolspec-error-details err))))))))
+
+(defun toolspec-to-json (tool &optional dialect)
+  "Return TOOL as a JSON string in DIALECT.
+TOOL is a tool plist, a `gptel-tool' or an `llm-tool'.  DIALECT is
+a symbol among `toolspec-dialects', default `toolspec-default-dialect'."
+  (toolspec--ensure-module)
+  (toolspec--mod-to-json (toolspec--print (toolspec--printable (toolspec--plist tool)))
+                         (toolspec--name dialect (symbol-name toolspec-default-dialect))
+                         nil nil))
+
+(defun toolspec-tools-to-json (tools &optional dialect pretty)
+  "Return TOOLS as one JSON document in DIALECT.
+TOOLS is a list of plists or structs.  The document is what clients
+load: an array for OpenAI and Anthropic, {\"tools\": [...]} for MCP and
+Bedrock, {\"functionDeclarations\": [...]} for Gemini.  PRETTY
+non-nil indents it."
+  (toolspec--ensure-module)
+  (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
+                         (toolspec--name dialect (symbol-name toolspec-default-dialect))
+                         t pretty))
+
+(defun toolspec-validate (tool)
+  "Check TOOL and return its problems, nil when there are none.
+TOOL is a plist, a `gptel-tool' or an `llm-tool'.  Each problem is
+\(SEVERITY PATH MESSAGE): SEVERITY `error' or `warning', PATH where
+in the spec (e.g. \"args[2].items.properties.r\"), MESSAGE what is
+wrong and what would be right."
+  (toolspec--ensure-module)
+  (toolspec--read (toolspec--mod-validate (toolspec--print (toolspec--printable (toolspec--plist tool))))))
+
+(defun toolspec-format-problem (problem)
+  "Format PROBLEM, as returned by `toolspec-validate', for display."
+  (pcase-let ((`(,severity ,path ,message) problem))
+    (if (equal path "")
+        (format "%s: %s" severity message)
+      (format "%s: %s: %s" severity path message))))
+
+(defun toolspec-check (tool)
+  "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
+The error's details hold all problems under `:problems'; warnings
+do not make TOOL invalid."
+  (let* ((problems (toolspec-validate tool))
+         (errors (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems)))
+    (when errors
+      (let* ((plist (ignore-errors (toolspec--plist tool)))
+             (name (and (consp plist) (plist-get plist :name))))
+        (signal 'toolspec-invalid-spec
+                (list (format "%s%s%s"
+                              (if (stringp name) (format "tool \"%s\": " name) "")
+                              (mapconcat #'toolspec-format-problem errors "; ")
+                              "")
+                      (list :problems problems :tool name)))))
+    tool))
+
+;; Load the module now if it is there; otherwise the first call offers to
+;; build it.
+(when (and module-file-suffix (file-exists-p (toolspec--module-file)))
+  (toolspec--load-module))
+
+(provide 'toolspec)
+;;; toolspec.el ends here
