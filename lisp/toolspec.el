@@ -230,12 +230,34 @@ names, inferred types, type unions rewritten.")
     (cl-loop for slot in '(name description args function async category confirm include)
              for accessor = (intern (format "gptel-tool-%s" slot))
              when (fboundp accessor)
-             append (list (intern (format ":%s" slot)) (funcall accessor tool))))
+             append (let ((v (funcall accessor tool)))
+                      (list (intern (format ":%s" slot))
+                            (if (eq slot 'args) (mapcar #'toolspec--symbol-types v) v)))))
    ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
     (cl-loop for slot in '(name description args function async)
              for accessor = (intern (format "llm-tool-%s" slot))
              when (fboundp accessor)
              append (list (intern (format ":%s" slot)) (funcall accessor tool))))))
+
+(defun toolspec--symbol-types (spec)
+  "Copy of arg SPEC with string `:type' values turned back into symbols.
+`gptel-make-tool' turns the symbols of its args into strings in place;
+this undoes it so a registered tool reads as it was written."
+  (cond
+   ((and (consp spec) (keywordp (car spec)))
+    (cl-loop for (k v) on spec by #'cddr
+             append (list k (cond ((and (eq k :type) (stringp v)) (intern v))
+                                  ((and (eq k :type) (vectorp v))
+                                   (vconcat (mapcar (lambda (x) (if (stringp x) (intern x) x)) v)))
+                                  ((eq k :properties)
+                                   (cl-loop for (pk pv) on v by #'cddr
+                                            append (list pk (toolspec--symbol-types pv))))
+                                  ((memq k '(:items :additionalProperties :not))
+                                   (toolspec--symbol-types v))
+                                  ((memq k '(:anyOf :oneOf :allOf))
+                                   (if (vectorp v) (vconcat (mapcar #'toolspec--symbol-types v)) v))
+                                  (t v)))))
+   (t spec)))
 
 (defun toolspec--plist (tool)
   "TOOL as a plist: TOOL itself, or the plist of a gptel or llm struct."
@@ -261,7 +283,13 @@ names, inferred types, type unions rewritten.")
         (print-escape-multibyte nil) (print-escape-control-characters nil)
         (print-quoted t) (float-output-format nil)
         (print-integers-as-characters nil))
-    (prin1-to-string obj)))
+    (condition-case err
+        (prin1-to-string obj)
+      (error
+       (signal 'toolspec-limit-error
+               (list (format "Cannot pass the spec to toolspec: %s (is it circular or nested too deeply?)"
+                             (error-message-string err))
+                     nil))))))
 
 ;;;; Public API
 

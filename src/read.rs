@@ -231,6 +231,18 @@ impl<'a> Reader<'a> {
         if params.is_null() {
             return Ok(());
         }
+        // A root without `type` is an object schema, whatever else it has.
+        let typed;
+        let params = match params {
+            Value::Object(o) if !o.contains_key("type") => {
+                let mut m = Map::new();
+                m.insert("type".into(), Value::from("object"));
+                m.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
+                typed = Value::Object(m);
+                &typed
+            }
+            other => other,
+        };
         let root = norm.node(params, path, 0)?;
         match root.get("type").and_then(Value::as_str) {
             Some("object") | None => {}

@@ -1,0 +1,40 @@
+# toolspec: build the module, run the demo and the tests.
+#
+#   make            build the release module into lisp/
+#   make demo       build, then convert the example specs in a batch Emacs
+#   make test       everything: cargo tests, ERT (core and real gptel), lint
+#
+# Both `demo' and `test' install what they need on a fresh Debian
+# machine (Emacs 30 from bookworm-backports, gptel from Debian's
+# elpa-gptel package into .deps/) through scripts/setup-deps.sh.
+
+EMACS  ?= emacs
+CARGO  ?= cargo
+SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev/null || echo .so)
+MODULE := lisp/toolspec-module$(SO)
+LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
+
+.PHONY: all module demo test deps deps-emacs cargo-test ert lint clean
+
+all: module
+
+deps-emacs:
+	@bash scripts/setup-deps.sh emacs
+
+deps:
+	@bash scripts/setup-deps.sh
+
+module:
+	$(CARGO) build --release --lib
+	cp target/release/libtoolspec$(LIBEXT) $(MODULE)
+
+demo: deps-emacs
+	$(MAKE) --no-print-directory module EMACS=$(EMACS)
+	$(EMACS) --batch -Q -L lisp -l scripts/demo.el
+
+test: deps
+	bash scripts/run-tests.sh
+
+clean:
+	$(CARGO) clean
+	rm -f lisp/*.elc test/*.elc $(MODULE)

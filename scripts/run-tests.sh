@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Run every test suite and print one summary line: "N passed, N failed".
+#   - cargo test: unit tests and test/core.rs
+#   - byte-compilation of lisp/ with warnings as errors, and checkdoc
+#   - ERT in batch Emacs against the built (debug) module: core and real gptel
+#   - the ERT suite once more under `emacs --module-assertions'
+set -uo pipefail
+cd "$(dirname "$0")/.."
+EMACS=${EMACS:-emacs}
+log=$(mktemp -d)
+passed=0
+failed=0
+status=0
+
+note() { printf '\n==> %s\n' "$*"; }
+
+# cargo: sum "test result: ... N passed; M failed" lines.
+note "cargo test"
+if cargo test --color never 2>&1 | tee "$log/cargo.txt"; then :; else status=1; fi
+read -r p f < <(awk '/^test result:/ { for (i=1;i<=NF;i++) { if ($(i+1) ~ /^passed;/) p+=$i; if ($(i+1) ~ /^failed;/) f+=$i } } END { print p+0, f+0 }' "$log/cargo.txt")
+passed=$((passed + p)); failed=$((failed + f))
+if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+
+note "cargo build (debug module for ERT)"
+cargo build --lib --color never || { echo "module build failed"; failed=$((failed + 1)); }
+module="$PWD/target/debug/libtoolspec.so"
+[ "$(uname)" = Darwin ] && module="$PWD/target/debug/libtoolspec.dylib"
+
+# Lint: byte-compile with warnings as errors, then checkdoc.
+note "byte-compile and checkdoc lisp/"
+if "$EMACS" --batch -Q -L lisp -L .deps/gptel \
+     --eval "(setq toolspec-module-file \"$module\")" \
+     --eval '(setq byte-compile-error-on-warn t)' \
+     -f batch-byte-compile lisp/*.el; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: byte-compilation of lisp/ has warnings or errors"; failed=$((failed + 1))
+fi
+rm -f lisp/*.elc
+if "$EMACS" --batch -Q -L lisp --eval "(setq toolspec-module-file \"$module\")" --eval '
+(let ((bad 0))
+  (require (quote checkdoc))
+  (dolist (f (directory-files "lisp" t "\\.el\\'"))
+    (with-current-buffer (find-file-noselect f)
+      (let ((checkdoc-autofix-flag (quote never))
+            (checkdoc-diagnostic-buffer "*checkdoc*"))
+        (condition-case e (checkdoc-current-buffer t)
+          (error (setq bad (1+ bad)) (message "%s: %s" f (error-message-string e)))))))
+  (with-current-buffer (get-buffer-create "*checkdoc*")
+    (goto-char (point-min))
+    (while (re-search-forward "^.*\\.el:[0-9]+: .*$" nil t)
+      (setq bad (1+ bad)) (message "checkdoc: %s" (match-string 0))))
+  (kill-emacs (if (> bad 0) 1 0)))'; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: checkdoc"; failed=$((failed + 1))
+fi
+
+# ERT: count "Ran N tests, M results as expected, K unexpected".
+run_ert() {
+  local name=$1; shift
+  note "ERT ($name)"
+  "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test \
+    --eval "(setq toolspec-module-file \"$module\")" \
+    -l test/toolspec-test.el -l test/toolspec-gptel-test.el \
+    -f ert-run-tests-batch-and-exit 2>&1 | tee "$log/ert-$name.txt"
+  local rc=${PIPESTATUS[0]}
+  local line; line=$(grep -E '^Ran [0-9]+ tests?' "$log/ert-$name.txt" | tail -n1)
+  local total ok
+  total=$(sed -E 's/^Ran ([0-9]+) tests?.*/\1/' <<<"$line")
+  ok=$(sed -E 's/.*, ([0-9]+) results? as expected.*/\1/' <<<"$line")
+  if [ -z "$line" ]; then
+    echo "FAILED: ERT ($name) did not run (exit $rc)"; failed=$((failed + 1)); return
+  fi
+  passed=$((passed + ok)); failed=$((failed + total - ok))
+  if [ "$rc" -ne 0 ] && [ "$total" -eq "$ok" ]; then failed=$((failed + 1)); fi
+}
+run_ert plain
+run_ert module-assertions --module-assertions
+
+rm -rf "$log"
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,352 @@
+;;; toolspec-test.el --- ERT tests of toolspec's core API -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; Tests of the public API against the built module, in batch Emacs:
+;; reading every format, the plists produced, writing every dialect,
+;; round trips, validation of hand-written plists (including the checks
+;; on `:function' only Emacs can make), and every error path, which must
+;; end in a `toolspec-error', never in `rust-panic' or a dead Emacs.
+;;
+;;   emacs -Q --batch -L lisp -l test/toolspec-test.el -f ert-run-tests-batch-and-exit
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'json)
+(require 'toolspec)
+
+(defconst toolspec-test--root
+  (expand-file-name ".." (file-name-directory (or load-file-name buffer-file-name)))
+  "The project's root directory.")
+
+(defun toolspec-test--example (name)
+  "Path of example file NAME."
+  (expand-file-name (concat "examples/" name) toolspec-test--root))
+
+(defun toolspec-test--json (string)
+  "Parse STRING into alists with sorted keys, for order-free comparison."
+  (toolspec-test--canon (json-parse-string string :object-type 'alist
+                                           :false-object :false :null-object :null)))
+
+(defun toolspec-test--canon (v)
+  "V with every alist's keys sorted."
+  (cond ((and (consp v) (consp (car v)) (symbolp (caar v)))
+         (sort (mapcar (lambda (kv) (cons (car kv) (toolspec-test--canon (cdr kv)))) v)
+               (lambda (a b) (string< (car a) (car b)))))
+        ((vectorp v) (vconcat (mapcar #'toolspec-test--canon v)))
+        (t v)))
+
+(defmacro toolspec-test--with-temp-file (var content &rest body)
+  "Bind VAR to a temporary file holding CONTENT (a string) during BODY."
+  (declare (indent 2))
+  `(let ((,var (make-temp-file "toolspec-test" nil ".json")))
+     (unwind-protect
+         (progn (let ((coding-system-for-write 'no-conversion))
+                  (write-region ,content nil ,var nil 'silent))
+                ,@body)
+       (delete-file ,var))))
+
+(defun toolspec-test--walk (v fn)
+  "Call FN on every plist or alist key found in V."
+  (cond ((and (consp v) (keywordp (car v)))
+         (cl-loop for (k x) on v by #'cddr do (funcall fn k) (toolspec-test--walk x fn)))
+        ((consp v) (dolist (x v) (toolspec-test--walk x fn)))
+        ((vectorp v) (mapc (lambda (x) (toolspec-test--walk x fn)) v))))
+
+;;;; Reading
+
+(ert-deftest toolspec-test-parse-openai-chat ()
+  "OpenAI chat tools become plists following the seed-003 rules."
+  (let* ((tools (toolspec-parse-json
+                 "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",
+                    \"description\":\"Weather now\",
+                    \"parameters\":{\"type\":\"object\",
+                      \"properties\":{\"location\":{\"type\":\"string\",\"description\":\"City\"},
+                                      \"unit\":{\"type\":\"string\",\"enum\":[\"c\",\"f\"],\"description\":\"Unit\",\"default\":\"c\"},
+                                      \"days\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"description\":\"Days\"},
+                                      \"opts\":{\"type\":\"object\",\"description\":\"More\",
+                                                \"properties\":{\"z\":{\"type\":\"boolean\",\"default\":false},
+                                                                \"a\":{\"type\":\"string\",\"default\":null}},
+                                                \"required\":[\"z\"]}},
+                      \"required\":[\"location\"]}}}]"))
+         (tool (car tools))
+         (args (plist-get tool :args)))
+    (should (= (length tools) 1))
+    (should (equal (plist-get tool :name) "get_weather"))
+    (should (equal (plist-get tool :description) "Weather now"))
+    (should (listp args))
+    (should (equal (mapcar (lambda (a) (plist-get a :name)) args) '("location" "unit" "days" "opts")))
+    (should (equal (car args) '(:name "location" :type string :description "City")))
+    (should (equal (nth 1 args)
+                   '(:name "unit" :type string :enum ["c" "f"] :description "Unit" :default "c" :optional t)))
+    (should (equal (plist-get (nth 2 args) :items) '(:type integer)))
+    (let ((opts (nth 3 args)))
+      (should (eq (plist-get opts :type) 'object))
+      (should (equal (plist-get opts :properties)
+                     '(:z (:type boolean :default :json-false) :a (:type string :default :null))))
+      (should (equal (plist-get opts :required) ["z"]))
+      (should-not (plist-member (plist-get (plist-get opts :properties) :z) :optional)))
+    (should-not (plist-get tool :function))))
+
+(ert-deftest toolspec-test-parse-every-example ()
+  "Every example file reads into tools whose plists validate without errors."
+  (dolist (file (directory-files (expand-file-name "examples" toolspec-test--root) t "\\.json\\'"))
+    (let ((tools (toolspec-read-file file)))
+      (should (consp tools))
+      (dolist (tool tools)
+        (should (stringp (plist-get tool :name)))
+        (should-not (cl-remove-if-not (lambda (p) (eq (car p) 'error)) (toolspec-validate tool)))
+        (toolspec-test--walk tool (lambda (k) (should-not (memq k '(:$ref :$defs :definitions)))))))))
+
+(ert-deftest toolspec-test-parse-formats-detected ()
+  "Each format is detected, also inside wrappers, and forced formats work."
+  (let ((schema "{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\",\"description\":\"d\"}},\"required\":[\"q\"]}"))
+    (dolist (text (list (format "{\"type\":\"function\",\"function\":{\"name\":\"t\",\"parameters\":%s}}" schema)
+                        (format "{\"type\":\"function\",\"name\":\"t\",\"parameters\":%s}" schema)
+                        (format "{\"name\":\"t\",\"parameters\":%s}" schema)
+                        (format "{\"name\":\"t\",\"input_schema\":%s}" schema)
+                        (format "{\"tools\":[{\"name\":\"t\",\"inputSchema\":%s}]}" schema)
+                        (format "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"t\",\"inputSchema\":%s}]}}" schema)
+                        "{\"functionDeclarations\":[{\"name\":\"T\",\"parameters\":{\"type\":\"OBJECT\",\"properties\":{\"q\":{\"type\":\"STRING\",\"nullable\":true}}}}]}"
+                        (format "{\"toolSpec\":{\"name\":\"t\",\"inputSchema\":{\"json\":%s}}}" schema)
+                        (format "{\"title\":\"t\",\"type\":\"object\",\"properties\":%s}"
+                                "{\"q\":{\"type\":\"string\",\"description\":\"d\"}}")))
+      (let ((tool (car (toolspec-parse-json text))))
+        (should (equal (downcase (plist-get tool :name)) "t"))
+        (should (equal (plist-get (car (plist-get tool :args)) :type) 'string))))
+    (should (equal (plist-get (car (toolspec-parse-json (format "{\"name\":\"t\",\"input_schema\":%s}" schema) 'anthropic)) :name)
+                   "t"))))
+
+(ert-deftest toolspec-test-read-file-bare-schema-named-after-file ()
+  "A bare JSON Schema without title is named after its file."
+  (toolspec-test--with-temp-file f "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\",\"description\":\"n\"}}}"
+    (should (equal (plist-get (car (toolspec-read-file f)) :name) (file-name-base f)))))
+
+(ert-deftest toolspec-test-wild-schemas-import-with-warnings ()
+  "Non-standard types, missing types and unions import, with warnings."
+  (let ((tool (car (toolspec-parse-json
+                    "{\"name\":\"w\",\"parameters\":{\"properties\":{
+                      \"a\":{\"type\":\"str\"},\"b\":{\"description\":\"no type\"},
+                      \"c\":{\"type\":[\"integer\",\"null\"],\"description\":\"n\"}}}}"))))
+    (should (equal (plist-get (car (plist-get tool :args)) :type) 'string))
+    (should (equal (plist-get (nth 1 (plist-get tool :args)) :type) 'string))
+    (should (equal (nth 2 (plist-get tool :args))
+                   '(:name "c" :type integer :nullable t :description "n" :optional t)))
+    (should (assoc-default "parameters.properties.a.type"
+                           (mapcar #'cdr toolspec-last-import-warnings)))
+    (should (cl-some (lambda (w) (equal (nth 1 w) "parameters.properties.b")) toolspec-last-import-warnings))))
+
+(ert-deftest toolspec-test-ref-inlined ()
+  "`$ref' into `$defs' is inlined, with sibling keywords kept."
+  (let* ((tool (car (toolspec-read-file (toolspec-test--example "mcp-tools-list.json"))))
+         (repo (car (plist-get tool :args))))
+    (should (equal (plist-get repo :name) "repository"))
+    (should (eq (plist-get repo :type) 'object))
+    (should (equal (plist-get repo :description) "Repository the issue is filed in."))
+    (should (equal (plist-get repo :required) ["owner" "name"]))))
+
+;;;; Writing
+
+(defconst toolspec-test--weather
+  '(:name "get_weather" :description "Get the current weather in a given location"
+    :args ((:name "location" :type string :description "The city and state, e.g. San Francisco, CA")
+           (:name "unit" :type string :enum ["celsius" "farenheit"]
+                  :description "The unit of temperature" :optional t)))
+  "The seed-003 get_weather example.")
+
+(ert-deftest toolspec-test-to-json-dialects ()
+  "Each dialect has its provider's shape."
+  (let ((w toolspec-test--weather)
+        (params '((properties (location (description . "The city and state, e.g. San Francisco, CA")
+                                        (type . "string"))
+                              (unit (description . "The unit of temperature")
+                                    (enum . ["celsius" "farenheit"]) (type . "string")))
+                  (required . ["location"]) (type . "object"))))
+    (should (equal (toolspec-test--json (toolspec-to-json w 'openai))
+                   `((function (description . "Get the current weather in a given location")
+                               (name . "get_weather") (parameters ,@params))
+                     (type . "function"))))
+    (should (equal (toolspec-test--json (toolspec-to-json w 'anthropic))
+                   `((description . "Get the current weather in a given location")
+                     (input_schema ,@params) (name . "get_weather"))))
+    (should (equal (alist-get 'inputSchema (toolspec-test--json (toolspec-to-json w 'mcp))) params))
+    (should (equal (alist-get 'json (alist-get 'inputSchema (alist-get 'toolSpec (toolspec-test--json (toolspec-to-json w 'bedrock)))))
+                   params))
+    (should (equal (alist-get 'parameters (toolspec-test--json (toolspec-to-json w 'gemini))) params))
+    (should (equal (alist-get 'strict (toolspec-test--json (toolspec-to-json w 'openai-responses))) :false))
+    (should (equal (alist-get 'title (toolspec-test--json (toolspec-to-json w 'json-schema))) "get_weather"))
+    (let ((strict (alist-get 'parameters (alist-get 'function (toolspec-test--json (toolspec-to-json w 'openai-strict))))))
+      (should (equal (alist-get 'required strict) ["location" "unit"]))
+      (should (eq (alist-get 'additionalProperties strict) :false))
+      (should (equal (alist-get 'enum (alist-get 'unit (alist-get 'properties strict)))
+                     ["celsius" "farenheit" :null])))))
+
+(ert-deftest toolspec-test-to-json-default-dialect ()
+  "Without DIALECT, `toolspec-default-dialect' is used."
+  (let ((toolspec-default-dialect 'anthropic))
+    (should (alist-get 'input_schema (toolspec-test--json (toolspec-to-json toolspec-test--weather))))))
+
+(ert-deftest toolspec-test-no-arg-tool ()
+  "A tool without arguments gets each provider's shape."
+  (let ((tool '(:name "now" :description "Current time" :args nil)))
+    (should (equal (alist-get 'input_schema (toolspec-test--json (toolspec-to-json tool 'anthropic)))
+                   '((properties) (type . "object"))))
+    (should-not (assq 'parameters (toolspec-test--json (toolspec-to-json tool 'gemini))))))
+
+(ert-deftest toolspec-test-nested-optional-becomes-required ()
+  "A nested `:optional t' becomes the nested `required'; no \"optional\" key in JSON."
+  (let* ((tool '(:name "n" :description "d"
+                 :args ((:name "o" :type object :description "obj"
+                         :properties (:a (:type string) :b (:type string :optional t))))))
+         (json (toolspec-to-json tool 'openai)))
+    (should-not (string-match-p "optional" json))
+    (should (equal (alist-get 'required (alist-get 'o (alist-get 'properties (alist-get 'parameters (alist-get 'function (toolspec-test--json json))))))
+                   ["a"]))))
+
+(ert-deftest toolspec-test-round-trip-examples ()
+  "JSON -> plist -> JSON in the same dialect gives back the input schema."
+  (dolist (case '(("anthropic.json" anthropic input_schema)
+                  ("openai-responses.json" openai-responses parameters)))
+    (pcase-let* ((`(,file ,dialect ,key) case)
+                 (input (json-parse-string (with-temp-buffer
+                                             (insert-file-contents (toolspec-test--example file))
+                                             (buffer-string))
+                                           :object-type 'alist :false-object :false :null-object :null)))
+      (cl-loop for tool in (toolspec-read-file (toolspec-test--example file))
+               for original across input
+               do (should (equal (toolspec-test--canon (alist-get key (toolspec-test--json (toolspec-to-json tool dialect))))
+                                 (toolspec-test--canon (alist-get key original))))))))
+
+(ert-deftest toolspec-test-tools-to-json-document ()
+  "Several tools make one document in each dialect's shape."
+  (let ((two (list toolspec-test--weather '(:name "now" :description "t" :args nil))))
+    (should (= (length (json-parse-string (toolspec-tools-to-json two 'openai))) 2))
+    (should (= (length (gethash "tools" (json-parse-string (toolspec-tools-to-json two 'mcp)))) 2))
+    (should (= (length (gethash "functionDeclarations" (json-parse-string (toolspec-tools-to-json two 'gemini)))) 2))
+    (should (string-match-p "\n  " (toolspec-tools-to-json two 'anthropic t)))))
+
+(ert-deftest toolspec-test-odd-property-names-round-trip ()
+  "Property names that need escaping as keywords survive the trip."
+  (let* ((json "{\"name\":\"o\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"a b\":{\"type\":\"string\"},\"x(y)\":{\"type\":\"string\"},\"12\":{\"type\":\"integer\"},\"é;#\":{\"type\":\"string\",\"description\":\"q\\\"\\\\\\n\"}}}}")
+         (tool (car (toolspec-parse-json json))))
+    (should (equal (mapcar (lambda (a) (plist-get a :name)) (plist-get tool :args)) '("a b" "x(y)" "12" "é;#")))
+    (should (equal (toolspec-test--json (toolspec-to-json tool 'anthropic))
+                   (toolspec-test--json json)))))
+
+;;;; Validation
+
+(defun toolspec-test--problem (tool path)
+  "The problem `toolspec-validate' reports for TOOL at PATH, or nil."
+  (cl-find path (toolspec-validate tool) :key #'cadr :test #'equal))
+
+(ert-deftest toolspec-test-validate-seed-examples-clean ()
+  "The seed-003 examples have no errors."
+  (should-not (toolspec-validate toolspec-test--weather))
+  (should-not (toolspec-validate (append toolspec-test--weather (list :function (lambda (_l _u) "sunny"))))))
+
+(ert-deftest toolspec-test-validate-hand-written-mistakes ()
+  "The mistakes users make are reported with their path."
+  (let ((tool '(:name "bad" :description "d"
+                :args ((:name "a" :type "string" :description "x")
+                       (:name "b" :type 'string :description "x")
+                       (:name "c" :type string :enum ("x" "y") :description "x")
+                       (:name "d" :type array :description "x")
+                       (:name "e" :type object :description "x"
+                        :properties (:k (:type string)) :required ["nope"])))))
+    (should (eq (car (toolspec-test--problem tool "args[0].type")) 'error))
+    (should (string-match-p "symbol" (nth 2 (toolspec-test--problem tool "args[0].type"))))
+    (should (string-match-p "quote" (nth 2 (toolspec-test--problem tool "args[1].type"))))
+    (should (string-match-p "vector" (nth 2 (toolspec-test--problem tool "args[2].enum"))))
+    (should (string-match-p ":items" (nth 2 (toolspec-test--problem tool "args[3].items"))))
+    (should (string-match-p "nope" (nth 2 (toolspec-test--problem tool "args[4].required[0]"))))))
+
+(ert-deftest toolspec-test-validate-function ()
+  "`:function' must be callable and take the args (and the callback if async)."
+  (let ((base '(:name "f" :description "d" :args ((:name "x" :type string :description "x")))))
+    (should-not (toolspec-test--problem (append base (list :function (lambda (_x) nil))) "function"))
+    (should (string-match-p "takes 0"
+                            (nth 2 (toolspec-test--problem (append base (list :function (lambda () nil))) "function"))))
+    (should (string-match-p "not callable"
+                            (nth 2 (toolspec-test--problem (append base (list :function 42)) "function"))))
+    (should (string-match-p "callback"
+                            (nth 2 (toolspec-test--problem (append base (list :async t :function (lambda (_x) nil)))
+                                                           "function"))))
+    (should-not (toolspec-test--problem (append base (list :async t :function (lambda (_cb _x) nil))) "function"))
+    (should-not (toolspec-test--problem (append base (list :function #'list)) "function"))
+    (should (eq 'warning (car (toolspec-test--problem (append base (list :function 'toolspec-test-not-yet-defined))
+                                                      "function"))))))
+
+(ert-deftest toolspec-test-check ()
+  "`toolspec-check' returns a valid tool and signals with all problems otherwise."
+  (should (eq (toolspec-check toolspec-test--weather) toolspec-test--weather))
+  (let ((err (should-error (toolspec-check '(:name "bad name" :args ((:name "a" :type "string"))))
+                           :type 'toolspec-invalid-spec)))
+    (should (string-match-p "bad name" (cadr err)))
+    (should (>= (length (plist-get (toolspec-error-details err) :problems)) 2))))
+
+;;;; Errors
+
+(ert-deftest toolspec-test-json-error-position ()
+  "Invalid JSON signals `toolspec-json-error' with line and column."
+  (let ((err (should-error (toolspec-parse-json "{\n  \"name\": \"x\",\n  oops}") :type 'toolspec-json-error)))
+    (should (equal (plist-get (toolspec-error-details err) :line) 3))
+    (should (equal (plist-get (toolspec-error-details err) :column) 3))))
+
+(ert-deftest toolspec-test-error-kinds ()
+  "Each kind of bad input gets its own `toolspec-error' subtype."
+  (should-error (toolspec-parse-json "[1]") :type 'toolspec-format-error)
+  (should-error (toolspec-parse-json "{\"openapi\":\"3.1.0\"}") :type 'toolspec-unsupported-format)
+  (should-error (toolspec-parse-json "{}" 'nonsense) :type 'toolspec-unsupported-format)
+  (should-error (toolspec-to-json toolspec-test--weather 'nonsense) :type 'toolspec-unsupported-format)
+  (should-error (toolspec-to-json "not a tool") :type 'toolspec-plist-error)
+  (should-error (toolspec-parse-json
+                 "{\"name\":\"c\",\"parameters\":{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/a\"}},\"properties\":{\"x\":{\"$ref\":\"#/$defs/a\"}}}}")
+                :type 'toolspec-ref-error)
+  (let ((toolspec-max-input-size 10))
+    (should-error (toolspec-parse-json "[{\"name\":\"abcdefgh\"}]") :type 'toolspec-limit-error))
+  (let ((err (should-error (toolspec-read-file "/nonexistent/tools.json") :type 'toolspec-error)))
+    (should (string-match-p "nonexistent" (cadr err)))))
+
+(ert-deftest toolspec-test-absurd-nesting ()
+  "Absurdly deep JSON and plists are clear errors; Emacs goes on."
+  (should-error (toolspec-parse-json (concat (make-string 100000 ?\[) (make-string 100000 ?\])))
+                :type 'toolspec-json-error)
+  (let ((deep '(:type string)))
+    (dotimes (_ 300) (setq deep (list :type 'array :items deep)))
+    (should-error (toolspec-to-json (list :name "d" :description "d" :args (list (append '(:name "x") deep))))
+                  :type 'toolspec-error))
+  (should (equal (plist-get (car (toolspec-parse-json "{\"name\":\"ok\",\"parameters\":{}}")) :name) "ok")))
+
+(ert-deftest toolspec-test-invalid-utf8 ()
+  "Invalid UTF-8, in a file or a string, is a `toolspec-json-error'."
+  (toolspec-test--with-temp-file f (unibyte-string ?\[ ?\" #xff #xfe ?\" ?\])
+    (let ((err (should-error (toolspec-read-file f) :type 'toolspec-json-error)))
+      (should (string-match-p "UTF-8" (cadr err)))))
+  (should-error (toolspec-parse-json (string-to-multibyte (unibyte-string ?\" #xff ?\")))
+                :type 'toolspec-json-error))
+
+(ert-deftest toolspec-test-circular-plist ()
+  "A circular plist is an error, not a hang."
+  (let ((args (list (list :name "a" :type 'string :description "d"))))
+    (setcdr args args)
+    (should-error (toolspec-to-json (list :name "c" :description "d" :args args)) :type 'toolspec-error)))
+
+(ert-deftest toolspec-test-panic-is-a-toolspec-error ()
+  "A panic in the module reaches Lisp as `toolspec-internal-error'."
+  (should (fboundp (quote toolspec--mod-debug-panic)))
+  (should-error (funcall 'toolspec--mod-debug-panic) :type 'toolspec-internal-error)
+  (should (toolspec-to-json toolspec-test--weather)))
+
+(ert-deftest toolspec-test-version-mismatch ()
+  "A module of another version is refused with a clear message."
+  (let* ((toolspec-version "0.0.0-other")
+         (err (should-error (toolspec--load-module) :type 'toolspec-module-error)))
+    (should (string-match-p "rebuild" (cadr err)))))
+
+(provide 'toolspec-test)
+;;; toolspec-test.el ends here
