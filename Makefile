@@ -28,7 +28,7 @@ module:
 	$(CARGO) build --release --lib
 	cp target/release/libtoolspec$(LIBEXT) $(MODULE)
 
-demo: deps-emacs
+demo: deps
 	$(MAKE) --no-print-directory module EMACS=$(EMACS)
 	$(EMACS) --batch -Q -L lisp -l scripts/demo.el
 

@@ -131,7 +131,7 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 ;;;###autoload
 (defun toolspec-build-module ()
   "Build the toolspec module with cargo and load it.
-Needs a Rust toolchain (cargo) on `exec-path'."
+Needs a Rust toolchain: cargo must be on the variable `exec-path'."
   (interactive)
   (let ((src (toolspec--source-directory))
         (buf (get-buffer-create "*toolspec-build*")))
@@ -177,7 +177,7 @@ Needs a Rust toolchain (cargo) on `exec-path'."
      ((file-exists-p (toolspec--module-file))
       (toolspec--load-module))
      ((and (not noninteractive)
-           (yes-or-no-p "toolspec needs its native module, which is not built yet.  Build it now with cargo? "))
+           (yes-or-no-p "The toolspec module is not built yet.  Build it now with cargo? "))
       (toolspec-build-module))
      (t
       (signal 'toolspec-module-error
@@ -371,6 +371,20 @@ do not make TOOL invalid."
                               "")
                       (list :problems problems :tool name)))))
     tool))
+
+(defun toolspec-gptel-form (tool &optional function category)
+  "Return a `gptel-make-tool' form that defines TOOL, a plist.
+FUNCTION is the form for `:function' (default `#'ignore'), CATEGORY
+an optional category string.  The form evaluates to the gptel tool
+and reads as a person would write it: `:args' as a `list' of quoted
+arg plists.  Keys gptel has no use for are left out."
+  (let ((tool (toolspec--plist tool)))
+    `(gptel-make-tool
+      :name ,(plist-get tool :name)
+      :function ,(or function '#'ignore)
+      :description ,(plist-get tool :description)
+      ,@(and category (list :category category))
+      :args (list ,@(mapcar (lambda (arg) (list 'quote arg)) (plist-get tool :args))))))
 
 ;; Load the module now if it is there; otherwise the first call offers to
 ;; build it.

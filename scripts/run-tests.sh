@@ -29,31 +29,10 @@ module="$PWD/target/debug/libtoolspec.so"
 # Lint: byte-compile with warnings as errors, then checkdoc.
 note "byte-compile and checkdoc lisp/"
 if "$EMACS" --batch -Q -L lisp -L .deps/gptel \
-     --eval "(setq toolspec-module-file \"$module\")" \
-     --eval '(setq byte-compile-error-on-warn t)' \
-     -f batch-byte-compile lisp/*.el; then
+     --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
   passed=$((passed + 1))
 else
-  echo "FAILED: byte-compilation of lisp/ has warnings or errors"; failed=$((failed + 1))
-fi
-rm -f lisp/*.elc
-if "$EMACS" --batch -Q -L lisp --eval "(setq toolspec-module-file \"$module\")" --eval '
-(let ((bad 0))
-  (require (quote checkdoc))
-  (dolist (f (directory-files "lisp" t "\\.el\\'"))
-    (with-current-buffer (find-file-noselect f)
-      (let ((checkdoc-autofix-flag (quote never))
-            (checkdoc-diagnostic-buffer "*checkdoc*"))
-        (condition-case e (checkdoc-current-buffer t)
-          (error (setq bad (1+ bad)) (message "%s: %s" f (error-message-string e)))))))
-  (with-current-buffer (get-buffer-create "*checkdoc*")
-    (goto-char (point-min))
-    (while (re-search-forward "^.*\\.el:[0-9]+: .*$" nil t)
-      (setq bad (1+ bad)) (message "checkdoc: %s" (match-string 0))))
-  (kill-emacs (if (> bad 0) 1 0)))'; then
-  passed=$((passed + 1))
-else
-  echo "FAILED: checkdoc"; failed=$((failed + 1))
+  echo "FAILED: byte-compilation or checkdoc of lisp/"; failed=$((failed + 1))
 fi
 
 # ERT: count "Ran N tests, M results as expected, K unexpected".
