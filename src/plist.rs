@@ -1,8 +1,8 @@
-//! The gptel/llm plist format (seed 003): printing tools as elisp text for
+//! The gptel/llm plist format: printing tools as elisp text for
 //! `read`, and reading plists printed by Emacs (`prin1`) back, through
 //! lexpr.
 //!
-//! Printed plists follow the seed's rules: `:type` a symbol, `:enum` and
+//! Printed plists follow the format's rules: `:type` a symbol, `:enum` and
 //! `:required` vectors, `:items` a plist, `:properties` a plist with
 //! keyword keys in their original order, `:optional t` on top-level
 //! arguments that are not required, false as `:json-false`, null as

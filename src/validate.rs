@@ -1,4 +1,4 @@
-//! Validation of a gptel/llm tool plist against the rules of seed 003 and
+//! Validation of a gptel/llm tool plist against the rules of the shared gptel/llm tool format and
 //! what gptel, llm and the providers accept.  Returns every problem, each
 //! with its path (`args[2].items.properties.r.type`) and a message that
 //! says what would be right.
@@ -236,7 +236,7 @@ impl Validator {
             match get("description") {
                 None => self.warning(
                     join(&path, "description"),
-                    "missing :description: seed 003 requires one and the model relies on it",
+                    "missing :description: gptel and llm require one, and the model relies on it",
                 ),
                 Some(Sexp::String(_)) => {}
                 Some(other) => {
@@ -295,7 +295,7 @@ impl Validator {
         }
         let mut prop_names: Vec<&str> = Vec::new();
         match (ty, get("properties")) {
-            (Some("object"), None) => self.warning(
+            (Some("object"), None) if get("additionalProperties").is_none() && get("patternProperties").is_none() => self.warning(
                 join(path, "properties"),
                 "an object without :properties lets the model send anything: describe its keys, e.g. :properties (:key (:type string :description \"...\"))",
             ),
@@ -459,7 +459,7 @@ impl Validator {
             if ok_for_type {
                 self.warning(
                     index(path, i),
-                    format!("seed 003 expects :enum to hold strings; {} works with providers but not with every client", describe(x)),
+                    format!("gptel and llm expect :enum to hold strings; {} works with providers but not with every client", describe(x)),
                 );
             } else {
                 self.error(
