@@ -373,7 +373,7 @@ do not make TOOL invalid."
     tool))
 
 (defun toolspec-gptel-form (tool &optional function category)
-  "Return a `gptel-make-tool' form that defines TOOL, a plist.
+  "Return a `gptel-make-tool' form to define TOOL, a plist.
 FUNCTION is the form for `:function' (default `#'ignore'), CATEGORY
 an optional category string.  The form evaluates to the gptel tool
 and reads as a person would write it: `:args' as a `list' of quoted

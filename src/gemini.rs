@@ -37,6 +37,17 @@ const KEEP: &[&str] = &[
 pub fn sanitize(node: &mut Schema) {
     let mut notes: Vec<String> = Vec::new();
 
+    // `allOf` parts merge into the node first, so what they bring is
+    // rewritten below like the node's own keywords.
+    if let Some(Value::Array(all)) = node.shift_remove("allOf") {
+        for part in all {
+            if let Value::Object(p) = part {
+                for (k, v) in p {
+                    node.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
     // Type unions and null.
     if let Some(Value::Array(types)) = node.get("type").cloned() {
         let non_null: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
@@ -80,15 +91,6 @@ pub fn sanitize(node: &mut Schema) {
     }
     if let Some(one) = node.shift_remove("oneOf") {
         node.entry("anyOf").or_insert(one);
-    }
-    if let Some(Value::Array(all)) = node.shift_remove("allOf") {
-        for part in all {
-            if let Value::Object(p) = part {
-                for (k, v) in p {
-                    node.entry(k).or_insert(v);
-                }
-            }
-        }
     }
     // Enum values must be strings.
     if let Some(Value::Array(e)) = node.get("enum") {

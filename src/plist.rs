@@ -350,6 +350,19 @@ fn shim_escapes(text: &str) -> Result<String> {
                 depth = depth.saturating_sub(1);
                 out.push(c);
             }
+            ':' if chars.as_str().strip_prefix('.').is_some_and(|r| r.chars().next().is_none_or(is_delimiter)) => {
+                // The keyword `:.` (Emacs prints it so), which lexpr
+                // rejects: read it as an escaped `.`.
+                chars.next();
+                out.push(':');
+                out.push(char::from_u32(ESCAPE_BASE + '.' as u32).unwrap_or('.'));
+            }
+            'e' | 'E' if bare_exponent(&out, chars.as_str()) => {
+                // lexpr reads a float such as `1e+30` (as Emacs prints large
+                // ones) only with a decimal point: `1.0e+30`.
+                out.push_str(".0");
+                out.push(c);
+            }
             ';' => {
                 // A comment (only in hand-written text): skip to end of line.
                 for n in chars.by_ref() {
@@ -363,6 +376,23 @@ fn shim_escapes(text: &str) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+fn is_delimiter(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '"' | '\'' | '`' | ',' | ';')
+}
+
+/// `out` ends in an integer token and `rest` holds the digits of an
+/// exponent up to the token's end: a float without a decimal point.
+fn bare_exponent(out: &str, rest: &str) -> bool {
+    let token = out.rsplit(is_delimiter).next().unwrap_or("");
+    let mantissa = token.strip_prefix(['-', '+']).unwrap_or(token);
+    let exp = rest.strip_prefix(['-', '+']).unwrap_or(rest);
+    let digits = exp.find(|c: char| !c.is_ascii_digit()).unwrap_or(exp.len());
+    !mantissa.is_empty()
+        && mantissa.bytes().all(|b| b.is_ascii_digit())
+        && digits > 0
+        && exp[digits..].chars().next().is_none_or(is_delimiter)
 }
 
 fn unescape_name(name: &str) -> Option<String> {

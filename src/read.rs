@@ -122,6 +122,8 @@ struct Reader<'a> {
 
 /// Fields of one tool, picked out of its wrapper.
 struct Parts<'v> {
+    /// Path of the object holding `name` and `description`.
+    base: String,
     name: Option<&'v Value>,
     description: Option<&'v Value>,
     params: Option<&'v Value>,
@@ -197,7 +199,7 @@ impl<'a> Reader<'a> {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
                 return Err(Error::shape(
-                    &join(path, "name"),
+                    &join(&p.base, if p.bare { "title" } else { "name" }),
                     format!("the tool name must be a string, found {}", kind_of(other)),
                 ))
             }
@@ -211,7 +213,7 @@ impl<'a> Reader<'a> {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => {
                 return Err(Error::shape(
-                    &join(path, "description"),
+                    &join(&p.base, "description"),
                     format!("the description must be a string, found {}", kind_of(other)),
                 ))
             }
@@ -368,6 +370,7 @@ fn take_extra(o: &Map<String, Value>, consumed: &[&str]) -> Schema {
 
 fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format) -> Result<Parts<'v>> {
     let simple = |params_key: &str, consumed: &[&str], gemini: bool| Parts {
+        base: path.to_string(),
         name: o.get("name"),
         description: o.get("description"),
         params: o.get(params_key),
@@ -384,6 +387,7 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 .ok_or_else(|| Error::shape(path, "an OpenAI tool needs a `function` object"))?;
             let fp = join(path, "function");
             Parts {
+                base: fp.clone(),
                 name: f.get("name"),
                 description: f.get("description"),
                 params: f.get("parameters"),
@@ -413,6 +417,7 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 return Err(Error::shape(&join(&sp, "inputSchema"), "a Bedrock `inputSchema` needs a `json` schema"));
             }
             Parts {
+                base: sp.clone(),
                 name: spec.get("name"),
                 description: spec.get("description"),
                 params: schema,
@@ -423,6 +428,7 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
             }
         }
         Format::JsonSchema | Format::Auto => Parts {
+            base: path.to_string(),
             name: o.get("title"),
             description: o.get("description"),
             params: Some(v),

@@ -108,7 +108,7 @@ pub fn walk_mut(
 
 /// Bounds on schema normalisation.
 pub const MAX_DEPTH: usize = 100;
-pub const MAX_NODES: usize = 1_000_000;
+pub const MAX_NODES: usize = 200_000;
 
 /// Normalises schemas read from JSON: inlines `$ref`, maps type names,
 /// turns unions with null into `nullable`, infers missing types.  Every
@@ -466,6 +466,9 @@ pub fn kind_of(v: &Value) -> &'static str {
 pub fn finalize(node: &mut Schema, unions: bool) {
     let _ = walk_mut(node, "", &mut |n, _| {
         resolve_optional(n);
+        // Parents are visited first, so what is left is a marker outside
+        // `properties` (on `items`, an `anyOf` alternative...): meaningless.
+        n.shift_remove("optional");
         if unions {
             nullable_to_union(n);
         }
@@ -473,8 +476,10 @@ pub fn finalize(node: &mut Schema, unions: bool) {
     });
 }
 
-/// If any property of `node` carries `optional`, rebuild `required` from
-/// them: every property not marked optional is required.
+/// If any property of `node` carries `optional` (gptel's nested marker),
+/// settle `required` with it: an explicit `required` list loses the
+/// properties marked optional; without one, every property not marked
+/// optional is required.
 pub fn resolve_optional(node: &mut Schema) {
     let Some(Value::Object(props)) = node.get_mut("properties") else { return };
     if !props.values().any(|p| p.get("optional").is_some()) {
@@ -492,8 +497,13 @@ pub fn resolve_optional(node: &mut Schema) {
             }
         }
     }
-    let required: Vec<Value> =
-        names.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect();
+    let listed: Option<Vec<String>> = node.get("required").and_then(Value::as_array).map(|a| {
+        a.iter().filter_map(|v| v.as_str().map(String::from)).collect()
+    });
+    let required: Vec<Value> = match listed {
+        Some(listed) => listed.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect(),
+        None => names.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect(),
+    };
     if required.is_empty() {
         node.shift_remove("required");
     } else {
@@ -521,9 +531,16 @@ pub fn nullable_to_union(node: &mut Schema) {
             let t = std::mem::take(t);
             node.insert("type".into(), Value::Array(vec![Value::from(t), Value::from("null")]));
         }
-        Some(Value::Array(list)) => {
-            if !list.iter().any(|v| v == "null") {
-                list.push(Value::from("null"));
+        Some(Value::Array(list)) if !list.iter().any(|v| v == "null") => list.push(Value::from("null")),
+        // A multi-type union read as `anyOf` + `nullable`: null is one more
+        // alternative.
+        None => {
+            if let Some(Value::Array(alts)) = node.get_mut("anyOf") {
+                if !alts.iter().any(|a| a.get("type").is_some_and(|t| t == "null")) {
+                    let mut n = Map::new();
+                    n.insert("type".into(), Value::from("null"));
+                    alts.push(Value::Object(n));
+                }
             }
         }
         _ => {}

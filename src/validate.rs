@@ -114,7 +114,7 @@ impl Validator {
             if !TOOL_KEYS.contains(k) {
                 let hint = TOOL_KEYS
                     .iter()
-                    .find(|known| known.starts_with(&k[..k.len().min(3)]))
+                    .find(|known| known.starts_with(&k[..k.char_indices().nth(3).map_or(k.len(), |(i, _)| i)]))
                     .map(|known| format!(" (did you mean :{known}?)"))
                     .unwrap_or_default();
                 self.warning(*k, format!(":{k} is not a tool key gptel or llm uses{hint}"));
