@@ -6,8 +6,10 @@
 //! validator checks plists; a writer turns tools into a JSON dialect or
 //! into elisp text.  [`module`] is the thin Emacs layer over this core.
 
+pub mod args;
 pub mod error;
 pub mod gemini;
+pub mod locate;
 pub mod model;
 pub mod plist;
 pub mod read;

@@ -9,6 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use emacs::{defun, Env, IntoLisp, Value};
 
+use crate::args::ArgChecker;
+
+
+
 use crate::error::{Error, ErrorKind};
 use crate::read::{Format, ReadOptions};
 use crate::write::Dialect;
@@ -21,13 +25,12 @@ fn init(_: &Env) -> emacs::Result<()> {
 }
 
 /// Run `f`, signalling core errors and panics as `toolspec-error` subtypes.
-fn guard<'e, T, F>(env: &'e Env, f: F) -> emacs::Result<Value<'e>>
+fn run<T, F>(env: &Env, f: F) -> emacs::Result<T>
 where
-    T: IntoLisp<'e>,
     F: FnOnce() -> crate::Result<T>,
 {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => v.into_lisp(env),
+        Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => signal(env, &e),
         Err(panic) => {
             let msg = panic
@@ -43,8 +46,17 @@ where
     }
 }
 
-fn signal<'e>(env: &'e Env, e: &Error) -> emacs::Result<Value<'e>> {
-    let mut details: Vec<Value<'e>> = Vec::new();
+/// [`run`], converting the result to a Lisp value.
+fn guard<'e, T, F>(env: &'e Env, f: F) -> emacs::Result<Value<'e>>
+where
+    T: IntoLisp<'e>,
+    F: FnOnce() -> crate::Result<T>,
+{
+    run(env, f)?.into_lisp(env)
+}
+
+fn signal<T>(env: &Env, e: &Error) -> emacs::Result<T> {
+    let mut details: Vec<Value<'_>> = Vec::new();
     if let Some(p) = &e.path {
         details.push(env.intern(":path")?);
         details.push(p.clone().into_lisp(env)?);
@@ -149,6 +161,38 @@ fn validate<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {
         crate::print_problems(&problems, &mut out);
         Ok(out)
     })
+}
+
+/// Compile a checker for the arguments of the tool in printed plist TEXT.
+#[defun(user_ptr)]
+fn compile_args(env: &Env, text: Value<'_>) -> emacs::Result<ArgChecker> {
+    run(env, || {
+        let s = self::text(text, "the printed plist")?;
+        let tools = crate::tools_from_elisp(&s)?;
+        let tool = tools.first().ok_or_else(|| Error::new(ErrorKind::Plist, "no tool given"))?;
+        ArgChecker::new(tool)
+    })
+}
+
+/// Check ARGS, a JSON object text, with CHECKER; returns elisp text of the
+/// problems (each path an argument path).
+#[defun]
+fn check_args<'e>(env: &'e Env, checker: &ArgChecker, args: Value<'e>) -> emacs::Result<Value<'e>> {
+    guard(env, || {
+        let s = self::text(args, "the arguments")?;
+        let problems = checker.check_text(&s)?;
+        let mut out = String::new();
+        crate::print_problems(&problems, &mut out);
+        Ok(out)
+    })
+}
+
+/// Line and column of PATH in JSON TEXT, as a cons.
+#[defun]
+fn locate<'e>(env: &'e Env, text: Value<'e>, path: String) -> emacs::Result<Value<'e>> {
+    let s = self::text(text, "the JSON text").unwrap_or_default();
+    let (line, column) = crate::locate::locate(&s, &path);
+    env.cons(line as i64, column as i64)
 }
 
 /// Panic on purpose (debug builds only), to test that a panic reaches

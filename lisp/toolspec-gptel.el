@@ -1,0 +1,395 @@
+;;; toolspec-gptel.el --- Register JSON tool specs with gptel and llm -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;; This program is distributed in the hope that it will be useful,
+;; but WITHOUT ANY WARRANTY; without even the implied warranty of
+;; MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+;; GNU General Public License for more details.
+
+;; You should have received a copy of the GNU General Public License
+;; along with this program.  If not, see <https://www.gnu.org/licenses/>.
+
+;;; Commentary:
+
+;; Import JSON tool files as working gptel tools, and export registered
+;; tools for other clients.
+;;
+;;   (toolspec-import-file "~/tools/weather.json"
+;;                         :functions '(("get_weather" . my-weather)))
+;;
+;; JSON carries no code: each imported tool gets its function from
+;; `toolspec-function-resolvers'.  Binding by name to an elisp function
+;; is never implicit: without a binding the tool answers the model that
+;; it has no implementation here.  Every tool registered through
+;; toolspec checks the arguments the model sends against its JSON
+;; Schema before its function runs, and hands the function nil, not
+;; `:json-false' or `:null', for false and null.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'toolspec)
+
+(declare-function gptel-make-tool "ext:gptel-request")
+(declare-function gptel-tool-name "ext:gptel-request")
+(declare-function gptel-tool-category "ext:gptel-request")
+(declare-function gptel-tool-p "ext:gptel-request")
+(declare-function gptel-get-tool "ext:gptel-request")
+(declare-function llm-make-tool "ext:llm")
+(declare-function mcp-make-text-tool "ext:mcp-hub")
+(defvar gptel--known-tools)
+(defvar gptel-tools)
+
+;;;; Options
+
+(defcustom toolspec-tool-directories nil
+  "Directories whose JSON tool files `toolspec-load-tool-directories' imports."
+  :type '(repeat directory)
+  :group 'toolspec)
+
+(defcustom toolspec-tool-file-regexp "\\.json\\'"
+  "Regexp matching the tool spec files in `toolspec-tool-directories'."
+  :type 'regexp
+  :group 'toolspec)
+
+(defcustom toolspec-function-alist nil
+  "Alist mapping tool names (strings) to the elisp functions that run them.
+This is how a tool imported from JSON gets its function: name it
+here, or pass `:functions' when importing.  A JSON file can never
+bind a tool to a function by itself."
+  :type '(alist :key-type string :value-type function)
+  :group 'toolspec)
+
+(defcustom toolspec-function-resolvers
+  '(toolspec-resolve-from-options
+    toolspec-resolve-from-alist
+    toolspec-resolve-executor
+    toolspec-resolve-mcp)
+  "Functions tried in order to find what runs an imported tool.
+Each is called with the tool plist and the import options (a plist)
+and returns nil, a function, or a plist (:function F [:async BOOL]
+\[:confirm BOOL]).  The first non-nil answer wins; when none
+answers, the tool tells the model it has no implementation."
+  :type '(repeat function)
+  :group 'toolspec)
+
+(defcustom toolspec-check-arguments t
+  "When non-nil, check tool call arguments against the tool's schema.
+A call whose arguments do not match is not run: the model receives
+a short error saying which argument is wrong and what was expected."
+  :type 'boolean
+  :group 'toolspec)
+
+(defcustom toolspec-normalize-arguments t
+  "When non-nil, JSON false and null reach tool functions as nil.
+Otherwise they arrive as gptel parses them (`:json-false', `:null')."
+  :type 'boolean
+  :group 'toolspec)
+
+(defvar toolspec-executor-makers nil
+  "Alist (TYPE . MAKER) of the executors tool formats can carry.
+A tool plist with `:executor' (TYPE . DATA) is bound by calling MAKER
+with the tool plist; it returns what a resolver returns.")
+
+;;;; Arguments
+
+(defun toolspec--normalize-value (v)
+  "V with `:json-false' and `:null' turned into nil, recursively."
+  (cond ((memq v '(:json-false :null)) nil)
+        ((and (consp v) (keywordp (car v)))
+         (cl-loop for (k x) on v by #'cddr append (list k (toolspec--normalize-value x))))
+        ((vectorp v) (vconcat (mapcar #'toolspec--normalize-value v)))
+        (t v)))
+
+(defun toolspec--args-object (specs values)
+  "JSON text of the arguments object built from arg SPECS and VALUES.
+A nil value is an argument the model left out (gptel passes nil for
+missing arguments)."
+  (let ((plist (cl-loop for spec in specs
+                        for v in values
+                        unless (null v)
+                        append (list (intern (concat ":" (plist-get spec :name))) v))))
+    (if plist
+        (condition-case err
+            (json-serialize plist :false-object :json-false :null-object :null)
+          (error (json-serialize (list :toolspec--unserialisable (error-message-string err)))))
+      "{}")))
+
+(defvar toolspec--checkers (make-hash-table :test 'eq :weakness 'key)
+  "Compiled argument checkers, by tool plist.")
+
+(declare-function toolspec--mod-compile-args "toolspec-module")
+(declare-function toolspec--mod-check-args "toolspec-module")
+
+(defun toolspec--checker (tool)
+  "The compiled argument checker of TOOL (a plist or struct), cached."
+  (or (gethash tool toolspec--checkers)
+      (progn
+        (toolspec--ensure-module)
+        (puthash tool (toolspec--mod-compile-args
+                       (toolspec--print (toolspec--printable (toolspec--plist tool))))
+                 toolspec--checkers))))
+
+(defun toolspec--check-json (checker json)
+  "Problems of JSON (an arguments object text) under CHECKER."
+  (toolspec--read (toolspec--mod-check-args checker json)))
+
+(defun toolspec-validate-arguments (tool args)
+  "Check ARGS, the arguments a model sent, against TOOL's schema.
+TOOL is a tool plist or a registered gptel tool (a struct or its
+name).  ARGS is the arguments object as the model sent it: a JSON
+string, or a plist as gptel parses it.  Returns nil when ARGS are
+valid, else a list of (error PATH MESSAGE), PATH the argument path
+such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
+  (let ((tool (toolspec--as-tool tool))
+        (json (cond ((stringp args) args)
+                    ((null args) "{}")
+                    (t (json-serialize args :false-object :json-false :null-object :null)))))
+    (toolspec--check-json (toolspec--checker tool) json)))
+
+(defun toolspec--call-error (name problems)
+  "The text the model receives when its call of tool NAME has PROBLEMS."
+  (format "Error: invalid arguments for tool %s: %s. Call it again with arguments that match its schema."
+          name
+          (mapconcat (lambda (p)
+                       (if (equal (nth 1 p) "")
+                           (nth 2 p)
+                         (format "%s: %s" (nth 1 p) (nth 2 p))))
+                     problems "; ")))
+
+(defun toolspec--wrap (tool fn async)
+  "FN wrapped to check and normalise the arguments of TOOL.
+ASYNC non-nil means FN takes a callback first."
+  (let ((name (plist-get tool :name))
+        (specs (plist-get tool :args))
+        (checker (and toolspec-check-arguments (toolspec--checker tool))))
+    (cl-flet ((problems (args)
+                (and checker
+                     (toolspec--check-json checker (toolspec--args-object specs args))))
+              (normal (args)
+                (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value args) args)))
+      (if async
+          (lambda (callback &rest args)
+            (if-let* ((p (problems args)))
+                (funcall callback (toolspec--call-error name p))
+              (apply fn callback (normal args))))
+        (lambda (&rest args)
+          (if-let* ((p (problems args)))
+              (toolspec--call-error name p)
+            (apply fn (normal args))))))))
+
+;;;; Binding functions
+
+(defun toolspec-resolve-from-options (tool options)
+  "Resolver: the function OPTIONS map TOOL's name to.
+OPTIONS's `:functions' is an alist (NAME . FUNCTION) or a function
+called with the name."
+  (let ((fns (plist-get options :functions))
+        (name (plist-get tool :name)))
+    (cond ((functionp fns) (funcall fns name))
+          ((consp fns) (cdr (assoc name fns))))))
+
+(defun toolspec-resolve-from-alist (tool _options)
+  "Resolver: the function `toolspec-function-alist' maps TOOL's name to."
+  (cdr (assoc (plist-get tool :name) toolspec-function-alist)))
+
+(defun toolspec-resolve-executor (tool _options)
+  "Resolver: the executor TOOL's format carries, if its type is known."
+  (when-let* ((exec (plist-get tool :executor))
+              (maker (cdr (assq (car-safe exec) toolspec-executor-makers))))
+    (funcall maker tool)))
+
+(defun toolspec-resolve-mcp (tool options)
+  "Resolver: TOOL runs on the MCP server OPTIONS's `:mcp-server' names.
+Needs the mcp package (mcp.el) and a running server."
+  (when-let* ((server (plist-get options :mcp-server)))
+    (unless (and (require 'mcp-hub nil t) (fboundp 'mcp-make-text-tool))
+      (signal 'toolspec-module-error
+              (list (format "Tool %s names MCP server %s, but the mcp package is not installed"
+                            (plist-get tool :name) server)
+                    nil)))
+    (list :function (plist-get (mcp-make-text-tool server (plist-get tool :name) t) :function)
+          :async t :confirm t)))
+
+(defun toolspec--unbound-function (name)
+  "A function for tool NAME, which has no implementation here."
+  (lambda (&rest _)
+    (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
+    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" . FUNCTION) to `toolspec-function-alist' and importing the tool again."
+            name name)))
+
+(defun toolspec--resolve (tool options)
+  "The binding of TOOL under OPTIONS: a plist (:function F :async A :confirm C :bound B)."
+  (let ((found (cl-loop for r in toolspec-function-resolvers
+                        thereis (funcall r tool options))))
+    (cond ((functionp found) (list :function found :bound t))
+          ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
+          (t (list :function (toolspec--unbound-function (plist-get tool :name)) :bound nil)))))
+
+;;;; Registering
+
+(defvar toolspec--registered (make-hash-table :test 'equal)
+  "Tools registered through toolspec, by source: SOURCE -> ((CATEGORY . NAME) ...).")
+
+(defun toolspec--require-gptel ()
+  "Load gptel or signal a clear error."
+  (unless (require 'gptel nil t)
+    (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
+
+(defun toolspec--gptel-remove (category name)
+  "Remove tool NAME of CATEGORY from gptel's registry and active tools."
+  (when-let* ((cat (assoc category gptel--known-tools)))
+    (setcdr cat (cl-remove name (cdr cat) :key #'car :test #'equal))
+    (unless (cdr cat)
+      (setq gptel--known-tools (delq cat gptel--known-tools))))
+  (setq gptel-tools (cl-remove-if (lambda (tool) (and (equal (gptel-tool-name tool) name)
+                                                     (equal (gptel-tool-category tool) category)))
+                                  gptel-tools)))
+
+(defun toolspec-unregister (what)
+  "Remove tools registered through toolspec from gptel.
+WHAT is a source (a file name or the `:source' given when
+registering), a tool name, or a list of tool names."
+  (toolspec--require-gptel)
+  (let ((removed 0))
+    (if-let* ((entries (and (stringp what) (gethash what toolspec--registered))))
+        (progn
+          (pcase-dolist (`(,cat . ,name) entries)
+            (toolspec--gptel-remove cat name)
+            (cl-incf removed))
+          (remhash what toolspec--registered))
+      (let ((names (if (listp what) what (list what))))
+        (maphash (lambda (source entries)
+                   (let ((keep (cl-remove-if (lambda (e)
+                                               (when (member (cdr e) names)
+                                                 (toolspec--gptel-remove (car e) (cdr e))
+                                                 (cl-incf removed)
+                                                 t))
+                                             entries)))
+                     (puthash source keep toolspec--registered)))
+                 toolspec--registered)))
+    removed))
+
+(defun toolspec--bind (tool options)
+  "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS."
+  (let* ((binding (toolspec--resolve tool options))
+         (async (or (plist-get binding :async) (plist-get tool :async)))
+         (confirm (cond ((plist-member options :confirm) (plist-get options :confirm))
+                        ((plist-member binding :confirm) (plist-get binding :confirm))
+                        (t (plist-get tool :confirm)))))
+    (append (list :name (plist-get tool :name)
+                  :description (or (plist-get tool :description) "")
+                  :args (plist-get tool :args)
+                  :function (toolspec--wrap tool (plist-get binding :function) async))
+            (and async (list :async t))
+            (and confirm (list :confirm confirm))
+            (and (plist-get tool :include) (list :include (plist-get tool :include)))
+            (list :toolspec-bound (plist-get binding :bound)))))
+
+(defun toolspec-register (tools &rest options)
+  "Register TOOLS, tool plists, with gptel; return the gptel tools.
+TOOLS is what `toolspec-read-file' or `toolspec-parse-json' return.
+OPTIONS is a plist:
+  :category  gptel category (default: the `:source' name, else \"toolspec\")
+  :source    what the tools came from, for re-import and `toolspec-unregister'
+  :functions alist (NAME . FUNCTION), or a function of the name, binding tools
+  :confirm   override whether gptel asks before running the tools
+  :mcp-server name of the MCP server the tools run on (needs mcp.el)
+Registering a source again replaces its tools."
+  (toolspec--require-gptel)
+  (let* ((source (plist-get options :source))
+         (category (or (plist-get options :category)
+                       (and source (file-name-base source))
+                       "toolspec")))
+    (when source (toolspec-unregister source))
+    (let ((made (mapcar (lambda (tool)
+                          (let ((bound (toolspec--bind (copy-tree tool) options)))
+                            (cl-remf bound :toolspec-bound)
+                            (apply #'gptel-make-tool :category category bound)))
+                        tools)))
+      (when source
+        (puthash source (mapcar (lambda (tool) (cons category (gptel-tool-name tool))) made)
+                 toolspec--registered))
+      made)))
+
+(defun toolspec-make-llm-tools (tools &rest options)
+  "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
+OPTIONS are those of `toolspec-register'.  Needs the llm package."
+  (unless (require 'llm nil t)
+    (signal 'toolspec-module-error (list "llm is not installed" nil)))
+  (mapcar (lambda (tool)
+            (let ((bound (toolspec--bind (copy-tree tool) options)))
+              (llm-make-tool :name (plist-get bound :name)
+                             :description (plist-get bound :description)
+                             :args (plist-get bound :args)
+                             :function (plist-get bound :function)
+                             :async (plist-get bound :async))))
+          tools))
+
+;;;###autoload
+(defun toolspec-import-file (file &rest options)
+  "Read FILE, check its tools and register them with gptel.
+OPTIONS are those of `toolspec-register' plus `:format'; the
+category defaults to FILE's base name.  Importing FILE again
+replaces its tools.  Signals `toolspec-invalid-spec' when a tool
+has errors; warnings are logged to *Messages*.  Returns the gptel
+tools."
+  (let* ((file (expand-file-name file))
+         (tools (toolspec-read-file file (plist-get options :format))))
+    (dolist (tool tools)
+      (condition-case err
+          (toolspec-check tool)
+        (toolspec-invalid-spec
+         (signal 'toolspec-invalid-spec
+                 (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                       (append (list :file file) (toolspec-error-details err)))))))
+    (dolist (w toolspec-last-import-warnings)
+      (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+    (apply #'toolspec-register tools :source file
+           (append options (list :category (or (plist-get options :category) (file-name-base file)))))))
+
+;;;###autoload
+(defun toolspec-load-tool-directories ()
+  "Import every tool file in `toolspec-tool-directories'.
+A file that fails to import is reported and skipped; returns the
+number of tools registered."
+  (interactive)
+  (let ((count 0))
+    (dolist (dir toolspec-tool-directories)
+      (when (file-directory-p dir)
+        (dolist (file (directory-files dir t toolspec-tool-file-regexp))
+          (condition-case err
+              (cl-incf count (length (toolspec-import-file file)))
+            (toolspec-error
+             (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err))))))))
+    (when (called-interactively-p 'any)
+      (message "toolspec: %d tools registered" count))
+    count))
+
+;;;; Exporting
+
+(defun toolspec--as-tool (x)
+  "X, a tool plist, a gptel tool or a registered tool's name, as a tool."
+  (if (stringp x) (progn (toolspec--require-gptel) (gptel-get-tool x)) x))
+
+(defun toolspec-export (tools dialect &optional file)
+  "Write TOOLS as one JSON document in DIALECT.
+TOOLS is a list of tool plists, gptel tools or registered tool names.
+With FILE, write the document there; otherwise return it as a string."
+  (let ((json (toolspec-tools-to-json (mapcar #'toolspec--as-tool tools) dialect t)))
+    (if file
+        (let ((coding-system-for-write 'utf-8-unix))
+          (write-region (concat json "\n") nil file)
+          file)
+      json)))
+
+(provide 'toolspec-gptel)
+;;; toolspec-gptel.el ends here
