@@ -365,10 +365,8 @@ do not make TOOL invalid."
       (let* ((plist (ignore-errors (toolspec--plist tool)))
              (name (and (consp plist) (plist-get plist :name))))
         (signal 'toolspec-invalid-spec
-                (list (format "%s%s%s"
-                              (if (stringp name) (format "tool \"%s\": " name) "")
-                              (mapconcat #'toolspec-format-problem errors "; ")
-                              "")
+                (list (concat (if (stringp name) (format "tool \"%s\": " name) "")
+                              (mapconcat #'toolspec-format-problem errors "; "))
                       (list :problems problems :tool name)))))
     tool))
 

@@ -21,6 +21,9 @@ emacs::plugin_is_GPL_compatible!();
 
 #[emacs::module(name = "toolspec-module", defun_prefix = "toolspec--mod", separator = "-", mod_in_name = false)]
 fn init(_: &Env) -> emacs::Result<()> {
+    // A panic is reported to Lisp as `toolspec-internal-error`; keep
+    // stderr to one line instead of a backtrace.
+    std::panic::set_hook(Box::new(|info| eprintln!("toolspec-module: {info}")));
     Ok(())
 }
 
