@@ -153,9 +153,16 @@ Needs a Rust toolchain: cargo must be on the variable `exec-path'."
                     (concat "target/release/libtoolspec"
                             (if (eq system-type 'darwin) ".dylib" module-file-suffix))
                     src)))
-        (copy-file built (toolspec--module-file) t))
-      (message "Building the toolspec module...done")
-      (toolspec--load-module))))
+        ;; Never write into a module file Emacs may have mapped: copy
+        ;; beside it and rename over it, which replaces it atomically.
+        (let ((tmp (make-temp-file (expand-file-name "toolspec-module-new" toolspec--directory)
+                                   nil module-file-suffix)))
+          (copy-file built tmp t)
+          (rename-file tmp (toolspec--module-file) t)))
+      (if (fboundp 'toolspec--mod-version)
+          (message "Building the toolspec module...done; restart Emacs to use the new module")
+        (message "Building the toolspec module...done")
+        (toolspec--load-module)))))
 
 (defun toolspec--load-module ()
   "Load the module file and check its version."

@@ -348,5 +348,38 @@
          (err (should-error (toolspec--load-module) :type 'toolspec-module-error)))
     (should (string-match-p "rebuild" (cadr err)))))
 
+;;;; Finding and building the module
+
+(defun toolspec-test--sub-emacs (&rest forms)
+  "Run FORMS in a fresh batch Emacs with lisp/ on the path; return (STATUS . OUTPUT)."
+  (with-temp-buffer
+    (let ((status (apply #'call-process (expand-file-name invocation-name invocation-directory)
+                         nil t nil "--batch" "-Q" "-L" (expand-file-name "lisp" toolspec-test--root)
+                         (cl-loop for f in forms append (list "--eval" (prin1-to-string f))))))
+      (cons status (buffer-string)))))
+
+(ert-deftest toolspec-test-missing-module-is-explained ()
+  "Without its module, toolspec loads and the first call says how to build it."
+  (let ((r (toolspec-test--sub-emacs
+            '(setq toolspec-module-file "/nonexistent/toolspec-module.so")
+            '(require 'toolspec)
+            '(condition-case err (toolspec-parse-json "[]")
+               (toolspec-module-error (princ (format "SIGNALLED %s" (cadr err))))))))
+    (should (eq (car r) 0))
+    (should (string-match-p "SIGNALLED .*missing: build it with M-x toolspec-build-module" (cdr r)))))
+
+(ert-deftest toolspec-test-build-module ()
+  "`toolspec-build-module' builds the module with cargo, installs and loads it."
+  (let* ((installed (expand-file-name (concat "lisp/toolspec-module" module-file-suffix) toolspec-test--root))
+         (_ (when (file-exists-p installed) (delete-file installed)))
+         (r (toolspec-test--sub-emacs
+             '(require 'toolspec)
+             '(toolspec-build-module)
+             '(princ (format "VERSION %s %s" (toolspec--mod-version)
+                             (plist-get (car (toolspec-parse-json "{\"name\":\"x\",\"parameters\":{}}")) :name))))))
+    (should (eq (car r) 0))
+    (should (string-match-p (format "VERSION %s x" (regexp-quote toolspec-version)) (cdr r)))
+    (should (file-exists-p installed))))
+
 (provide 'toolspec-test)
 ;;; toolspec-test.el ends here
