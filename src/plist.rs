@@ -24,16 +24,44 @@ const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneO
 
 // ---------------------------------------------------------------- printing
 
-/// Print a list of tools as one elisp list.
-pub fn print_tools(tools: &[Tool], out: &mut String) {
-    out.push('(');
-    for (i, t) in tools.iter().enumerate() {
+/// Print `items` between `open` and `close`, separated by spaces; an
+/// empty sequence prints `empty` instead when given (nil for lists).
+fn print_seq<T>(
+    out: &mut String,
+    open: char,
+    close: char,
+    empty: Option<&str>,
+    items: impl ExactSizeIterator<Item = T>,
+    mut each: impl FnMut(T, &mut String),
+) {
+    if items.len() == 0 {
+        if let Some(e) = empty {
+            out.push_str(e);
+            return;
+        }
+    }
+    out.push(open);
+    for (i, item) in items.enumerate() {
         if i > 0 {
             out.push(' ');
         }
-        print_tool(t, out);
+        each(item, out);
     }
-    out.push(')');
+    out.push(close);
+}
+
+/// Print a JSON object as a plist `(:key VALUE ...)`, nil when empty.
+fn print_plist(out: &mut String, m: &Map<String, Value>, each: fn(&Value, &mut String)) {
+    print_seq(out, '(', ')', Some("nil"), m.iter(), |(k, v), out| {
+        print_keyword(k, out);
+        out.push(' ');
+        each(v, out);
+    });
+}
+
+/// Print a list of tools as one elisp list.
+pub fn print_tools(tools: &[Tool], out: &mut String) {
+    print_seq(out, '(', ')', None, tools.iter(), print_tool);
 }
 
 /// Print one tool plist.
@@ -45,18 +73,7 @@ pub fn print_tool(tool: &Tool, out: &mut String) {
         print_string(d, out);
     }
     out.push_str(" :args ");
-    if tool.args.is_empty() {
-        out.push_str("nil");
-    } else {
-        out.push('(');
-        for (i, arg) in tool.args.iter().enumerate() {
-            if i > 0 {
-                out.push(' ');
-            }
-            print_arg(arg, out);
-        }
-        out.push(')');
-    }
+    print_seq(out, '(', ')', Some("nil"), tool.args.iter(), print_arg);
     if !tool.schema_extra.is_empty() {
         out.push_str(" :schema-extra ");
         print_schema(&tool.schema_extra, out);
@@ -105,72 +122,28 @@ fn print_schema_body(s: &Schema, out: &mut String) {
         }
         print_keyword(k, out);
         out.push(' ');
-        if k == "type" {
-            match v {
-                Value::String(t) => print_symbol(t, out),
-                Value::Array(ts) => {
-                    out.push('[');
-                    for (j, t) in ts.iter().enumerate() {
-                        if j > 0 {
-                            out.push(' ');
-                        }
-                        match t {
-                            Value::String(t) => print_symbol(t, out),
-                            other => print_data(other, out),
-                        }
-                    }
-                    out.push(']');
-                }
-                other => print_data(other, out),
-            }
-            continue;
-        }
-        match (slot(k), v) {
-            (Slot::Map, Value::Object(m)) => {
-                if m.is_empty() {
-                    out.push_str("nil");
-                } else {
-                    out.push('(');
-                    for (j, (name, sub)) in m.iter().enumerate() {
-                        if j > 0 {
-                            out.push(' ');
-                        }
-                        print_keyword(name, out);
-                        out.push(' ');
-                        print_schema_value(sub, out);
-                    }
-                    out.push(')');
-                }
-            }
-            (Slot::Single, _) => print_schema_value(v, out),
-            (Slot::List, Value::Array(list)) => {
-                out.push('[');
-                for (j, sub) in list.iter().enumerate() {
-                    if j > 0 {
-                        out.push(' ');
-                    }
-                    print_schema_value(sub, out);
-                }
-                out.push(']');
-            }
+        match (k.as_str(), slot(k), v) {
+            ("type", _, Value::Array(ts)) => print_seq(out, '[', ']', None, ts.iter(), print_type),
+            ("type", _, t) => print_type(t, out),
+            (_, Slot::Map, Value::Object(m)) => print_plist(out, m, print_schema_value),
+            (_, Slot::Single | Slot::List, _) => print_schema_value(v, out),
             _ => print_data(v, out),
         }
+    }
+}
+
+/// A type name as a symbol.
+fn print_type(t: &Value, out: &mut String) {
+    match t {
+        Value::String(t) => print_symbol(t, out),
+        other => print_data(other, out),
     }
 }
 
 fn print_schema_value(v: &Value, out: &mut String) {
     match v {
         Value::Object(s) => print_schema(s, out),
-        Value::Array(list) => {
-            out.push('[');
-            for (j, sub) in list.iter().enumerate() {
-                if j > 0 {
-                    out.push(' ');
-                }
-                print_schema_value(sub, out);
-            }
-            out.push(']');
-        }
+        Value::Array(list) => print_seq(out, '[', ']', None, list.iter(), print_schema_value),
         other => print_data(other, out),
     }
 }
@@ -184,32 +157,8 @@ pub fn print_data(v: &Value, out: &mut String) {
         Value::Bool(false) => out.push_str(":json-false"),
         Value::Number(n) => print_number(n, out),
         Value::String(s) => print_string(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                print_data(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            if m.is_empty() {
-                out.push_str("nil");
-                return;
-            }
-            out.push('(');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                print_keyword(k, out);
-                out.push(' ');
-                print_data(x, out);
-            }
-            out.push(')');
-        }
+        Value::Array(a) => print_seq(out, '[', ']', None, a.iter(), print_data),
+        Value::Object(m) => print_plist(out, m, print_data),
     }
 }
 
