@@ -45,6 +45,9 @@
 (declare-function gptel-get-tool "ext:gptel-request")
 (declare-function llm-make-tool "ext:llm")
 (declare-function mcp-make-text-tool "ext:mcp-hub")
+(declare-function toolspec--preview-file "toolspec-ui")
+(declare-function toolspec--export-read-args "toolspec-ui")
+(declare-function toolspec--export-report "toolspec-ui")
 (defvar gptel--known-tools)
 (defvar gptel-tools)
 
@@ -109,20 +112,6 @@ with the tool plist; it returns what a resolver returns.")
         ((vectorp v) (vconcat (mapcar #'toolspec--normalize-value v)))
         (t v)))
 
-(defun toolspec--args-object (specs values)
-  "JSON text of the arguments object built from arg SPECS and VALUES.
-A nil value is an argument the model left out (gptel passes nil for
-missing arguments)."
-  (let ((plist (cl-loop for spec in specs
-                        for v in values
-                        unless (null v)
-                        append (list (intern (concat ":" (plist-get spec :name))) v))))
-    (if plist
-        (condition-case err
-            (json-serialize plist :false-object :json-false :null-object :null)
-          (error (json-serialize (list :toolspec--unserialisable (error-message-string err)))))
-      "{}")))
-
 (defvar toolspec--checkers (make-hash-table :test 'eq :weakness 'key)
   "Compiled argument checkers, by tool plist.")
 
@@ -138,9 +127,14 @@ missing arguments)."
                        (toolspec--print (toolspec--printable (toolspec--plist tool))))
                  toolspec--checkers))))
 
-(defun toolspec--check-json (checker json)
-  "Problems of JSON (an arguments object text) under CHECKER."
-  (toolspec--read (toolspec--mod-check-args checker json)))
+(defun toolspec--check-call (checker args kind)
+  "Problems of ARGS under CHECKER.
+KIND is \"positional\" (ARGS the list of values a tool function
+receives), \"object\" (ARGS one plist or alist) or \"json\" (ARGS a
+JSON object text).  Lisp values are read by the schema: nil is null
+where null is allowed, false for a boolean, and otherwise missing."
+  (toolspec--read (toolspec--mod-check-args
+                   checker (if (equal kind "json") args (toolspec--print args)) kind)))
 
 (defun toolspec-validate-arguments (tool args)
   "Check ARGS, the arguments a model sent, against TOOL's schema.
@@ -149,11 +143,8 @@ name).  ARGS is the arguments object as the model sent it: a JSON
 string, or a plist as gptel parses it.  Returns nil when ARGS are
 valid, else a list of (error PATH MESSAGE), PATH the argument path
 such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
-  (let ((tool (toolspec--as-tool tool))
-        (json (cond ((stringp args) args)
-                    ((null args) "{}")
-                    (t (json-serialize args :false-object :json-false :null-object :null)))))
-    (toolspec--check-json (toolspec--checker tool) json)))
+  (let ((tool (toolspec--as-tool tool)))
+    (toolspec--check-call (toolspec--checker tool) args (if (stringp args) "json" "object"))))
 
 (defun toolspec--call-error (name problems)
   "The text the model receives when its call of tool NAME has PROBLEMS."
@@ -169,11 +160,10 @@ such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
   "FN wrapped to check and normalise the arguments of TOOL.
 ASYNC non-nil means FN takes a callback first."
   (let ((name (plist-get tool :name))
-        (specs (plist-get tool :args))
-        (checker (and toolspec-check-arguments (toolspec--checker tool))))
+        (checker (toolspec--checker tool)))
     (cl-flet ((problems (args)
-                (and checker
-                     (toolspec--check-json checker (toolspec--args-object specs args))))
+                (and toolspec-check-arguments
+                     (toolspec--check-call checker args "positional")))
               (normal (args)
                 (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value args) args)))
       (if async
@@ -208,7 +198,7 @@ called with the name."
     (funcall maker tool)))
 
 (defun toolspec-resolve-mcp (tool options)
-  "Resolver: TOOL runs on the MCP server OPTIONS's `:mcp-server' names.
+  "Resolver: bind TOOL to the MCP server named by OPTIONS's `:mcp-server'.
 Needs the mcp package (mcp.el) and a running server."
   (when-let* ((server (plist-get options :mcp-server)))
     (unless (and (require 'mcp-hub nil t) (fboundp 'mcp-make-text-tool))
@@ -227,7 +217,8 @@ Needs the mcp package (mcp.el) and a running server."
             name name)))
 
 (defun toolspec--resolve (tool options)
-  "The binding of TOOL under OPTIONS: a plist (:function F :async A :confirm C :bound B)."
+  "The binding of TOOL under OPTIONS.
+A plist (:function F :async A :confirm C :bound B)."
   (let ((found (cl-loop for r in toolspec-function-resolvers
                         thereis (funcall r tool options))))
     (cond ((functionp found) (list :function found :bound t))
@@ -237,61 +228,69 @@ Needs the mcp package (mcp.el) and a running server."
 ;;;; Registering
 
 (defvar toolspec--registered (make-hash-table :test 'equal)
-  "Tools registered through toolspec, by source: SOURCE -> ((CATEGORY . NAME) ...).")
+  "Tools registered through toolspec, by source: SOURCE -> list of gptel tools.")
 
 (defun toolspec--require-gptel ()
   "Load gptel or signal a clear error."
   (unless (require 'gptel nil t)
     (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
 
-(defun toolspec--gptel-remove (category name)
-  "Remove tool NAME of CATEGORY from gptel's registry and active tools."
-  (when-let* ((cat (assoc category gptel--known-tools)))
-    (setcdr cat (cl-remove name (cdr cat) :key #'car :test #'equal))
-    (unless (cdr cat)
-      (setq gptel--known-tools (delq cat gptel--known-tools))))
-  (setq gptel-tools (cl-remove-if (lambda (tool) (and (equal (gptel-tool-name tool) name)
-                                                     (equal (gptel-tool-category tool) category)))
-                                  gptel-tools)))
+(defun toolspec--gptel-remove (tool)
+  "Remove TOOL, a gptel tool, from gptel's registry and active tools.
+The registry entry goes only if it is still TOOL: a tool another
+source registered since under the same name stays."
+  (let* ((category (gptel-tool-category tool))
+         (cat (assoc category gptel--known-tools))
+         (entry (and cat (assoc (gptel-tool-name tool) (cdr cat)))))
+    (when (and entry (eq (cdr entry) tool))
+      (setcdr cat (delq entry (cdr cat)))
+      (unless (cdr cat)
+        (setq gptel--known-tools (delq cat gptel--known-tools)))))
+  (setq gptel-tools (delq tool gptel-tools)))
 
 (defun toolspec-unregister (what)
   "Remove tools registered through toolspec from gptel.
 WHAT is a source (a file name or the `:source' given when
-registering), a tool name, or a list of tool names."
+registering), a tool name, or a list of tool names.  Returns how
+many tools were removed."
   (toolspec--require-gptel)
-  (let ((removed 0))
-    (if-let* ((entries (and (stringp what) (gethash what toolspec--registered))))
-        (progn
-          (pcase-dolist (`(,cat . ,name) entries)
-            (toolspec--gptel-remove cat name)
-            (cl-incf removed))
-          (remhash what toolspec--registered))
-      (let ((names (if (listp what) what (list what))))
-        (maphash (lambda (source entries)
-                   (let ((keep (cl-remove-if (lambda (e)
-                                               (when (member (cdr e) names)
-                                                 (toolspec--gptel-remove (car e) (cdr e))
-                                                 (cl-incf removed)
-                                                 t))
-                                             entries)))
-                     (puthash source keep toolspec--registered)))
-                 toolspec--registered)))
+  (let ((removed 0)
+        (names (cond ((and (stringp what) (gethash what toolspec--registered)) nil)
+                     ((listp what) what)
+                     (t (list what)))))
+    (maphash (lambda (source tools)
+               (let ((gone (if names
+                               (cl-remove-if-not (lambda (tl) (member (gptel-tool-name tl) names)) tools)
+                             (and (equal source what) tools))))
+                 (mapc #'toolspec--gptel-remove gone)
+                 (cl-incf removed (length gone))
+                 (puthash source (cl-set-difference tools gone) toolspec--registered)))
+             toolspec--registered)
+    (when (and (stringp what) (null (gethash what toolspec--registered)))
+      (remhash what toolspec--registered))
     removed))
+
+(defun toolspec--flag (v)
+  "V as a boolean: nil, `:json-false' and `:null' are false."
+  (and v (not (memq v '(:json-false :null))) v))
 
 (defun toolspec--bind (tool options)
   "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS."
   (let* ((binding (toolspec--resolve tool options))
-         (async (or (plist-get binding :async) (plist-get tool :async)))
-         (confirm (cond ((plist-member options :confirm) (plist-get options :confirm))
-                        ((plist-member binding :confirm) (plist-get binding :confirm))
-                        (t (plist-get tool :confirm)))))
+         ;; JSON readers never produce :async, :confirm or :include (a
+         ;; file cannot set them); a plist written in elisp may.
+         (async (toolspec--flag (or (plist-get binding :async) (plist-get tool :async))))
+         (confirm (toolspec--flag
+                   (cond ((plist-member options :confirm) (plist-get options :confirm))
+                         ((plist-member binding :confirm) (plist-get binding :confirm))
+                         (t (plist-get tool :confirm))))))
     (append (list :name (plist-get tool :name)
                   :description (or (plist-get tool :description) "")
                   :args (plist-get tool :args)
                   :function (toolspec--wrap tool (plist-get binding :function) async))
             (and async (list :async t))
             (and confirm (list :confirm confirm))
-            (and (plist-get tool :include) (list :include (plist-get tool :include)))
+            (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
             (list :toolspec-bound (plist-get binding :bound)))))
 
 (defun toolspec-register (tools &rest options)
@@ -309,16 +308,22 @@ Registering a source again replaces its tools."
          (category (or (plist-get options :category)
                        (and source (file-name-base source))
                        "toolspec")))
-    (when source (toolspec-unregister source))
-    (let ((made (mapcar (lambda (tool)
-                          (let ((bound (toolspec--bind (copy-tree tool) options)))
-                            (cl-remf bound :toolspec-bound)
-                            (apply #'gptel-make-tool :category category bound)))
-                        tools)))
-      (when source
-        (puthash source (mapcar (lambda (tool) (cons category (gptel-tool-name tool))) made)
-                 toolspec--registered))
-      made)))
+    ;; Tools of the source that were active stay active under their new
+    ;; definition.
+    (let* ((old (and source (gethash source toolspec--registered)))
+           (active (mapcar #'gptel-tool-name (cl-intersection old gptel-tools :test #'eq))))
+      (when old (toolspec-unregister source))
+      (let ((made (mapcar (lambda (tool)
+                            (let ((bound (toolspec--bind (copy-tree tool) options)))
+                              (cl-remf bound :toolspec-bound)
+                              (apply #'gptel-make-tool :category category bound)))
+                          tools)))
+        (dolist (tool made)
+          (when (member (gptel-tool-name tool) active)
+            (setq gptel-tools (append gptel-tools (list tool)))))
+        (when source
+          (puthash source made toolspec--registered))
+        made))))
 
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
@@ -341,20 +346,28 @@ OPTIONS are those of `toolspec-register' plus `:format'; the
 category defaults to FILE's base name.  Importing FILE again
 replaces its tools.  Signals `toolspec-invalid-spec' when a tool
 has errors; warnings are logged to *Messages*.  Returns the gptel
-tools."
-  (let* ((file (expand-file-name file))
-         (tools (toolspec-read-file file (plist-get options :format))))
-    (dolist (tool tools)
-      (condition-case err
-          (toolspec-check tool)
-        (toolspec-invalid-spec
-         (signal 'toolspec-invalid-spec
-                 (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                       (append (list :file file) (toolspec-error-details err)))))))
-    (dolist (w toolspec-last-import-warnings)
-      (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
-    (apply #'toolspec-register tools :source file
-           (append options (list :category (or (plist-get options :category) (file-name-base file)))))))
+tools.
+
+With `:preview' non-nil, as interactively, nothing is registered
+yet: the tools and their problems are shown in a preview buffer,
+where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; returns that buffer."
+  (interactive (list (read-file-name "Import tools from JSON file: " nil nil t) :preview t))
+  (if (plist-get options :preview)
+      (progn (require 'toolspec-ui)
+             (toolspec--preview-file file options))
+    (let* ((file (expand-file-name file))
+           (tools (toolspec-read-file file (plist-get options :format))))
+      (dolist (tool tools)
+        (condition-case err
+            (toolspec-check tool)
+          (toolspec-invalid-spec
+           (signal 'toolspec-invalid-spec
+                   (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                         (append (list :file file) (toolspec-error-details err)))))))
+      (dolist (w toolspec-last-import-warnings)
+        (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+      (apply #'toolspec-register tools :source file
+             (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
 
 ;;;###autoload
 (defun toolspec-load-tool-directories ()
@@ -380,16 +393,21 @@ number of tools registered."
   "X, a tool plist, a gptel tool or a registered tool's name, as a tool."
   (if (stringp x) (progn (toolspec--require-gptel) (gptel-get-tool x)) x))
 
+;;;###autoload
 (defun toolspec-export (tools dialect &optional file)
   "Write TOOLS as one JSON document in DIALECT.
 TOOLS is a list of tool plists, gptel tools or registered tool names.
-With FILE, write the document there; otherwise return it as a string."
+With FILE, write the document there; otherwise return it as a string.
+Interactively, ask for the tools, the dialect and the file; without
+a file, show the document in buffer *toolspec-export*."
+  (interactive (progn (require 'toolspec-ui) (toolspec--export-read-args)))
   (let ((json (toolspec-tools-to-json (mapcar #'toolspec--as-tool tools) dialect t)))
-    (if file
-        (let ((coding-system-for-write 'utf-8-unix))
-          (write-region (concat json "\n") nil file)
-          file)
-      json)))
+    (when file
+      (let ((coding-system-for-write 'utf-8-unix))
+        (write-region (concat json "\n") nil file)))
+    (when (called-interactively-p 'any)
+      (toolspec--export-report json dialect file (length tools)))
+    (or file json)))
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

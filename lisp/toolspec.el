@@ -199,6 +199,13 @@ Needs a Rust toolchain: cargo must be on the variable `exec-path'."
 They say what was changed to make the input fit: non-standard type
 names, inferred types, type unions rewritten.")
 
+(defvar toolspec-last-import-paths nil
+  "Where each tool of the last JSON import is in its input.
+A list of JSON paths, one per tool and in the order of the tools,
+such as \"tools[1]\" or \"functionDeclarations[0]\"; \"\" is the
+whole document (a bare JSON Schema).  Paths are relative to the
+document read, like those of `toolspec-last-import-warnings'.")
+
 (defun toolspec--read (text)
   "Read the elisp TEXT the module printed."
   (car (read-from-string text)))
@@ -213,7 +220,8 @@ names, inferred types, type unions rewritten.")
 (defun toolspec--import (result)
   "Unpack RESULT, the module's (TOOLS WARNINGS PATHS) text."
   (let ((r (toolspec--read result)))
-    (setq toolspec-last-import-warnings (nth 1 r))
+    (setq toolspec-last-import-warnings (nth 1 r)
+          toolspec-last-import-paths (nth 2 r))
     (car r)))
 
 (defun toolspec--function-info (f)

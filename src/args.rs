@@ -4,25 +4,32 @@
 
 use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
-use serde_json::Value;
+use lexpr::Value as Sexp;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Problem, Tool};
+use crate::model::{Problem, Schema, Tool};
+use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
 use crate::write::{parameters, Dialect};
 
 /// A compiled checker for one tool's arguments.
 pub struct ArgChecker {
     validator: Validator,
+    /// The parameters schema, to read Lisp values by their types.
+    schema: Schema,
+    /// Argument names, in the order functions receive them.
+    names: Vec<String>,
 }
 
 impl ArgChecker {
     /// Compile the checker for `tool`'s parameters schema.
     pub fn new(tool: &Tool) -> Result<ArgChecker> {
-        let schema = Value::Object(parameters(tool, Dialect::JsonSchema));
-        let validator = jsonschema::validator_for(&schema).map_err(|e| {
+        let schema = parameters(tool, Dialect::JsonSchema);
+        let validator = jsonschema::validator_for(&Value::Object(schema.clone())).map_err(|e| {
             Error::new(ErrorKind::Write, format!("the tool's schema is not a valid JSON Schema: {e}"))
         })?;
-        Ok(ArgChecker { validator })
+        let names = tool.args.iter().map(|a| a.name.clone()).collect();
+        Ok(ArgChecker { validator, schema, names })
     }
 
     /// Check an arguments object; every problem has the argument's path
@@ -62,4 +69,108 @@ impl ArgChecker {
         }
         Ok(self.check(&v))
     }
+    /// Check arguments given as Lisp values printed by Emacs: with
+    /// `positional`, a list of values in argument order (as gptel and llm
+    /// call tool functions, nil for a missing argument); otherwise one
+    /// arguments object (a plist or alist).  Lisp values are read by the
+    /// schema: nil is null where null is allowed, false for a boolean,
+    /// `{}` for an object, `[]` for an array, and otherwise missing.
+    pub fn check_lisp(&self, text: &str, positional: bool) -> Result<Vec<Problem>> {
+        let sexp = parse_sexp(text)?;
+        let args = if positional {
+            let items = list_items(&sexp)
+                .ok_or_else(|| Error::new(ErrorKind::Plist, "the arguments must be a list"))?;
+            let mut obj = Map::new();
+            for (name, v) in self.names.iter().zip(items) {
+                let sub = self.property(name);
+                if let Some(j) = typed(v, sub, name)? {
+                    obj.insert(name.clone(), j);
+                }
+            }
+            Value::Object(obj)
+        } else {
+            typed(&sexp, Some(&self.schema), "")?.unwrap_or_else(|| Value::Object(Map::new()))
+        };
+        dispose(sexp);
+        Ok(self.check(&args))
+    }
+
+    fn property(&self, name: &str) -> Option<&Schema> {
+        self.schema.get("properties")?.get(name)?.as_object()
+    }
+}
+
+/// The JSON types a schema allows (empty when it says nothing).
+fn types_of(schema: Option<&Schema>) -> Vec<&str> {
+    match schema.and_then(|s| s.get("type")) {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A Lisp value as JSON, read by `schema`; None for a missing value.
+fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>> {
+    let types = types_of(schema);
+    if is_nil(v) {
+        let nullable = types.contains(&"null") || schema.is_some_and(|s| s.get("nullable") == Some(&Value::Bool(true)));
+        return Ok(if nullable {
+            Some(Value::Null)
+        } else if types.contains(&"boolean") {
+            Some(Value::Bool(false))
+        } else if types.contains(&"object") {
+            Some(Value::Object(Map::new()))
+        } else if types.contains(&"array") {
+            Some(Value::Array(Vec::new()))
+        } else {
+            None
+        });
+    }
+    let sub = |key: &str| schema.and_then(|s| s.get(key)).and_then(Value::as_object);
+    // Objects: plists as gptel parses them, alists as llm does.
+    if types.contains(&"object") || types.is_empty() {
+        let pairs: Option<Vec<(String, &Sexp)>> = plist_pairs(v)
+            .map(|p| p.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
+            .or_else(|| {
+                let items = list_items(v)?;
+                items
+                    .iter()
+                    .map(|x| {
+                        let c = x.as_cons()?;
+                        let k = c.car().as_symbol().or_else(|| c.car().as_keyword()).or_else(|| c.car().as_str())?;
+                        Some((k.to_string(), c.cdr()))
+                    })
+                    .collect()
+            });
+        if let Some(pairs) = pairs.filter(|p| !p.is_empty()) {
+            let props = sub("properties");
+            let mut m = Map::new();
+            for (k, x) in pairs {
+                let ps = props.and_then(|p| p.get(&k)).and_then(Value::as_object);
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                if let Some(j) = typed(x, ps, &p)? {
+                    m.insert(k, j);
+                }
+            }
+            return Ok(Some(Value::Object(m)));
+        }
+    }
+    // Arrays: vectors, or lists.
+    let items: Option<Vec<&Sexp>> = v.as_slice().map(|s| s.iter().collect()).or_else(|| {
+        if types.contains(&"array") {
+            list_items(v)
+        } else {
+            None
+        }
+    });
+    if let Some(items) = items {
+        let item_schema = sub("items");
+        let mut out = Vec::with_capacity(items.len());
+        for (i, x) in items.iter().enumerate() {
+            let j = typed(x, item_schema, &format!("{path}[{i}]"))?;
+            out.push(j.unwrap_or(Value::Null));
+        }
+        return Ok(Some(Value::Array(out)));
+    }
+    sexp_to_json(v, None, path, false).map(Some)
 }

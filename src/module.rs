@@ -177,13 +177,20 @@ fn compile_args(env: &Env, text: Value<'_>) -> emacs::Result<ArgChecker> {
     })
 }
 
-/// Check ARGS, a JSON object text, with CHECKER; returns elisp text of the
-/// problems (each path an argument path).
+/// Check ARGS with CHECKER; returns elisp text of the problems (each path
+/// an argument path).  ARGS is a JSON object text when KIND is `json`,
+/// printed Lisp values otherwise: the list of positional values when KIND
+/// is `positional`, one object (plist or alist) when it is `object`.
 #[defun]
-fn check_args<'e>(env: &'e Env, checker: &ArgChecker, args: Value<'e>) -> emacs::Result<Value<'e>> {
+fn check_args<'e>(env: &'e Env, checker: &ArgChecker, args: Value<'e>, kind: Value<'e>) -> emacs::Result<Value<'e>> {
+    let kind = kind.into_rust::<String>().unwrap_or_default();
     guard(env, || {
         let s = self::text(args, "the arguments")?;
-        let problems = checker.check_text(&s)?;
+        let problems = match kind.as_str() {
+            "json" => checker.check_text(&s)?,
+            "positional" => checker.check_lisp(&s, true)?,
+            _ => checker.check_lisp(&s, false)?,
+        };
         let mut out = String::new();
         crate::print_problems(&problems, &mut out);
         Ok(out)

@@ -10,6 +10,11 @@ use crate::error::{check_utf8, Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
 
+/// Tool fields that belong to Emacs (gptel, llm, toolspec's executors):
+/// never taken from a file.
+const RESERVED_KEYS: &[&str] =
+    &["function", "async", "confirm", "include", "category", "executor", "args", "schema-extra"];
+
 /// A tool definition format that can be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -194,7 +199,15 @@ impl<'a> Reader<'a> {
         let o = v
             .as_object()
             .ok_or_else(|| Error::shape(path, format!("expected a tool definition object, found {}", kind_of(v))))?;
-        let p = parts(v, o, path, format)?;
+        let mut p = parts(v, o, path, format)?;
+        for key in RESERVED_KEYS {
+            if p.extra.shift_remove(*key).is_some() {
+                self.out.warnings.push(Problem::warning(
+                    join(path, key),
+                    format!("\"{key}\" ignored: a spec file cannot choose what runs a tool or how Emacs calls it"),
+                ));
+            }
+        }
         let name = match p.name {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
