@@ -41,7 +41,7 @@ run_ert() {
   note "ERT ($name)"
   "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test \
     --eval "(setq toolspec-module-file \"$module\")" \
-    -l test/toolspec-test.el -l test/toolspec-gptel-test.el \
+    -l test/toolspec-test.el -l test/toolspec-gptel-test.el -l test/toolspec-integration-test.el -l test/toolspec-ui-test.el \
     -f ert-run-tests-batch-and-exit 2>&1 | tee "$log/ert-$name.txt"
   local rc=${PIPESTATUS[0]}
   local line; line=$(grep -E '^Ran [0-9]+ tests?' "$log/ert-$name.txt" | tail -n1)

@@ -1,0 +1,1211 @@
+;;; toolspec-ui.el --- Commands to import, inspect, check and export LLM tools -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;; This program is distributed in the hope that it will be useful,
+;; but WITHOUT ANY WARRANTY; without even the implied warranty of
+;; MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+;; GNU General Public License for more details.
+
+;; You should have received a copy of the GNU General Public License
+;; along with this program.  If not, see <https://www.gnu.org/licenses/>.
+
+;;; Commentary:
+
+;; The interactive side of toolspec:
+;;
+;;   M-x toolspec-import-file     preview the tools of a JSON file, then
+;;   M-x toolspec-import-buffer   register them with gptel (C-c C-c) or
+;;   M-x toolspec-import-region   cancel (q); RET on a problem shows it
+;;                                in the JSON
+;;   M-x toolspec-describe-tool   a registered gptel tool: arguments,
+;;                                problems, the JSON of every dialect
+;;   M-x toolspec-validate-buffer problems of the JSON spec in the buffer,
+;;                                in a compilation buffer (`next-error')
+;;   M-x toolspec-export          registered tools -> JSON file or buffer
+;;   M-x toolspec-insert-gptel-form  JSON at point -> (gptel-make-tool ...)
+;;
+;; `toolspec-flymake-setup' checks JSON spec buffers as you type.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'button)
+(require 'help-mode)
+(require 'compile)
+(require 'pp)
+(require 'toolspec)
+(require 'toolspec-gptel)
+
+(declare-function toolspec--mod-locate "toolspec-module")
+(declare-function toolspec--mod-parse-json "toolspec-module")
+(declare-function gptel-tool-name "ext:gptel-request")
+(declare-function gptel-tool-category "ext:gptel-request")
+(declare-function gptel-tool-async "ext:gptel-request")
+(declare-function gptel-tool-confirm "ext:gptel-request")
+(declare-function gptel-tool-function "ext:gptel-request")
+(declare-function gptel-tool-p "ext:gptel-request")
+(declare-function json-pretty-print-buffer "json")
+(declare-function flymake-make-diagnostic "flymake")
+(defvar gptel--known-tools)
+(defvar flymake-diagnostic-functions)
+
+;;;; Options
+
+(defcustom toolspec-preview-progress-threshold 50
+  "Show a progress reporter when previewing more tools than this."
+  :type 'natnum
+  :group 'toolspec)
+
+(defcustom toolspec-placeholder-function-format "my-%s-function"
+  "Name of the placeholder function `toolspec-insert-gptel-form' writes.
+%s stands for the tool's name, its underscores turned into hyphens."
+  :type 'string
+  :group 'toolspec)
+
+(defface toolspec-tool-name
+  '((t :inherit font-lock-function-name-face :weight bold))
+  "Face of tool names in toolspec's buffers."
+  :group 'toolspec)
+
+(defface toolspec-problem-error
+  '((t :inherit error))
+  "Face of errors in toolspec's buffers."
+  :group 'toolspec)
+
+(defface toolspec-problem-warning
+  '((t :inherit warning))
+  "Face of warnings in toolspec's buffers."
+  :group 'toolspec)
+
+(defface toolspec-heading
+  '((t :inherit bold))
+  "Face of headings in toolspec's buffers."
+  :group 'toolspec)
+
+;;;; Where JSON comes from
+
+(defconst toolspec--json-syntax-table
+  (let ((st (make-syntax-table)))
+    (modify-syntax-entry ?\{ "(}" st)
+    (modify-syntax-entry ?\} "){" st)
+    (modify-syntax-entry ?\[ "(]" st)
+    (modify-syntax-entry ?\] ")[" st)
+    (modify-syntax-entry ?\( "." st)
+    (modify-syntax-entry ?\) "." st)
+    (modify-syntax-entry ?\" "\"" st)
+    (modify-syntax-entry ?\\ "\\" st)
+    (modify-syntax-entry ?' "." st)
+    (modify-syntax-entry ?\; "." st)
+    st)
+  "Syntax table reading JSON: brackets and braces nest, strings use \".")
+
+(cl-defstruct (toolspec--source (:constructor toolspec--source-create)
+                                (:copier nil))
+  "Where JSON tool definitions come from: a file or part of a buffer."
+  file buffer start end text spans)
+
+(defun toolspec--file-source (file)
+  "A source for the JSON file FILE."
+  (toolspec--source-create :file (expand-file-name file)))
+
+(defun toolspec--buffer-source (buffer &optional start end)
+  "A source for BUFFER's text between START and END.
+START and END default to the accessible portion of BUFFER."
+  (with-current-buffer buffer
+    (let ((start (copy-marker (or start (point-min))))
+          (end (copy-marker (or end (point-max)) t)))
+      (toolspec--source-create
+       :buffer buffer :start start :end end
+       :text (buffer-substring-no-properties start end)))))
+
+(defun toolspec--source-refresh (source)
+  "Read SOURCE's text again, as it is now."
+  (if (toolspec--source-buffer source)
+      (progn
+        (unless (buffer-live-p (toolspec--source-buffer source))
+          (user-error "The buffer the tools came from has been killed"))
+        (with-current-buffer (toolspec--source-buffer source)
+          (setf (toolspec--source-text source)
+                (buffer-substring-no-properties (toolspec--source-start source)
+                                                (toolspec--source-end source)))))
+    (setf (toolspec--source-text source) nil))
+  (setf (toolspec--source-spans source) nil)
+  source)
+
+(defun toolspec--source-id (source)
+  "The name SOURCE is registered under: its file name or buffer name."
+  (or (toolspec--source-file source)
+      (buffer-name (toolspec--source-buffer source))))
+
+(defun toolspec--source-label (source)
+  "A short name of SOURCE for messages."
+  (if (toolspec--source-file source)
+      (abbreviate-file-name (toolspec--source-file source))
+    (buffer-name (toolspec--source-buffer source))))
+
+(defun toolspec--source-string (source)
+  "The JSON text of SOURCE, read once."
+  (or (toolspec--source-text source)
+      (setf (toolspec--source-text source)
+            (with-temp-buffer
+              (let ((coding-system-for-read 'utf-8))
+                (insert-file-contents (toolspec--source-file source)))
+              (buffer-string)))))
+
+(defun toolspec--parse-text (text &optional format name)
+  "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title."
+  (toolspec--ensure-module)
+  (toolspec--import
+   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size)))
+
+(defun toolspec--source-default-name (source)
+  "The name of a bare JSON Schema in SOURCE that has no title, or nil."
+  (let ((file (or (toolspec--source-file source)
+                  (buffer-file-name (toolspec--source-buffer source)))))
+    (and file (file-name-base file))))
+
+(defun toolspec--source-read (source &optional format)
+  "Read the tools of SOURCE in FORMAT: return (TOOLS WARNINGS PATHS).
+Signals a `toolspec-error' when SOURCE holds no valid definitions."
+  (let ((tools (if (toolspec--source-file source)
+                   (toolspec-read-file (toolspec--source-file source) format)
+                 (toolspec--parse-text (toolspec--source-text source) format
+                                       (toolspec--source-default-name source)))))
+    (list tools toolspec-last-import-warnings toolspec-last-import-paths)))
+
+;;;; Positions
+
+(defun toolspec--locate (source path)
+  "Line and column, as (LINE . COLUMN), of JSON PATH in SOURCE's text."
+  (toolspec--ensure-module)
+  (toolspec--mod-locate (toolspec--source-string source) path))
+
+(defun toolspec--source-position (source line column)
+  "Where LINE and COLUMN of SOURCE's text are: (BUFFER . POSITION).
+LINE and COLUMN count from 1; a file source is visited."
+  (let ((buffer (or (toolspec--source-buffer source)
+                    (find-file-noselect (toolspec--source-file source)))))
+    (with-current-buffer buffer
+      (save-restriction
+        (widen)
+        (save-excursion
+          (goto-char (or (toolspec--source-start source) (point-min)))
+          ;; (forward-line 0) would leave a region's first line.
+          (when (> line 1) (forward-line (1- line)))
+          (forward-char (max 0 (min (1- column) (- (line-end-position) (point)))))
+          (cons buffer (point)))))))
+
+(defun toolspec--goto (source line column)
+  "Show LINE and COLUMN of SOURCE's text in a window and move there."
+  (pcase-let ((`(,buffer . ,pos) (toolspec--source-position source line column)))
+    (pop-to-buffer buffer)
+    (unless (<= (point-min) pos (point-max)) (widen))
+    (unless (= (point) pos) (push-mark (point) t))
+    (goto-char pos)))
+
+(defun toolspec--path-join (&rest step-list)
+  "Return a JSON path: the non-empty strings of STEP-LIST joined by dots."
+  (mapconcat #'identity (delete "" (delq nil step-list)) "."))
+
+(defun toolspec--path-parent (path)
+  "PATH without its last step (a key or an index)."
+  (if (string-match "\\`\\(.*\\)\\(?:\\.[^.]*\\|\\[[0-9]+\\]\\)\\'" path)
+      (match-string 1 path)
+    ""))
+
+(defun toolspec--path-found-p (text path)
+  "Non-nil when JSON PATH exists in TEXT."
+  (or (equal path "")
+      (not (equal (toolspec--mod-locate text path)
+                  (toolspec--mod-locate text (toolspec--path-parent path))))))
+
+(defun toolspec--path-prefix-p (prefix path)
+  "Non-nil when JSON path PREFIX is PATH or one of its ancestors."
+  (or (equal prefix "")
+      (equal prefix path)
+      (and (string-prefix-p prefix path)
+           (memq (aref path (length prefix)) '(?. ?\[)))))
+
+(defconst toolspec--schema-keys
+  '("function.parameters" "parameters" "input_schema" "inputSchema"
+    "toolSpec.inputSchema.json" "")
+  "Where the formats keep a tool's parameter schema, relative to the tool.")
+
+(defun toolspec--problem-json-path (text tool tool-path path)
+  "The JSON path in TEXT of problem PATH, a path in the plist TOOL.
+TOOL was read from TOOL-PATH.  Best effort: an argument's problem
+maps into its property in the parameter schema, a tool key to the
+key; otherwise the tool itself."
+  (toolspec--ensure-module)
+  (or
+   (when (string-match "\\`args\\(?:\\[\\([0-9]+\\)\\]\\)?\\.?" path)
+     (let* ((index (and (match-beginning 1) (string-to-number (match-string 1 path))))
+            (rest (substring path (match-end 0)))
+            (name (and index (plist-get (nth index (plist-get tool :args)) :name))))
+       (cl-loop for key in toolspec--schema-keys
+                for schema = (toolspec--path-join tool-path key)
+                for props = (toolspec--path-join schema "properties")
+                if (and index (stringp name)
+                        (toolspec--path-found-p text (toolspec--path-join props name)))
+                return (toolspec--path-join props name rest)
+                else if (and (null index) (toolspec--path-found-p text props))
+                return schema)))
+   (when (string-match "\\`[^.[]+" path)
+     (let ((key (match-string 0 path))
+           (rest (substring path (match-end 0))))
+       (cl-loop for prefix in '("" "function" "toolSpec")
+                for found = (cl-loop for k in (if (equal key "name") '("name" "title") (list key))
+                                     for p = (toolspec--path-join tool-path prefix k)
+                                     when (toolspec--path-found-p text p) return p)
+                when found return (concat found rest))))
+   tool-path))
+
+;;;; Problems of imported tools
+
+(defun toolspec--tool-problems (tools warnings paths &optional doing)
+  "Problems of TOOLS, read with import WARNINGS from PATHS.
+Return (ENTRIES . GENERAL): ENTRIES a list of plists (:tool :path
+:problems), one per tool, GENERAL the import warnings of no tool.
+A problem is (SEVERITY PATH MESSAGE JSON-P), PATH a JSON path when
+JSON-P, else a path in the tool plist.  DOING, a verb such as
+\"Previewing\", is shown in a progress report when there are more
+tools than `toolspec-preview-progress-threshold'."
+  (let* ((count (length tools))
+         (reporter (and doing (> count toolspec-preview-progress-threshold)
+                        (make-progress-reporter (format "%s %d tools..." doing count) 0 count)))
+         (entries (cl-loop for tool in tools
+                           for path in (append paths (make-list (max 0 (- count (length paths))) ""))
+                           for i from 1
+                           collect (list :tool tool :path path
+                                         :problems (mapcar (lambda (p) (append p (list nil)))
+                                                           (toolspec-validate tool)))
+                           do (when reporter (progress-reporter-update reporter i))))
+         general)
+    (when reporter (progress-reporter-done reporter))
+    (dolist (w warnings)
+      (let ((owner nil))
+        (dolist (e entries)
+          (when (and (toolspec--path-prefix-p (plist-get e :path) (nth 1 w))
+                     (or (null owner)
+                         (> (length (plist-get e :path)) (length (plist-get owner :path)))))
+            (setq owner e)))
+        (if owner
+            (plist-put owner :problems (append (plist-get owner :problems) (list (append w (list t)))))
+          (push (append w (list t)) general))))
+    (cons entries (nreverse general))))
+
+(defun toolspec--text-position (line column)
+  "Position of LINE and COLUMN (from 1) in the current buffer."
+  (goto-char (point-min))
+  (forward-line (1- line))
+  (forward-char (max 0 (min (1- column) (- (line-end-position) (point)))))
+  (point))
+
+(defun toolspec--span-at (start)
+  "The JSON value at START in the current buffer: (LINE COLUMN TEXT)."
+  (save-excursion
+    (goto-char start)
+    (list (line-number-at-pos start)
+          (1+ (- start (line-beginning-position)))
+          (buffer-substring-no-properties
+           start (or (ignore-errors (scan-sexps start 1)) (point-max))))))
+
+(defun toolspec--compute-spans (source paths)
+  "Find the tools at JSON PATHS in SOURCE's text, for `toolspec--tool-span'.
+Tools in one array are found in one pass over it, so that a file of
+thousands of tools is not scanned once per tool."
+  (let ((text (toolspec--source-string source))
+        (table (or (toolspec--source-spans source)
+                   (setf (toolspec--source-spans source) (make-hash-table :test 'equal))))
+        (groups nil))
+    (dolist (path paths)
+      (unless (gethash path table)
+        (let ((parent path) (index nil))
+          (when (string-match "\\`\\(.*\\)\\[\\([0-9]+\\)\\]\\'" path)
+            (setq parent (match-string 1 path)
+                  index (string-to-number (match-string 2 path))))
+          (push (cons index path) (alist-get parent groups nil nil #'equal)))))
+    (when groups
+      (toolspec--ensure-module)
+      (with-temp-buffer
+        (insert text)
+        (set-syntax-table toolspec--json-syntax-table)
+        (pcase-dolist (`(,parent . ,members) groups)
+          (let ((start (apply #'toolspec--text-position
+                              (let ((lc (toolspec--mod-locate text parent))) (list (car lc) (cdr lc)))))
+                (i 0))
+            (goto-char start)
+            (dolist (m (sort members (lambda (a b) (< (or (car a) -1) (or (car b) -1)))))
+              (pcase-let ((`(,index . ,path) m))
+                (puthash
+                 path
+                 (cond
+                  ((null index) (toolspec--span-at start))
+                  ((and (eq (char-after start) ?\[)
+                        (ignore-errors
+                          (when (= i 0) (goto-char (1+ start)))
+                          (while (< i index)
+                            (skip-chars-forward " \t\r\n")
+                            (goto-char (scan-sexps (point) 1))
+                            (skip-chars-forward " \t\r\n")
+                            (if (eq (char-after) ?,) (forward-char 1) (error "No element %d" index))
+                            (setq i (1+ i)))
+                          (skip-chars-forward " \t\r\n")
+                          (toolspec--span-at (point)))))
+                  (t (save-excursion
+                       (toolspec--span-at
+                        (apply #'toolspec--text-position
+                               (let ((lc (toolspec--mod-locate text path))) (list (car lc) (cdr lc))))))))
+                 table)))))))))
+
+(defun toolspec--tool-span (source path)
+  "Where the tool at JSON PATH is in SOURCE's text: (LINE COLUMN TEXT).
+LINE and COLUMN are those of its start, TEXT its JSON."
+  (or (and (toolspec--source-spans source) (gethash path (toolspec--source-spans source)))
+      (progn (toolspec--compute-spans source (list path))
+             (gethash path (toolspec--source-spans source)))))
+
+(defun toolspec--relative-path (prefix path)
+  "JSON PATH relative to its ancestor PREFIX."
+  (let ((rest (substring path (length prefix))))
+    (if (string-prefix-p "." rest) (substring rest 1) rest)))
+
+(defun toolspec--problem-place (source entry problem)
+  "The (LINE . COLUMN) in SOURCE's text of PROBLEM of ENTRY.
+ENTRY is nil for a problem of no tool; PROBLEM nil means the tool."
+  (toolspec--ensure-module)
+  (if (null entry)
+      (toolspec--locate source (nth 1 problem))
+    (pcase-let* ((tool-path (plist-get entry :path))
+                 (`(,line ,column ,text) (toolspec--tool-span source tool-path))
+                 (path (cond ((null problem) "")
+                             ((nth 3 problem) (toolspec--relative-path tool-path (nth 1 problem)))
+                             (t (toolspec--problem-json-path text (plist-get entry :tool) "" (nth 1 problem)))))
+                 (`(,l . ,c) (toolspec--mod-locate text path)))
+      (if (= l 1)
+          (cons line (+ column c -1))
+        (cons (+ line l -1) c)))))
+
+(defun toolspec--error-position (source err)
+  "The (LINE . COLUMN) in SOURCE of toolspec error ERR, or nil."
+  (let ((details (toolspec-error-details err)))
+    (cond ((and (plist-get details :line) (plist-get details :column))
+           (cons (plist-get details :line) (plist-get details :column)))
+          ((stringp (plist-get details :path))
+           (ignore-errors (toolspec--locate source (plist-get details :path)))))))
+
+(defun toolspec--error-text (err)
+  "The message of toolspec error ERR without its file and position prefixes."
+  (let ((msg (if (stringp (cadr err)) (cadr err) (error-message-string err)))
+        (file (plist-get (toolspec-error-details err) :file)))
+    (when (and file (string-prefix-p (concat (abbreviate-file-name file) ": ") msg))
+      (setq msg (substring msg (+ 2 (length (abbreviate-file-name file))))))
+    (if (string-match "\\`line [0-9]+, column [0-9]+: " msg)
+        (substring msg (match-end 0))
+      msg)))
+
+(defun toolspec--report-read-error (source err)
+  "Show where toolspec error ERR, from reading SOURCE, is, then signal it.
+The place, if the error has one, is shown in the JSON; the error
+becomes a `user-error' naming the place."
+  (let ((pos (toolspec--error-position source err))
+        (title (or (get (car err) 'error-message) "toolspec error")))
+    (if (not pos)
+        (user-error "%s: %s: %s" title (toolspec--source-label source) (toolspec--error-text err))
+      (toolspec--goto source (car pos) (cdr pos))
+      (user-error "%s: %s" title
+                  (toolspec--located source (car pos) (cdr pos) (toolspec--error-text err))))))
+
+(defun toolspec--absolute-line-column (source line column)
+  "LINE and COLUMN of SOURCE's text as (LINE . COLUMN) in its buffer or file."
+  (if (toolspec--source-buffer source)
+      (pcase-let ((`(,buffer . ,pos) (toolspec--source-position source line column)))
+        (with-current-buffer buffer
+          (save-restriction
+            (widen)
+            (save-excursion
+              (goto-char pos)
+              (cons (line-number-at-pos) (1+ (- pos (line-beginning-position))))))))
+    (cons line column)))
+
+(defun toolspec--located (source line column message)
+  "MESSAGE prefixed with SOURCE:LINE:COLUMN, the place in SOURCE's file or buffer."
+  (pcase-let ((`(,l . ,c) (toolspec--absolute-line-column source line column)))
+    (format "%s:%d:%d: %s" (toolspec--source-label source) l c message)))
+
+(defun toolspec--read-or-report (source &optional format)
+  "Read SOURCE in FORMAT as `toolspec--source-read' does.
+A toolspec error is shown at its place and becomes a `user-error'."
+  (condition-case err
+      (toolspec--source-read source format)
+    (toolspec-error (toolspec--report-read-error source err))))
+
+;;;; Import preview
+
+(defvar-local toolspec--preview nil
+  "The import this buffer previews: a plist.
+Keys: `:source', `:options', `:entries' and `:general' (see
+`toolspec--tool-problems'), `:category'.")
+
+(defvar toolspec-import-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'toolspec-import-register)
+    (define-key map "y" #'toolspec-import-register)
+    (define-key map (kbd "C-c C-k") #'toolspec-import-cancel)
+    (define-key map "q" #'toolspec-import-cancel)
+    (define-key map (kbd "RET") #'toolspec-import-visit)
+    (define-key map "n" #'toolspec-import-next-tool)
+    (define-key map "p" #'toolspec-import-previous-tool)
+    (define-key map (kbd "TAB") #'forward-button)
+    (define-key map (kbd "<backtab>") #'backward-button)
+    map)
+  "Keymap of `toolspec-import-mode'.")
+
+(define-derived-mode toolspec-import-mode special-mode "toolspec-import"
+  "Major mode of the buffer previewing an import of JSON tool definitions.
+It lists each tool with its arguments, the function it would be
+bound to, and its problems.  Nothing is registered until you say so.
+
+\\{toolspec-import-mode-map}"
+  (setq-local revert-buffer-function #'toolspec--import-revert)
+  (setq-local truncate-lines nil))
+
+(define-button-type 'toolspec-problem
+  'follow-link t
+  'action #'toolspec--problem-button-action
+  'help-echo "mouse-2, RET: show this problem in the JSON")
+
+(defun toolspec--binding-text (tool options)
+  "How TOOL would be bound under import OPTIONS, as text."
+  (condition-case err
+      (let* ((resolver nil)
+             (toolspec-function-resolvers
+              (mapcar (lambda (r)
+                        (lambda (tool options)
+                          (let ((found (funcall r tool options)))
+                            (when (and found (not resolver)) (setq resolver r))
+                            found)))
+                      toolspec-function-resolvers))
+             (binding (toolspec--resolve tool options)))
+        (if (not (plist-get binding :bound))
+            "unbound (returns an error to the model)"
+          (let ((f (plist-get binding :function)))
+            (concat (if (and (symbolp f) f) (format "%s" f) "a function")
+                    (and (plist-get binding :async) ", async")
+                    (and (plist-get binding :confirm) ", asks first")
+                    (and resolver (format " (from %s)" resolver))))))
+    (error (format "cannot be bound: %s" (error-message-string err)))))
+
+(defun toolspec--type-text (spec)
+  "The type of argument or schema SPEC as short text."
+  (let ((type (plist-get spec :type)))
+    (cond ((and (member type '(array "array")) (plist-get (plist-get spec :items) :type))
+           (format "array of %s" (toolspec--type-text (plist-get spec :items))))
+          ((vectorp type) (mapconcat (lambda (x) (format "%s" x)) type "|"))
+          (type (format "%s%s" type (if (plist-get spec :nullable) "|null" "")))
+          ((plist-get spec :anyOf) "anyOf")
+          (t "?"))))
+
+(defun toolspec--args-text (tool)
+  "TOOL's arguments as NAME:TYPE, optional ones marked."
+  (if-let* ((args (plist-get tool :args)))
+      (mapconcat (lambda (arg)
+                   (format "%s:%s%s" (plist-get arg :name) (toolspec--type-text arg)
+                           (if (plist-get arg :optional) " (optional)" "")))
+                 args ", ")
+    "none"))
+
+(defun toolspec--first-line (text)
+  "The first line of TEXT, shortened to fit a line."
+  (if (stringp text)
+      (truncate-string-to-width (car (split-string text "\n")) 100 nil nil "...")
+    "(no description)"))
+
+(defun toolspec--insert-problem (entry problem)
+  "Insert PROBLEM of ENTRY as a button leading to it in the JSON."
+  (insert "  ")
+  (insert-text-button
+   (toolspec-format-problem (butlast problem))
+   'type 'toolspec-problem
+   'face (if (eq (car problem) 'error) 'toolspec-problem-error 'toolspec-problem-warning)
+   'toolspec-entry entry
+   'toolspec-problem problem)
+  (insert "\n"))
+
+(defun toolspec--count-problems (preview severity)
+  "How many problems of SEVERITY PREVIEW has."
+  (+ (cl-count severity (plist-get preview :general) :key #'car)
+     (cl-loop for e in (plist-get preview :entries)
+              sum (cl-count severity (plist-get e :problems) :key #'car))))
+
+(defun toolspec--plural (n word)
+  "N and WORD, in the plural unless N is 1."
+  (format "%d %s%s" n word (if (= n 1) "" "s")))
+
+(defun toolspec--keys (command)
+  "The keys of COMMAND in the preview, as text."
+  (propertize (mapconcat #'key-description
+                         (where-is-internal command toolspec-import-mode-map)
+                         " or ")
+              'face 'help-key-binding))
+
+(defun toolspec--render-preview ()
+  "Fill the preview buffer from `toolspec--preview'."
+  (let* ((inhibit-read-only t)
+         (preview toolspec--preview)
+         (entries (plist-get preview :entries))
+         (source (plist-get preview :source)))
+    (erase-buffer)
+    (insert (propertize "Tools from " 'face 'toolspec-heading)
+            (propertize (toolspec--source-label source) 'face 'toolspec-heading)
+            (format "  (gptel category \"%s\")\n" (plist-get preview :category)))
+    (insert (format "%s, %s, %s\n"
+                    (toolspec--plural (length entries) "tool")
+                    (toolspec--plural (toolspec--count-problems preview 'error) "error")
+                    (toolspec--plural (toolspec--count-problems preview 'warning) "warning")))
+    (insert (format "%s: register   %s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
+                    (toolspec--keys 'toolspec-import-register)
+                    (toolspec--keys 'toolspec-import-cancel)
+                    (toolspec--keys 'toolspec-import-next-tool)
+                    (toolspec--keys 'toolspec-import-previous-tool)
+                    (toolspec--keys 'toolspec-import-visit)))
+    (dolist (p (plist-get preview :general))
+      (toolspec--insert-problem nil p))
+    (dolist (entry entries)
+      (let ((tool (plist-get entry :tool))
+            (start (point)))
+        (insert "\n")
+        (insert (propertize (format "%s" (plist-get tool :name))
+                            'face 'toolspec-tool-name 'toolspec-heading t)
+                "\n")
+        (insert "  " (toolspec--first-line (plist-get tool :description)) "\n")
+        (insert "  args:    " (toolspec--args-text tool) "\n")
+        (insert "  binding: " (plist-get entry :binding) "\n")
+        (put-text-property start (point) 'toolspec-entry entry)
+        (dolist (p (plist-get entry :problems))
+          (toolspec--insert-problem entry p))))
+    (goto-char (point-min))
+    (toolspec-import-next-tool 1 t)))
+
+(defun toolspec--preview-data (source options)
+  "Read SOURCE and work out what importing it with OPTIONS would do.
+Return the plist kept in `toolspec--preview'."
+  (pcase-let* ((`(,tools ,warnings ,paths)
+                (toolspec--read-or-report source (plist-get options :format)))
+               (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing")))
+    (dolist (e entries)
+      (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))
+    (list :source source :options options :entries entries :general general
+          :category (or (plist-get options :category)
+                        (file-name-base (toolspec--source-id source))))))
+
+(defun toolspec--preview (source options)
+  "Show the tools of SOURCE, to be imported with OPTIONS; return the buffer."
+  (let ((data (toolspec--preview-data source options))
+        (buffer (get-buffer-create "*toolspec-import*")))
+    (with-current-buffer buffer
+      (toolspec-import-mode)
+      (setq toolspec--preview data)
+      (toolspec--render-preview))
+    (pop-to-buffer buffer)
+    (message "%s: %s registers them, %s cancels"
+             (toolspec--plural (length (plist-get data :entries)) "tool")
+             (toolspec--keys 'toolspec-import-register)
+             (toolspec--keys 'toolspec-import-cancel))
+    buffer))
+
+(defun toolspec--preview-file (file options)
+  "Preview FILE's tools, to be registered with OPTIONS; return the buffer.
+This is `toolspec-import-file' with `:preview'."
+  (toolspec--preview (toolspec--file-source file)
+                     (cl-loop for (k v) on options by #'cddr
+                              unless (eq k :preview) append (list k v))))
+
+(defun toolspec--import-revert (&rest _)
+  "Read the previewed JSON again and show it afresh."
+  (let ((data toolspec--preview))
+    (setq toolspec--preview
+          (toolspec--preview-data (toolspec--source-refresh (plist-get data :source))
+                                  (plist-get data :options)))
+    (toolspec--render-preview)))
+
+;;;###autoload
+(defun toolspec-import-buffer (&optional buffer)
+  "Preview the JSON tool definitions in BUFFER, then register them.
+BUFFER defaults to the current buffer (its accessible portion).
+The preview lists every tool with its problems; there,
+\\<toolspec-import-mode-map>\\[toolspec-import-register] registers them with gptel under the buffer's name."
+  (interactive)
+  (toolspec--preview (toolspec--buffer-source (or buffer (current-buffer))) nil))
+
+;;;###autoload
+(defun toolspec-import-region (start end)
+  "Preview the JSON tool definitions between START and END, then register them.
+Interactively, the region.  See `toolspec-import-buffer'."
+  (interactive "r")
+  (toolspec--preview (toolspec--buffer-source (current-buffer) start end) nil))
+
+(defun toolspec-import-register ()
+  "Register the previewed tools with gptel and close the preview.
+Refuses when a tool has errors: fix the JSON and reload the
+preview with \\<toolspec-import-mode-map>\\[revert-buffer]."
+  (interactive nil toolspec-import-mode)
+  (unless toolspec--preview (user-error "Not in an import preview"))
+  (let* ((preview toolspec--preview)
+         (source (plist-get preview :source))
+         (broken (cl-count-if (lambda (e) (assq 'error (plist-get e :problems)))
+                              (plist-get preview :entries)))
+         (category (plist-get preview :category)))
+    (when (> broken 0)
+      (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
+                  (if (= broken 1) "1 tool has" (format "%d tools have" broken))
+                  (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
+    (let ((made (apply #'toolspec-register
+                       (mapcar (lambda (e) (plist-get e :tool)) (plist-get preview :entries))
+                       :source (toolspec--source-id source)
+                       :category category
+                       (plist-get preview :options))))
+      (quit-window t)
+      (message "%s registered in category %s" (toolspec--plural (length made) "tool") category)
+      made)))
+
+(defun toolspec-import-cancel ()
+  "Close the import preview without registering anything."
+  (interactive nil toolspec-import-mode)
+  (quit-window t)
+  (message "Import cancelled: nothing registered"))
+
+(defun toolspec-import-next-tool (&optional n quiet)
+  "Move to the N-th next tool in the preview (previous if N is negative).
+QUIET non-nil means say nothing when there is none."
+  (interactive "p" toolspec-import-mode)
+  (let* ((n (or n 1))
+         (step (if (< n 0) -1 1))
+         (count (abs n))
+         (target nil))
+    (save-excursion
+      (beginning-of-line)
+      (while (and (> count 0) (zerop (forward-line step)))
+        (when (get-text-property (point) 'toolspec-heading)
+          (setq target (point) count (1- count)))))
+    (cond (target (goto-char target))
+          ((not quiet) (user-error "No %s tool" (if (> step 0) "next" "previous"))))))
+
+(defun toolspec-import-previous-tool (&optional n)
+  "Move back N tools in the preview."
+  (interactive "p" toolspec-import-mode)
+  (toolspec-import-next-tool (- (or n 1))))
+
+(defun toolspec--visit (entry problem)
+  "Show PROBLEM of ENTRY, or ENTRY's tool when PROBLEM is nil, in the JSON."
+  (let* ((source (plist-get toolspec--preview :source))
+         (pos (toolspec--problem-place source entry problem)))
+    (toolspec--goto source (car pos) (cdr pos))))
+
+(defun toolspec--problem-button-action (button)
+  "Show the problem of BUTTON in the JSON."
+  (toolspec--visit (button-get button 'toolspec-entry) (button-get button 'toolspec-problem)))
+
+(defun toolspec-import-visit ()
+  "Show the problem or the tool at point in the JSON it came from."
+  (interactive nil toolspec-import-mode)
+  (let ((problem (get-text-property (point) 'toolspec-problem))
+        (entry (get-text-property (point) 'toolspec-entry)))
+    (if (or problem entry)
+        (toolspec--visit entry problem)
+      (user-error "No tool or problem here"))))
+
+;;;; Describing a registered tool
+
+(defun toolspec--tool-candidates ()
+  "Alist (\"CATEGORY/NAME\" . TOOL) of the tools gptel knows.
+They come in the order they were registered in."
+  (toolspec--require-gptel)
+  (cl-loop for (category . tools) in (reverse gptel--known-tools)
+           append (cl-loop for (name . tool) in (reverse tools)
+                           collect (cons (format "%s/%s" category name) tool))))
+
+(defun toolspec--find-tool (tool)
+  "TOOL, a gptel tool, \"CATEGORY/NAME\" or a tool name, as a gptel tool."
+  (toolspec--require-gptel)
+  (cond ((gptel-tool-p tool) tool)
+        ((cdr (assoc tool (toolspec--tool-candidates))))
+        ((and (stringp tool) (ignore-errors (toolspec--as-tool tool))))
+        (t (user-error "No gptel tool %s" tool))))
+
+(defun toolspec--read-tool (prompt)
+  "Read a registered gptel tool with PROMPT; return \"CATEGORY/NAME\"."
+  (let ((candidates (toolspec--tool-candidates)))
+    (unless candidates (user-error "No tools are registered with gptel yet"))
+    (completing-read prompt candidates nil t)))
+
+(defun toolspec--arg-rows (args prefix required)
+  "Rows (NAME TYPE REQUIRED DESCRIPTION) of ARGS, nested ones under PREFIX.
+REQUIRED is a vector naming the required keys, or t when ARGS are
+top-level arguments (required unless `:optional')."
+  (cl-loop for arg in args
+           for name = (concat prefix (format "%s" (plist-get arg :name)))
+           for req = (if (eq required t)
+                         (not (plist-get arg :optional))
+                       (seq-contains-p required (plist-get arg :name)))
+           for enum = (plist-get arg :enum)
+           collect (list name (toolspec--type-text arg) (if req "required" "optional")
+                         (concat (or (plist-get arg :description) "")
+                                 (if enum
+                                     (format " (one of %s)"
+                                             (mapconcat (lambda (v) (format "%S" v)) enum ", "))
+                                   "")))
+           append (when-let* ((props (plist-get arg :properties)))
+                    (toolspec--arg-rows
+                     (cl-loop for (k v) on props by #'cddr
+                              collect (append (list :name (substring (symbol-name k) 1)) v))
+                     (concat name ".")
+                     (or (plist-get arg :required) [])))))
+
+(defun toolspec--insert-table (header rows)
+  "Insert ROWS, lists of strings, as a table under HEADER."
+  (let* ((all (cons header rows))
+         (widths (cl-loop for i below (1- (length header))
+                          collect (apply #'max (mapcar (lambda (r) (string-width (nth i r))) all)))))
+    (dolist (row all)
+      (insert "  ")
+      (cl-loop for cell in row
+               for i from 0
+               do (insert (if (nth i widths)
+                              (concat cell (make-string (- (+ 2 (nth i widths)) (string-width cell)) ?\s))
+                            cell)))
+      (when (eq row header)
+        (put-text-property (line-beginning-position) (point) 'face 'toolspec-heading))
+      (insert "\n"))))
+
+(defun toolspec--pretty-json (json)
+  "JSON text indented."
+  (with-temp-buffer
+    (insert json)
+    (require 'json)
+    (json-pretty-print-buffer)
+    (buffer-string)))
+
+(defun toolspec--registered-source (tool)
+  "The source toolspec registered TOOL, a gptel tool, from; nil if none."
+  (let ((key (cons (gptel-tool-category tool) (gptel-tool-name tool))))
+    (catch 'found
+      (maphash (lambda (source entries)
+                 (when (cl-some (lambda (e) (or (eq e tool) (equal e key))) entries)
+                   (throw 'found source)))
+               toolspec--registered)
+      nil)))
+
+;;;###autoload
+(defun toolspec-describe-tool (tool)
+  "Describe TOOL, a tool registered with gptel.
+Show its description, arguments, problems and the JSON each
+dialect in `toolspec-dialects' would receive.  TOOL is a
+`gptel-tool', a \"CATEGORY/NAME\" string or a tool name;
+interactively, ask for \"CATEGORY/NAME\"."
+  (interactive (list (toolspec--read-tool "Describe tool: ")))
+  (let* ((struct (toolspec--find-tool tool))
+         (plist (toolspec--plist struct))
+         (name (gptel-tool-name struct))
+         (category (gptel-tool-category struct))
+         (source (toolspec--registered-source struct))
+         (fn (gptel-tool-function struct))
+         (problems (toolspec-validate struct)))
+    (help-setup-xref (list #'toolspec-describe-tool (format "%s/%s" category name))
+                     (called-interactively-p 'interactive))
+    (with-help-window (help-buffer)
+      (with-current-buffer standard-output
+        (insert (propertize name 'face 'toolspec-tool-name)
+                (format " is a gptel tool in category \"%s\"" category)
+                (if source
+                    (format ", registered by toolspec from %s.\n"
+                            (if (file-name-absolute-p source) (abbreviate-file-name source) source))
+                  ".\n")
+                "\n")
+        (insert (or (plist-get plist :description) "(no description)") "\n\n")
+        (insert (propertize "Function:" 'face 'toolspec-heading) " "
+                (cond ((and fn (symbolp fn)) (format "%s" fn))
+                      (source "checked and bound by toolspec")
+                      (t "an anonymous function"))
+                (if (gptel-tool-async struct) ", async" "")
+                (if (gptel-tool-confirm struct) ", asks before running" "")
+                "\n\n")
+        (insert (propertize "Arguments:" 'face 'toolspec-heading))
+        (if (plist-get plist :args)
+            (progn
+              (insert "\n")
+              (toolspec--insert-table '("Name" "Type" "Required" "Description")
+                                      (toolspec--arg-rows (plist-get plist :args) "" t)))
+          (insert " none\n"))
+        (insert "\n" (propertize "Problems:" 'face 'toolspec-heading))
+        (if problems
+            (progn
+              (insert "\n")
+              (dolist (p problems)
+                (insert "  " (propertize (toolspec-format-problem p)
+                                         'face (if (eq (car p) 'error) 'toolspec-problem-error 'toolspec-problem-warning))
+                        "\n")))
+          (insert " none\n"))
+        (insert "\n" (propertize "JSON by dialect" 'face 'toolspec-heading) "\n")
+        (dolist (dialect toolspec-dialects)
+          (insert "\n" (propertize (format "%s:" dialect) 'face 'toolspec-heading) "\n")
+          (insert (condition-case err
+                      (toolspec--pretty-json (toolspec-to-json struct dialect))
+                    (toolspec-error (format "cannot be written: %s" (error-message-string err))))
+                  "\n"))))))
+
+;;;; Checking a JSON buffer
+
+(defun toolspec--source-diagnostics (source)
+  "Problems of the JSON tool definitions in SOURCE.
+Return a list of (SEVERITY LINE COLUMN PATH MESSAGE) sorted by
+place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
+  (condition-case err
+      (pcase-let* ((`(,tools ,warnings ,paths) (toolspec--source-read source))
+                   (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Checking"))
+                   (out nil))
+        (toolspec--compute-spans source (mapcar (lambda (e) (plist-get e :path))
+                                                (cl-remove-if-not (lambda (e) (plist-get e :problems))
+                                                                  entries)))
+        (dolist (p general)
+          (pcase-let ((`(,line . ,col) (toolspec--problem-place source nil p)))
+            (push (list (car p) line col (nth 1 p) (nth 2 p)) out)))
+        (dolist (e entries)
+          (dolist (p (plist-get e :problems))
+            (pcase-let ((`(,line . ,col) (toolspec--problem-place source e p)))
+              (push (list (car p) line col (nth 1 p) (nth 2 p)) out))))
+        (sort (nreverse out)
+              (lambda (a b) (or (< (nth 1 a) (nth 1 b))
+                                (and (= (nth 1 a) (nth 1 b)) (< (nth 2 a) (nth 2 b)))))))
+    (toolspec-error
+     (let ((pos (or (toolspec--error-position source err) '(1 . 1))))
+       (list (list 'error (car pos) (cdr pos)
+                   (plist-get (toolspec-error-details err) :path)
+                   (format "%s: %s" (or (get (car err) 'error-message) "toolspec error")
+                           (toolspec--error-text err))))))))
+
+(defvar-local toolspec--problems-source nil
+  "The buffer whose problems this buffer lists.")
+
+(defun toolspec--problems-file (name)
+  "The buffer or file a problem line's NAME stands for."
+  (if (and (buffer-live-p toolspec--problems-source)
+           (equal name (with-current-buffer toolspec--problems-source
+                         (toolspec--problems-name))))
+      toolspec--problems-source
+    name))
+
+(defun toolspec--problems-name ()
+  "How problem lines name the current buffer: its file or buffer name."
+  (if buffer-file-name
+      (file-name-nondirectory buffer-file-name)
+    (buffer-name)))
+
+(defconst toolspec--problem-regexp
+  "^\\([^\n]+?\\):\\([0-9]+\\):\\([0-9]+\\): \\(?:error\\|\\(warning\\)\\): "
+  "Regexp matching a line of the problems buffer.")
+
+(defvar toolspec-problems-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "g" #'toolspec-problems-recheck)
+    map)
+  "Keymap of `toolspec-problems-mode'.")
+
+(define-derived-mode toolspec-problems-mode compilation-mode "toolspec-problems"
+  "Major mode of the list of problems of a JSON tool spec.
+Each line is FILE:LINE:COLUMN: error|warning: PATH: MESSAGE;
+\\[compile-goto-error] or `next-error' shows the place.
+
+\\{toolspec-problems-mode-map}"
+  (setq-local compilation-error-regexp-alist '(toolspec))
+  (setq-local compilation-error-regexp-alist-alist
+              (cons (list 'toolspec toolspec--problem-regexp 1 2 3 '(4))
+                    compilation-error-regexp-alist-alist))
+  (setq-local compilation-error-screen-columns nil)
+  (setq-local compilation-first-column 1)
+  (setq-local compilation-parse-errors-filename-function #'toolspec--problems-file))
+
+(defun toolspec-problems-recheck ()
+  "Check the JSON spec of this problem list again."
+  (interactive nil toolspec-problems-mode)
+  (if (buffer-live-p toolspec--problems-source)
+      (toolspec-validate-buffer toolspec--problems-source)
+    (user-error "The checked buffer is gone")))
+
+;;;###autoload
+(defun toolspec-validate-buffer (&optional buffer)
+  "Check the JSON tool definitions in BUFFER, the current buffer by default.
+List the problems in buffer *toolspec-problems*, one line each as
+FILE:LINE:COLUMN: SEVERITY: PATH: MESSAGE, so that `next-error'
+visits them; a buffer without a file is named by its buffer name.
+PATH is where in the tool plist the problem is, as
+`toolspec-validate' says, or, for what reading the JSON had to
+change, where in the JSON.
+Say \"No problems\" when there are none.  Return the number of
+problems."
+  (interactive)
+  (let* ((buffer (or buffer (current-buffer)))
+         (source (with-current-buffer buffer
+                   (save-restriction (widen) (toolspec--buffer-source buffer))))
+         (diags (toolspec--source-diagnostics source))
+         (name (with-current-buffer buffer (toolspec--problems-name)))
+         (dir (with-current-buffer buffer default-directory))
+         (out (get-buffer-create "*toolspec-problems*")))
+    (with-current-buffer out
+      (let ((inhibit-read-only t))
+        (toolspec-problems-mode)
+        (setq default-directory dir)
+        (setq toolspec--problems-source buffer)
+        (erase-buffer)
+        (insert (format "toolspec: checking %s\n\n" name))
+        (pcase-dolist (`(,severity ,line ,col ,path ,message) diags)
+          (insert (format "%s:%d:%d: %s: %s%s\n" name line col severity
+                          (if (member path '(nil "")) "" (concat path ": "))
+                          message)))
+        (insert (if diags
+                    (format "\n%s, %s\n"
+                            (toolspec--plural (cl-count 'error diags :key #'car) "error")
+                            (toolspec--plural (cl-count 'warning diags :key #'car) "warning"))
+                  "No problems\n"))
+        (goto-char (point-min))))
+    (setq next-error-last-buffer out)
+    (display-buffer out)
+    (if diags
+        (message "%s in %s" (toolspec--plural (length diags) "problem") name)
+      (message "No problems"))
+    (length diags)))
+
+;;;; Flymake
+
+;;;###autoload
+(defun toolspec-flymake (report-fn &rest _args)
+  "Flymake backend reporting the problems of the JSON tool spec in the buffer.
+REPORT-FN is Flymake's callback."
+  (require 'flymake)
+  (condition-case err
+      (let ((source (save-restriction (widen) (toolspec--buffer-source (current-buffer)))))
+        (funcall report-fn
+                 (mapcar
+                  (pcase-lambda (`(,severity ,line ,col ,path ,message))
+                    (pcase-let ((`(,_ . ,beg) (toolspec--source-position source line col)))
+                      (let ((end (save-excursion
+                                   (goto-char beg)
+                                   (min (line-end-position)
+                                        (or (ignore-errors
+                                              (with-syntax-table toolspec--json-syntax-table
+                                                (scan-sexps beg 1)))
+                                            (line-end-position))))))
+                        (flymake-make-diagnostic
+                         (current-buffer) beg (max end (min (1+ beg) (point-max)))
+                         (if (eq severity 'error) :error :warning)
+                         (if (member path '(nil "")) message (format "%s: %s" path message))))))
+                  (toolspec--source-diagnostics source))))
+    (error (funcall report-fn :panic :explanation (error-message-string err)))))
+
+;;;###autoload
+(defun toolspec-flymake-setup ()
+  "Check the JSON tool spec in this buffer with Flymake as you edit."
+  (interactive)
+  (add-hook 'flymake-diagnostic-functions #'toolspec-flymake nil t)
+  (flymake-mode 1))
+
+;;;; Exporting
+
+(defun toolspec--export-read-args ()
+  "Ask for the arguments of `toolspec-export': (TOOLS DIALECT FILE)."
+  (let* ((candidates (toolspec--tool-candidates))
+         (categories (delete-dups (mapcar (lambda (c) (concat (car (split-string (car c) "/")) "/*"))
+                                          candidates)))
+         (choices (progn
+                    (unless candidates (user-error "No tools are registered with gptel yet"))
+                    (completing-read-multiple "Export tools (CATEGORY/NAME or CATEGORY/*, comma-separated): "
+                                              (append categories (mapcar #'car candidates)) nil t)))
+         (tools (delete-dups
+                 (cl-loop for choice in choices
+                          append (if (string-suffix-p "/*" choice)
+                                     (let ((prefix (substring choice 0 -1)))
+                                       (cl-loop for (c . tool) in candidates
+                                                when (string-prefix-p prefix c) collect tool))
+                                   (list (cdr (assoc choice candidates)))))))
+         (dialect (progn
+                    (unless tools (user-error "No tools chosen"))
+                    (intern (completing-read (format-prompt "Dialect" toolspec-default-dialect)
+                                             (mapcar #'symbol-name toolspec-dialects) nil t nil nil
+                                             (symbol-name toolspec-default-dialect)))))
+         (file (let ((insert-default-directory nil))
+                 (read-file-name "Write to file (leave empty for a buffer): " nil ""))))
+    (setq file (and (not (string-empty-p file)) (expand-file-name file)))
+    (when (and file (file-exists-p file)
+               (not (y-or-n-p (format "%s exists; overwrite it? " (abbreviate-file-name file)))))
+      (user-error "Nothing exported"))
+    (list tools dialect file)))
+
+(defun toolspec--export-report (json dialect file count)
+  "Tell what `toolspec-export' did: COUNT tools as JSON in DIALECT.
+With FILE, JSON was written there; otherwise show it in buffer
+*toolspec-export*."
+  (if file
+      (message "%s written to %s (%s)" (toolspec--plural count "tool")
+               (abbreviate-file-name file) dialect)
+    (let ((buffer (get-buffer-create "*toolspec-export*")))
+      (with-current-buffer buffer
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert json "\n"))
+        (if (fboundp 'js-json-mode) (js-json-mode) (js-mode))
+        (goto-char (point-min)))
+      (pop-to-buffer buffer)
+      (message "%s as %s JSON" (toolspec--plural count "tool") dialect))))
+
+;;;; gptel forms
+
+(defun toolspec--json-candidates ()
+  "JSON values around or after point: a list of (START . END), outermost first."
+  (with-syntax-table toolspec--json-syntax-table
+    (save-excursion
+      (save-restriction
+        (widen)
+        (let* ((state (parse-partial-sexp (point-min) (point)))
+               (around (cl-loop for open in (nth 9 state)
+                                for end = (ignore-errors (scan-sexps open 1))
+                                when end collect (cons open end))))
+          (or around
+              (progn
+                (when (nth 3 state) (goto-char (nth 8 state)))
+                (and (re-search-forward "[[{]" nil t)
+                     (let ((end (ignore-errors (scan-sexps (1- (point)) 1))))
+                       (and end (list (cons (1- (point)) end))))))))))))
+
+(defun toolspec--placeholder-function (tool)
+  "The placeholder function symbol of TOOL's `:function'."
+  (intern (format toolspec-placeholder-function-format
+                  (replace-regexp-in-string "_" "-" (format "%s" (plist-get tool :name))))))
+
+(defun toolspec--plist-text (plist)
+  "Source text of PLIST, its key-value pairs filling lines.
+A pair whose value takes several lines ends its line; nested plists
+are laid out the same way.  `indent-region' indents the result."
+  (let ((lines nil)
+        (line nil))
+    (cl-loop for (k v) on plist by #'cddr
+             for text = (concat (prin1-to-string k) " " (toolspec--value-text v))
+             do (if (and line
+                         (not (string-search "\n" line))
+                         (not (string-search "\n" text))
+                         (<= (+ (length line) 1 (length text)) 60))
+                    (setq line (concat line " " text))
+                  (when line (push line lines))
+                  (setq line text)))
+    (when line (push line lines))
+    (concat "(" (mapconcat #'identity (nreverse lines) "\n") ")")))
+
+(defun toolspec--value-text (value)
+  "Source text of VALUE in a tool form."
+  (if (and (consp value) (keywordp (car value)))
+      (toolspec--plist-text value)
+    (string-trim-right (pp-to-string value))))
+
+(defun toolspec--form-text (form)
+  "Source text of FORM, a `gptel-make-tool' call, a keyword per line."
+  (let ((print-quoted t)
+        (print-escape-newlines nil)
+        (print-length nil)
+        (print-level nil))
+    (concat "(" (prin1-to-string (car form))
+            (cl-loop for (k v) on (cdr form) by #'cddr
+                     concat (concat "\n" (prin1-to-string k) " "
+                                    (if (and (eq k :args) (eq (car-safe v) 'list))
+                                        (concat (if (cdr v) "(list " "(list")
+                                                (mapconcat (lambda (arg)
+                                                             (if (eq (car-safe arg) 'quote)
+                                                                 (concat "'" (toolspec--value-text (cadr arg)))
+                                                               (toolspec--value-text arg)))
+                                                           (cdr v) "\n")
+                                                ")")
+                                      (toolspec--value-text v))))
+            ")\n")))
+
+(defun toolspec--gptel-form-text (tool)
+  "Source text of a `gptel-make-tool' form defining TOOL, with comments."
+  (let ((fn (toolspec--placeholder-function tool)))
+    (concat
+     (format ";; %s: define `%s', e.g.\n;;   (defun %s (%s)\n;;     ...)\n"
+             (plist-get tool :name) fn fn
+             (mapconcat (lambda (a) (format "%s" (plist-get a :name))) (plist-get tool :args) " "))
+     (mapconcat (lambda (p) (concat ";; " (toolspec-format-problem p) "\n"))
+                (toolspec-validate tool) "")
+     (toolspec--form-text (toolspec-gptel-form tool `(function ,fn))))))
+
+(defun toolspec--tools-near-point ()
+  "Tools of the JSON around or after point, or nil when there is none.
+Return (TOOLS START END)."
+  (let ((candidates (toolspec--json-candidates))
+        (first-error nil))
+    (or (cl-loop for (start . end) in candidates
+                 for tools = (condition-case err
+                                 (toolspec--parse-text
+                                  (buffer-substring-no-properties start end)
+                                  nil (and buffer-file-name (file-name-base buffer-file-name)))
+                               (toolspec-error (unless first-error (setq first-error err)) nil))
+                 when tools return (list tools start end))
+        (when first-error
+          (toolspec--report-read-error
+           (toolspec--buffer-source (current-buffer) (caar candidates) (cdar candidates))
+           first-error)))))
+
+;;;###autoload
+(defun toolspec-insert-gptel-form (&optional file)
+  "Insert `gptel-make-tool' forms for the JSON tool definitions at point.
+The JSON is the region when it is active, else the JSON object or
+array around or after point; when there is none, or when FILE is
+given, the tools of FILE (interactively, a prefix argument asks
+for FILE).  In an Emacs Lisp buffer the forms are inserted at
+point (after the JSON, when point is inside it); otherwise they go
+into buffer *toolspec-gptel-form*.  Each `:function' is a
+placeholder, named by `toolspec-placeholder-function-format':
+define it.  Return the forms' text."
+  (interactive (list (and current-prefix-arg
+                          (read-file-name "JSON tool file: " nil nil t))))
+  (let* ((found (cond
+                 (file nil)
+                 ((use-region-p)
+                  (let ((source (toolspec--buffer-source (current-buffer) (region-beginning) (region-end))))
+                    (list (car (toolspec--read-or-report source)) (region-beginning) (region-end))))
+                 (t (toolspec--tools-near-point))))
+         (file (and (not found)
+                    (or file (read-file-name "No JSON at point; JSON tool file: " nil nil t))))
+         (tools (if found (car found)
+                  (car (toolspec--read-or-report (toolspec--file-source file)))))
+         (text (mapconcat #'toolspec--gptel-form-text tools "\n")))
+    (if (derived-mode-p 'emacs-lisp-mode)
+        (progn
+          (when (and found (<= (nth 1 found) (point)) (< (point) (nth 2 found)))
+            (goto-char (nth 2 found)))
+          (deactivate-mark)
+          (unless (bolp) (insert "\n"))
+          (let ((start (point)))
+            (insert text)
+            (indent-region start (point))))
+      (let ((buffer (get-buffer-create "*toolspec-gptel-form*")))
+        (with-current-buffer buffer
+          (erase-buffer)
+          (emacs-lisp-mode)
+          (setq-local indent-tabs-mode nil)
+          (insert text)
+          (indent-region (point-min) (point-max))
+          (goto-char (point-min)))
+        (pop-to-buffer buffer)))
+    (message "%s: define the placeholder functions" (toolspec--plural (length tools) "form"))
+    text))
+
+(provide 'toolspec-ui)
+;;; toolspec-ui.el ends here

@@ -1,0 +1,710 @@
+;;; toolspec-ui-test.el --- ERT tests of toolspec's interactive commands -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; The commands of toolspec-ui.el driven as a user would drive them:
+;; keys are fed with `execute-kbd-macro' (M-x, the minibuffer, the keys of
+;; the preview buffer), and the tests look at what the user would see:
+;; buffers, where point lands, what gptel has registered, what was
+;; written.
+;;
+;;   emacs --batch -Q -L lisp -L .deps/gptel -L test \
+;;     --eval '(setq toolspec-module-file "/path/to/libtoolspec.so")' \
+;;     -l test/toolspec-ui-test.el -f ert-run-tests-batch-and-exit
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'subr-x)
+(require 'gptel)
+(require 'flymake)
+(require 'toolspec-ui)
+
+(defconst toolspec-ui-test--examples
+  (expand-file-name "../examples"
+                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
+  "Directory of the example tool files.")
+
+(defun toolspec-ui-test--example (name)
+  "Absolute name of example file NAME."
+  (expand-file-name name toolspec-ui-test--examples))
+
+(defconst toolspec-ui-test--bad-json
+  "{
+  \"tools\": [
+    {
+      \"name\": \"ok_tool\",
+      \"description\": \"Fine.\",
+      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"description\": \"Query\"}}, \"required\": [\"q\"]}
+    },
+    {
+      \"name\": \"bad tool\",
+      \"description\": \"Has problems.\",
+      \"inputSchema\": {
+        \"type\": \"object\",
+        \"properties\": {
+          \"count\": {\"type\": \"int\", \"description\": \"How many\"},
+          \"tags\": {\"type\": \"array\", \"description\": \"Tags\"},
+          \"mode\": {\"enum\": [1, 2]},
+          \"opts\": {\"type\": \"object\", \"properties\": {\"r\": {\"type\": \"array\"}}}
+        },
+        \"required\": [\"count\"]
+      }
+    }
+  ]
+}
+"
+  "MCP tools with 3 errors and 6 warnings (2 of them from the import).")
+
+(defconst toolspec-ui-test--broken-json
+  "{
+  \"tools\": [
+    {\"name\": \"x\",, \"description\": \"d\"}
+  ]
+}
+"
+  "Not JSON: a doubled comma at line 3, column 18.")
+
+(defvar toolspec-ui-test--files nil
+  "Temporary files made by the running test.")
+
+(defun toolspec-ui-test--temp-file (text)
+  "A new temporary .json file holding TEXT; deleted after the test."
+  (let ((file (make-temp-file "toolspec-ui-" nil ".json" text)))
+    (push file toolspec-ui-test--files)
+    file))
+
+(defmacro toolspec-ui-test--with-clean-state (&rest body)
+  "Run BODY with empty gptel and toolspec registries, then clean up.
+Buffers the commands make and buffers visiting the files used are
+killed afterwards."
+  (declare (indent 0) (debug t))
+  `(let ((gptel--known-tools nil)
+         (gptel-tools nil)
+         (toolspec--registered (make-hash-table :test 'equal))
+         (toolspec-function-alist nil)
+         (toolspec-ui-test--files nil)
+         (before (buffer-list)))
+     (unwind-protect
+         (save-window-excursion
+           (switch-to-buffer "*scratch*")
+           (delete-other-windows)
+           ,@body)
+       (dolist (b (buffer-list))
+         (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
+           (with-current-buffer b (set-buffer-modified-p nil))
+           (kill-buffer b)))
+       (dolist (f toolspec-ui-test--files)
+         (when (file-exists-p f) (delete-file f))))))
+
+(defun toolspec-ui-test--keys (&rest keys)
+  "Type KEYS in the selected window: strings as text, vectors as keys."
+  (execute-kbd-macro (apply #'vconcat keys)))
+
+(defun toolspec-ui-test--mx (command &rest inputs)
+  "Run COMMAND with M-x, answering its prompts with INPUTS.
+Each input is typed, then RET; a vector input is typed as keys."
+  (apply #'toolspec-ui-test--keys
+         (kbd "M-x") command (kbd "RET")
+         (mapcan (lambda (i) (if (vectorp i) (list i) (list i (kbd "RET")))) inputs)))
+
+(defun toolspec-ui-test--messages ()
+  "Text of the *Messages* buffer."
+  (with-current-buffer (messages-buffer) (buffer-string)))
+
+(defun toolspec-ui-test--place-of (text regexp &optional group)
+  "Line and column (1-based), as (LINE . COLUMN), of REGEXP in TEXT.
+The place is the start of GROUP (default the whole match)."
+  (with-temp-buffer
+    (insert text)
+    (goto-char (point-min))
+    (re-search-forward regexp)
+    (goto-char (match-beginning (or group 0)))
+    (cons (line-number-at-pos) (1+ (current-column)))))
+
+(defun toolspec-ui-test--here ()
+  "The selected window's buffer and place, as (BUFFER LINE . COLUMN)."
+  (with-current-buffer (window-buffer)
+    (save-excursion
+      (goto-char (window-point))
+      (cons (current-buffer) (cons (line-number-at-pos) (1+ (current-column)))))))
+
+(defun toolspec-ui-test--preview-text ()
+  "Text of the import preview buffer."
+  (with-current-buffer "*toolspec-import*" (buffer-string)))
+
+(defun toolspec-ui-test--visit-preview-line (regexp)
+  "Select the preview and move to the start of the first REGEXP match."
+  (pop-to-buffer "*toolspec-import*")
+  (goto-char (point-min))
+  (re-search-forward regexp)
+  (goto-char (match-beginning 0)))
+
+;;;; Importing
+
+(ert-deftest toolspec-ui-import-file-previews-then-registers ()
+  "M-x toolspec-import-file shows the tools; C-c C-c registers them."
+  (toolspec-ui-test--with-clean-state
+    (let ((file (toolspec-ui-test--example "mcp-tools-list.json")))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (should (eq (window-buffer) (get-buffer "*toolspec-import*")))
+      (with-current-buffer "*toolspec-import*"
+        (should (eq major-mode 'toolspec-import-mode))
+        (should (derived-mode-p 'special-mode)))
+      (let ((text (toolspec-ui-test--preview-text)))
+        (should (string-match-p "^Tools from .*mcp-tools-list\\.json .*category \"mcp-tools-list\"" text))
+        (should (string-match-p "^2 tools, 0 errors, 0 warnings$" text))
+        (should (string-match-p "^create_issue$" text))
+        (should (string-match-p "^read_text_file$" text))
+        (should (string-match-p
+                 "args: +repository:object, title:string, body:string (optional), labels:array of string (optional)"
+                 text))
+        (should (= 2 (cl-count-if (lambda (l) (string-match-p "binding: unbound (returns an error to the model)" l))
+                                  (split-string text "\n")))))
+      ;; Nothing is registered before the user says so.
+      (should-not gptel--known-tools)
+      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "create_issue"))))
+      (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "read_text_file"))))
+      (should (= 2 (length (gethash file toolspec--registered))))
+      (should (string-match-p "2 tools registered in category mcp-tools-list" (toolspec-ui-test--messages)))
+      (should-not (get-buffer "*toolspec-import*")))))
+
+(defun toolspec-ui-test--create-issue (&rest args)
+  "Stand-in function for the create_issue tool: return ARGS as text."
+  (format "created %S" args))
+
+(ert-deftest toolspec-ui-import-shows-binding-and-y-registers ()
+  "The preview names the function a tool gets; y registers with it."
+  (toolspec-ui-test--with-clean-state
+    (setq toolspec-function-alist '(("create_issue" . toolspec-ui-test--create-issue)))
+    (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
+    (let ((text (toolspec-ui-test--preview-text)))
+      (should (string-match-p
+               "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from toolspec-resolve-from-alist)$"
+               text))
+      (should (string-match-p
+               "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model)$" text)))
+    ;; The call below is about the binding, not about argument checks.
+    (let ((toolspec-check-arguments nil))
+      (toolspec-ui-test--keys "y"))
+    (let ((tool (gptel-get-tool '("mcp-tools-list" "create_issue"))))
+      (should (equal (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "Title" nil nil nil)
+                     (format "created %S" '((:owner "o" :name "n") "Title" nil nil nil)))))))
+
+(ert-deftest toolspec-ui-import-problems-jump-to-the-json ()
+  "Problems are listed per tool, and RET on one shows its place in the file."
+  (toolspec-ui-test--with-clean-state
+    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--bad-json))
+           (json toolspec-ui-test--bad-json))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (let ((text (toolspec-ui-test--preview-text)))
+        (should (string-match-p "^2 tools, 3 errors, 6 warnings$" text))
+        (should (string-match-p "^bad tool$" text))
+        (should (string-match-p "^  error: name: \"bad tool\" is not a valid tool name" text))
+        (should (string-match-p "^  error: args\\[1\\]\\.items: an array needs :items" text))
+        (should (string-match-p "^  error: args\\[3\\]\\.properties\\.r\\.items: " text))
+        (should (string-match-p "^  warning: args\\[2\\]\\.enum\\[0\\]: " text))
+        (should (string-match-p
+                 "^  warning: tools\\[1\\]\\.inputSchema\\.properties\\.count\\.type: non-standard type name \"int\""
+                 text))
+        ;; The import warnings are listed under the tool they are about.
+        (should (< (string-match "^bad tool$" text)
+                   (string-match "count\\.type: non-standard" text))))
+      ;; RET on a problem: the file, at the value the problem is about.
+      (dolist (case `(("error: name:" "\"name\": \\(\"bad tool\"\\)")
+                      ("error: args\\[1\\]\\.items" "\"tags\": \\({\\)")
+                      ("error: args\\[3\\]\\.properties\\.r\\.items" "\"r\": \\({\\)")
+                      ("warning: args\\[2\\]\\.enum\\[1\\]" "\\[1, \\(2\\)\\]")
+                      ("count\\.type: non-standard" "\"type\": \\(\"int\"\\)")))
+        (toolspec-ui-test--visit-preview-line (car case))
+        ;; A button, so the mouse follows it too.
+        (should (button-at (point)))
+        (toolspec-ui-test--keys (kbd "RET"))
+        (let ((here (toolspec-ui-test--here)))
+          (should (equal (buffer-file-name (car here)) file))
+          (should (equal (cdr here) (toolspec-ui-test--place-of json (cadr case) 1)))))
+      ;; A tool with errors is not registered.
+      (pop-to-buffer "*toolspec-import*")
+      (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c")) :type 'user-error)))
+        (should (string-match-p "Nothing registered: 1 tool has errors" (cadr err))))
+      (should-not gptel--known-tools)
+      (should (get-buffer "*toolspec-import*"))
+      ;; Fix the file, g reads it again, and now it registers.
+      (with-temp-file file
+        (insert (replace-regexp-in-string
+                 "\"bad tool\"" "\"bad_tool\""
+                 (replace-regexp-in-string "\"type\": \"array\"" "\"type\": \"array\", \"items\": {\"type\": \"string\"}"
+                                           json t t)
+                 t t)))
+      (pop-to-buffer "*toolspec-import*")
+      (toolspec-ui-test--keys "g")
+      (should (string-match-p "^2 tools, 0 errors, 6 warnings$" (toolspec-ui-test--preview-text)))
+      (should (string-match-p "^bad_tool$" (toolspec-ui-test--preview-text)))
+      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (should (gptel-tool-p (gptel-get-tool (list (file-name-base file) "bad_tool")))))))
+
+(ert-deftest toolspec-ui-import-navigation-and-cancel ()
+  "n and p move between tools, RET on a tool shows it, q cancels."
+  (toolspec-ui-test--with-clean-state
+    (let ((file (toolspec-ui-test--example "openai-chat.json")))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (should (looking-at "create_calendar_event$"))
+      (toolspec-ui-test--keys "n")
+      (should (looking-at "list_unread_messages$"))
+      (should-error (toolspec-ui-test--keys "n") :type 'user-error)
+      (should (looking-at "list_unread_messages$"))
+      (toolspec-ui-test--keys "p")
+      (should (looking-at "create_calendar_event$"))
+      (toolspec-ui-test--keys "n")
+      (forward-line 2)
+      (should (looking-at "  args: +none$"))
+      (toolspec-ui-test--keys (kbd "RET"))
+      (let ((here (toolspec-ui-test--here))
+            (json (with-temp-buffer (insert-file-contents file) (buffer-string))))
+        (should (equal (buffer-file-name (car here)) file))
+        ;; The second element of the top-level array.
+        (should (equal (cdr here) (toolspec-ui-test--place-of json "^  },\n  \\({\\)" 1))))
+      (pop-to-buffer "*toolspec-import*")
+      (toolspec-ui-test--keys "q")
+      (should-not (get-buffer "*toolspec-import*"))
+      (should-not gptel--known-tools)
+      (should (string-match-p "Import cancelled: nothing registered" (toolspec-ui-test--messages))))))
+
+(ert-deftest toolspec-ui-import-invalid-json-shows-the-place ()
+  "Invalid JSON: a clear error naming the place, and point there."
+  (toolspec-ui-test--with-clean-state
+    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--broken-json))
+           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
+      (should (string-match-p (concat "\\`Invalid JSON: " (regexp-quote (abbreviate-file-name file))
+                                      ":3:18: key must be a string\\'")
+                              (cadr err)))
+      (let ((here (toolspec-ui-test--here)))
+        (should (equal (buffer-file-name (car here)) file))
+        (should (equal (cdr here) '(3 . 18)))
+        (with-current-buffer (car here)
+          (should (looking-at ", \"description\""))))
+      (should-not (get-buffer "*toolspec-import*")))))
+
+(ert-deftest toolspec-ui-import-format-error-shows-the-place ()
+  "JSON that is no tool: the error names the JSON path's place."
+  (toolspec-ui-test--with-clean-state
+    (let* ((json "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {}},\n  {\"name\": 42}\n]}\n")
+           (file (toolspec-ui-test--temp-file json))
+           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
+      (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
+      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12))))))
+
+(ert-deftest toolspec-ui-import-buffer-registers-under-its-name ()
+  "M-x toolspec-import-buffer previews a buffer's JSON and registers it."
+  (toolspec-ui-test--with-clean-state
+    (with-current-buffer (get-buffer-create "my-tools")
+      (insert-file-contents (toolspec-ui-test--example "anthropic.json")))
+    (switch-to-buffer "my-tools")
+    (toolspec-ui-test--mx "toolspec-import-buffer")
+    (let ((text (toolspec-ui-test--preview-text)))
+      (should (string-match-p "^Tools from my-tools  (gptel category \"my-tools\")" text))
+      (should (string-match-p "^get_weather$" text)))
+    (toolspec-ui-test--keys (kbd "C-c C-c"))
+    (should (gptel-tool-p (gptel-get-tool '("my-tools" "get_weather"))))
+    (should (= 2 (length (gethash "my-tools" toolspec--registered))))
+    (should (string-match-p "2 tools registered in category my-tools" (toolspec-ui-test--messages)))))
+
+(ert-deftest toolspec-ui-import-region-places-are-in-the-buffer ()
+  "Places found in a region are shown at the right place of the buffer."
+  (toolspec-ui-test--with-clean-state
+    (let ((prefix "Notes about the tools.\nThe spec: "))
+      (with-current-buffer (get-buffer-create "notes")
+        (insert prefix toolspec-ui-test--bad-json "\nThat's all.\n"))
+      (switch-to-buffer "notes")
+      (goto-char (1+ (length prefix)))
+      (push-mark (+ (point) (length toolspec-ui-test--bad-json)) t t)
+      (toolspec-ui-test--mx "toolspec-import-region")
+      (should (string-match-p "^Tools from notes " (toolspec-ui-test--preview-text)))
+      (toolspec-ui-test--visit-preview-line "error: args\\[1\\]\\.items")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (let ((here (toolspec-ui-test--here))
+            (text (with-current-buffer "notes" (buffer-string))))
+        (should (eq (car here) (get-buffer "notes")))
+        (should (equal (cdr here) (toolspec-ui-test--place-of text "\"tags\": \\({\\)" 1))))
+      ;; On the first line of a region, columns count from the region's start.
+      (with-current-buffer "notes"
+        (erase-buffer)
+        (insert "x = [{\"name\": \"t\", \"description\": \"T.\", \"input_schema\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"str\", \"description\": \"A.\"}}}}] # one line\n"))
+      (switch-to-buffer "notes")
+      (goto-char (point-min))
+      (search-forward "[")
+      (backward-char)
+      (push-mark (save-excursion (search-forward "}}]") (point)) t t)
+      (toolspec-ui-test--mx "toolspec-import-region")
+      (toolspec-ui-test--visit-preview-line "warning: \\[0\\]\\.input_schema\\.properties\\.a\\.type")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (should (equal (toolspec-ui-test--here)
+                     (cons (get-buffer "notes")
+                           (toolspec-ui-test--place-of (with-current-buffer "notes" (buffer-string))
+                                                       "\"type\": \\(\"str\"\\)" 1)))))
+    ;; Invalid JSON in a region: the error gives the buffer's line.
+    (with-current-buffer (get-buffer-create "notes2")
+      (insert "line one\nline two\n" toolspec-ui-test--broken-json))
+    (switch-to-buffer "notes2")
+    (goto-char (point-min))
+    (forward-line 2)
+    (push-mark (point-max) t t)
+    (let ((err (should-error (toolspec-ui-test--mx "toolspec-import-region") :type 'user-error)))
+      (should (string-match-p "\\`Invalid JSON: notes2:5:18: key must be a string" (cadr err))))
+    (should (equal (toolspec-ui-test--here) (cons (get-buffer "notes2") (quote (5 . 18)))))))
+
+(ert-deftest toolspec-ui-import-many-tools-reports-progress ()
+  "More than 50 tools: all listed, progress reported, places still right."
+  (toolspec-ui-test--with-clean-state
+    (let* ((json (concat "["
+                         (mapconcat (lambda (i)
+                                      (format "{\"name\": \"tool_%d\", \"description\": \"Tool %d.\", \"input_schema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"%s\", \"description\": \"X [%d].\"}}}}"
+                                              i i (if (= i 58) "str" "string") i))
+                                    (number-sequence 1 60) ",\n")
+                         "]\n"))
+           (file (toolspec-ui-test--temp-file json))
+           (str-at (toolspec-ui-test--place-of json "\"type\": \\(\"str\"\\)" 1)))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (with-current-buffer "*toolspec-import*"
+        (should (string-match-p "^60 tools, 0 errors, 1 warning$" (buffer-string)))
+        (let ((headings 0))
+          (goto-char (point-min))
+          (while (not (eobp))
+            (when (get-text-property (point) 'toolspec-heading) (cl-incf headings))
+            (forward-line 1))
+          (should (= headings 60))))
+      (should (string-match-p "Previewing 60 tools\\.\\.\\.done" (toolspec-ui-test--messages)))
+      ;; The 58th tool's problem is found in the 58th element.
+      (toolspec-ui-test--visit-preview-line "warning: \\[57\\]\\.input_schema\\.properties\\.x\\.type: ")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (should (equal (cdr (toolspec-ui-test--here)) str-at))
+      (switch-to-buffer (find-file-noselect file))
+      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (should (equal (toolspec-ui-test--problem-lines)
+                     (list (format "%s:%d:%d: warning: [57].input_schema.properties.x.type: non-standard type name \"str\" read as \"string\""
+                                   (file-name-nondirectory file) (car str-at) (cdr str-at)))))
+      (should (string-match-p "Checking 60 tools\\.\\.\\.done" (toolspec-ui-test--messages)))
+      (pop-to-buffer "*toolspec-import*")
+      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (should (= 60 (length (cdr (assoc (file-name-base file) gptel--known-tools))))))))
+
+(ert-deftest toolspec-ui-import-file-without-preview-is-unchanged ()
+  "Called from Lisp, toolspec-import-file registers at once, as before."
+  (toolspec-ui-test--with-clean-state
+    (let ((tools (toolspec-import-file (toolspec-ui-test--example "gemini.json"))))
+      (should (= 2 (length tools)))
+      (should (cl-every #'gptel-tool-p tools))
+      (should-not (get-buffer "*toolspec-import*")))
+    (let ((buffer (toolspec-import-file (toolspec-ui-test--example "bedrock.json") :preview t)))
+      (should (eq buffer (get-buffer "*toolspec-import*")))
+      (should-not (assoc "bedrock" gptel--known-tools)))))
+
+;;;; Describing
+
+(ert-deftest toolspec-ui-describe-tool ()
+  "M-x toolspec-describe-tool shows the tool, its args, problems and JSON."
+  (toolspec-ui-test--with-clean-state
+    (toolspec-import-file (toolspec-ui-test--example "openai-chat.json"))
+    (toolspec-ui-test--mx "toolspec-describe-tool" "openai-chat/create_calendar_event")
+    (let ((text (with-current-buffer (help-buffer) (buffer-string))))
+      (should (string-match-p "\\`create_calendar_event is a gptel tool in category \"openai-chat\", registered by toolspec from .*openai-chat\\.json\\." text))
+      (should (string-match-p "^Create an event in the user's primary calendar" text))
+      (should (string-match-p "^  Name +Type +Required +Description$" text))
+      (should (string-match-p "^  title +string +required +Short title shown in the calendar\\.$" text))
+      (should (string-match-p "^  visibility +string +optional +Who can see the event details\\. (one of \"default\", \"public\", \"private\")$" text))
+      (should (string-match-p "^  location\\.name +string +required " text))
+      (should (string-match-p "^  attendees +array of object +optional " text))
+      (should (string-match-p "^Problems: none$" text))
+      ;; The JSON of every dialect, indented, and parseable.
+      (dolist (dialect toolspec-dialects)
+        (should (string-match (format "^%s:\n\\({\n\\(?:  .*\n\\)*}\\)$" dialect) text))
+        (let ((json (json-parse-string (match-string 1 text) :object-type 'alist)))
+          (should (member "create_calendar_event"
+                          (list (alist-get 'name json)
+                                (alist-get 'title json)
+                                (alist-get 'name (alist-get 'function json))
+                                (alist-get 'name (alist-get 'toolSpec json)))))))
+      (should (string-match-p "^  \"input_schema\": {$" text))
+      (should (string-match-p "^  \"toolSpec\": {$" text))))
+  ;; A hand-made tool with problems.
+  (toolspec-ui-test--with-clean-state
+    (gptel-make-tool :name "sloppy" :function #'ignore :description "Sloppy."
+                     :category "hand" :args (list '(:name "x" :type string)))
+    (toolspec-ui-test--mx "toolspec-describe-tool" "hand/sloppy")
+    (let ((text (with-current-buffer (help-buffer) (buffer-string))))
+      (should (string-match-p "^Function: ignore$" text))
+      (should (string-match-p "^Problems:\n  warning: args\\[0\\]\\.description: missing :description" text)))))
+
+;;;; Checking a buffer
+
+(defun toolspec-ui-test--problem-lines ()
+  "The problem lines of *toolspec-problems*."
+  (with-current-buffer "*toolspec-problems*"
+    (cl-remove-if-not (lambda (l) (string-match-p ":[0-9]+:[0-9]+: " l))
+                      (split-string (buffer-string) "\n"))))
+
+(ert-deftest toolspec-ui-validate-buffer-lists-problems-for-next-error ()
+  "Problems of a file are listed as FILE:LINE:COL lines that `next-error' visits."
+  (toolspec-ui-test--with-clean-state
+    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--bad-json))
+           (name (file-name-nondirectory file))
+           (json toolspec-ui-test--bad-json)
+           (buffer (find-file-noselect file)))
+      (switch-to-buffer buffer)
+      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (with-current-buffer "*toolspec-problems*"
+        (should (derived-mode-p 'compilation-mode))
+        (should (string-match-p "^3 errors, 6 warnings$" (buffer-string))))
+      (let ((lines (toolspec-ui-test--problem-lines))
+            (name-at (toolspec-ui-test--place-of json "\"name\": \\(\"bad tool\"\\)" 1))
+            (int-at (toolspec-ui-test--place-of json "\"type\": \\(\"int\"\\)" 1))
+            (tags-at (toolspec-ui-test--place-of json "\"tags\": \\({\\)" 1)))
+        (should (= 9 (length lines)))
+        (should (equal (nth 0 lines)
+                       (format "%s:%d:%d: error: name: \"bad tool\" is not a valid tool name: providers accept ^[a-zA-Z0-9_-]{1,64}$, e.g. \"bad_tool\""
+                               name (car name-at) (cdr name-at))))
+        (should (equal (nth 1 lines)
+                       (format "%s:%d:%d: warning: tools[1].inputSchema.properties.count.type: non-standard type name \"int\" read as \"integer\""
+                               name (car int-at) (cdr int-at))))
+        (should (string-prefix-p (format "%s:%d:%d: error: args[1].items: " name (car tags-at) (cdr tags-at))
+                                 (nth 2 lines)))
+        ;; next-error from the JSON buffer visits them in turn.
+        (with-current-buffer buffer
+          (goto-char (point-min))
+          (next-error)
+          (should (equal (toolspec-ui-test--here) (cons buffer name-at)))
+          (next-error)
+          (should (equal (toolspec-ui-test--here) (cons buffer int-at)))
+          (next-error)
+          (should (equal (toolspec-ui-test--here) (cons buffer tags-at))))))))
+
+(ert-deftest toolspec-ui-validate-buffer-without-file ()
+  "A buffer without a file is named by its buffer name, and next-error works."
+  (toolspec-ui-test--with-clean-state
+    (let ((buffer (get-buffer-create "scratch tools")))
+      (with-current-buffer buffer (insert toolspec-ui-test--bad-json))
+      (switch-to-buffer buffer)
+      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (let ((lines (toolspec-ui-test--problem-lines))
+            (tags-at (toolspec-ui-test--place-of toolspec-ui-test--bad-json "\"tags\": \\({\\)" 1)))
+        (should (= 9 (length lines)))
+        (should (string-prefix-p "scratch tools:9:15: error: name: " (car lines)))
+        (with-current-buffer "*toolspec-problems*"
+          (goto-char (point-min))
+          (search-forward "error: args[1].items")
+          (compile-goto-error))
+        (should (equal (toolspec-ui-test--here) (cons buffer tags-at)))))))
+
+(ert-deftest toolspec-ui-validate-buffer-clean-and-invalid ()
+  "A clean spec says No problems; invalid JSON is one positioned error."
+  (toolspec-ui-test--with-clean-state
+    (switch-to-buffer (find-file-noselect (toolspec-ui-test--example "gemini.json")))
+    (should (= 0 (toolspec-validate-buffer)))
+    (should (string-suffix-p "No problems\n" (toolspec-ui-test--messages)))
+    (with-current-buffer "*toolspec-problems*"
+      (should (string-match-p "^No problems$" (buffer-string))))
+    (should-not (toolspec-ui-test--problem-lines))
+    (let ((buffer (get-buffer-create "broken")))
+      (with-current-buffer buffer (insert toolspec-ui-test--broken-json))
+      (switch-to-buffer buffer)
+      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (should (equal (toolspec-ui-test--problem-lines)
+                     '("broken:3:18: error: Invalid JSON: key must be a string")))
+      (with-current-buffer buffer
+        (goto-char (point-min))
+        (next-error))
+      (should (equal (toolspec-ui-test--here) (cons buffer (quote (3 . 18))))))))
+
+(ert-deftest toolspec-ui-flymake-backend ()
+  "The Flymake backend reports every problem at its place."
+  (toolspec-ui-test--with-clean-state
+    (with-current-buffer (get-buffer-create "flymake tools")
+      (insert toolspec-ui-test--bad-json)
+      (let (reported)
+        (toolspec-flymake (lambda (diags &rest _) (setq reported diags)))
+        (should (= 9 (length reported)))
+        (should (= 3 (cl-count :error reported :key #'flymake-diagnostic-type)))
+        (should (= 6 (cl-count :warning reported :key #'flymake-diagnostic-type)))
+        (let ((d (cl-find-if (lambda (d) (string-prefix-p "name: " (flymake-diagnostic-text d))) reported)))
+          (should (equal (buffer-substring (flymake-diagnostic-beg d) (flymake-diagnostic-end d))
+                         "\"bad tool\""))))
+      (toolspec-flymake-setup)
+      (should (memq #'toolspec-flymake flymake-diagnostic-functions))
+      (should (bound-and-true-p flymake-mode)))))
+
+;;;; Exporting
+
+(ert-deftest toolspec-ui-export-to-a-buffer ()
+  "M-x toolspec-export with tools, whole categories and no file: a JSON buffer."
+  (toolspec-ui-test--with-clean-state
+    (toolspec-import-file (toolspec-ui-test--example "openai-chat.json"))
+    (toolspec-import-file (toolspec-ui-test--example "anthropic.json"))
+    (toolspec-ui-test--mx "toolspec-export" "openai-chat/*,anthropic/get_weather" "mcp" "")
+    (should (eq (window-buffer) (get-buffer "*toolspec-export*")))
+    (with-current-buffer "*toolspec-export*"
+      (should (memq major-mode '(js-json-mode js-mode)))
+      (let ((doc (json-parse-string (buffer-string) :object-type 'alist :array-type 'list)))
+        (should (equal (mapcar (lambda (tool) (alist-get 'name tool)) (alist-get 'tools doc))
+                       '("create_calendar_event" "list_unread_messages" "get_weather")))
+        (should (alist-get 'inputSchema (car (alist-get 'tools doc))))))))
+
+(ert-deftest toolspec-ui-export-to-a-file ()
+  "M-x toolspec-export writes a file, asking before overwriting it."
+  (toolspec-ui-test--with-clean-state
+    (toolspec-import-file (toolspec-ui-test--example "gemini.json"))
+    (let ((file (toolspec-ui-test--temp-file "old")))
+      (toolspec-ui-test--mx "toolspec-export" "gemini/book_table" "anthropic" file "y")
+      (let ((doc (json-parse-string (with-temp-buffer (insert-file-contents file) (buffer-string))
+                                    :object-type 'alist :array-type 'list)))
+        (should (equal (mapcar (lambda (tool) (alist-get 'name tool)) doc) '("book_table")))
+        (should (alist-get 'input_schema (car doc))))
+      (should (string-match-p "1 tool written to .* (anthropic)" (toolspec-ui-test--messages)))
+      (should-not (get-buffer "*toolspec-export*"))
+      ;; Refusing to overwrite leaves the file alone.
+      (let ((before (with-temp-buffer (insert-file-contents file) (buffer-string))))
+        (should-error (toolspec-ui-test--mx "toolspec-export" "gemini/*" "gemini" file "n")
+                      :type 'user-error)
+        (should (equal before (with-temp-buffer (insert-file-contents file) (buffer-string))))))
+    ;; From Lisp, the document is returned as before.
+    (let ((json (toolspec-export (list "find_restaurants") 'openai)))
+      (should (stringp json))
+      (should (string-match-p "\"find_restaurants\"" json))
+      (should-not (get-buffer "*toolspec-export*")))))
+
+;;;; gptel forms
+
+(defun toolspec-ui-test--read-forms (buffer)
+  "All forms in BUFFER."
+  (with-current-buffer buffer
+    (save-excursion
+      (goto-char (point-min))
+      (let (forms)
+        (condition-case nil
+            (while t (push (read (current-buffer)) forms))
+          (end-of-file nil))
+        (nreverse forms)))))
+
+(defun toolspec-ui-test--indented-p (buffer)
+  "Non-nil when BUFFER's text is as `indent-region' leaves it."
+  (let ((text (with-current-buffer buffer (buffer-string))))
+    (with-temp-buffer
+      (emacs-lisp-mode)
+      (setq indent-tabs-mode (buffer-local-value 'indent-tabs-mode buffer))
+      (insert text)
+      (indent-region (point-min) (point-max))
+      (equal (buffer-string) text))))
+
+(ert-deftest toolspec-ui-insert-gptel-form-from-json-at-point ()
+  "The JSON around point becomes readable gptel-make-tool forms that work."
+  (toolspec-ui-test--with-clean-state
+    (let ((expected (toolspec-read-file (toolspec-ui-test--example "openai-chat.json"))))
+      (switch-to-buffer (find-file-noselect (toolspec-ui-test--example "openai-chat.json")))
+      (goto-char (point-min))
+      (search-forward "\"role\"")
+      (toolspec-ui-test--mx "toolspec-insert-gptel-form")
+      (should (eq (window-buffer) (get-buffer "*toolspec-gptel-form*")))
+      (with-current-buffer "*toolspec-gptel-form*"
+        (should (eq major-mode 'emacs-lisp-mode))
+        (should (string-match-p "^;; create_calendar_event: define `my-create-calendar-event-function'"
+                                (buffer-string)))
+        (should (string-match-p "^(gptel-make-tool\n :name \"create_calendar_event\"\n :function #'my-create-calendar-event-function\n"
+                                (buffer-string))))
+      (should (toolspec-ui-test--indented-p (get-buffer "*toolspec-gptel-form*")))
+      (let ((forms (toolspec-ui-test--read-forms "*toolspec-gptel-form*")))
+        (should (equal (mapcar #'car forms) '(gptel-make-tool gptel-make-tool)))
+        (mapc #'eval forms))
+      (dolist (plist expected)
+        (let ((tool (gptel-get-tool (plist-get plist :name))))
+          (should (gptel-tool-p tool))
+          (should (eq (gptel-tool-function tool)
+                      (intern (format "my-%s-function"
+                                      (replace-regexp-in-string "_" "-" (plist-get plist :name))))))
+          (should (equal (plist-get (toolspec--plist tool) :args) (plist-get plist :args))))))))
+
+(ert-deftest toolspec-ui-insert-gptel-form-in-elisp-buffer-from-file ()
+  "In an Emacs Lisp buffer without JSON, ask for a file and insert at point."
+  (toolspec-ui-test--with-clean-state
+    (let ((buffer (get-buffer-create "config.el")))
+      (with-current-buffer buffer
+        (emacs-lisp-mode)
+        (insert ";;; My tools\n\n(setq x 1)\n"))
+      (switch-to-buffer buffer)
+      (goto-char (point-min))
+      (forward-line 2)
+      (toolspec-ui-test--mx "toolspec-insert-gptel-form" (toolspec-ui-test--example "json-schema.json"))
+      (should-not (get-buffer "*toolspec-gptel-form*"))
+      (with-current-buffer buffer
+        (should (string-prefix-p ";;; My tools\n\n;; translate_text: define `my-translate-text-function'"
+                                 (buffer-string)))
+        (should (string-suffix-p "\n(setq x 1)\n" (buffer-string))))
+      (should (toolspec-ui-test--indented-p buffer))
+      (let ((forms (toolspec-ui-test--read-forms buffer)))
+        (should (equal (mapcar #'car forms) '(gptel-make-tool setq)))
+        (eval (car forms)))
+      (should (equal (gptel-tool-name (gptel-get-tool "translate_text")) "translate_text")))))
+
+(ert-deftest toolspec-ui-insert-gptel-form-from-region ()
+  "With an active region in an Emacs Lisp buffer, the forms follow the region."
+  (toolspec-ui-test--with-clean-state
+    (let ((buffer (get-buffer-create "pasted.el"))
+          (json (with-temp-buffer
+                  (insert-file-contents (toolspec-ui-test--example "anthropic.json"))
+                  (buffer-string))))
+      (with-current-buffer buffer
+        (emacs-lisp-mode)
+        (insert "(setq before t)\n" json "(setq after t)\n"))
+      (switch-to-buffer buffer)
+      (let ((transient-mark-mode t))
+        (goto-char (point-min))
+        (forward-line 1)
+        (push-mark (+ (point) (length json)) t t)
+        (toolspec-ui-test--mx "toolspec-insert-gptel-form"))
+      (with-current-buffer buffer
+        (should (string-prefix-p (concat "(setq before t)\n" json ";; record_summary: define")
+                                 (buffer-string)))
+        (should (string-suffix-p "\n(setq after t)\n" (buffer-string)))
+        (should (= 2 (how-many "^(gptel-make-tool$" (point-min) (point-max))))))))
+
+(ert-deftest toolspec-ui-insert-gptel-form-invalid-json ()
+  "Invalid JSON at point gives a positioned error, and nothing is inserted."
+  (toolspec-ui-test--with-clean-state
+    (let ((buffer (get-buffer-create "broken.json")))
+      (with-current-buffer buffer (insert toolspec-ui-test--broken-json))
+      (switch-to-buffer buffer)
+      (goto-char (point-min))
+      (let ((err (should-error (toolspec-ui-test--mx "toolspec-insert-gptel-form") :type 'user-error)))
+        (should (string-match-p "\\`Invalid JSON: broken\\.json:3:18: " (cadr err))))
+      (should-not (get-buffer "*toolspec-gptel-form*"))
+      (should (equal (toolspec-ui-test--here) (cons buffer (quote (3 . 18))))))))
+
+;;;; Paths
+
+(ert-deftest toolspec-ui-problem-paths-map-into-every-format ()
+  "Argument and tool-key problems map to their JSON place in every example format."
+  (dolist (file (directory-files toolspec-ui-test--examples t "\\.json\\'"))
+    (let* ((tools (toolspec-read-file file))
+           (paths toolspec-last-import-paths)
+           (text (with-temp-buffer (insert-file-contents file) (buffer-string))))
+      (should (= (length tools) (length paths)))
+      (cl-loop
+       for tool in tools
+       for path in paths
+       do (let ((name-path (toolspec--problem-json-path text tool path "name")))
+            (should (toolspec--path-found-p text name-path))
+            (should (string-match-p "\\(?:\\`\\|\\.\\)\\(?:name\\|title\\)\\'" name-path)))
+       do (cl-loop
+           for arg in (plist-get tool :args)
+           for i from 0
+           for p = (toolspec--problem-json-path text tool path (format "args[%d]" i))
+           do (should (string-suffix-p (format "properties.%s" (plist-get arg :name)) p))
+           do (should (toolspec--path-found-p text p))
+           do (should (equal (toolspec--problem-json-path text tool path (format "args[%d].items.type" i))
+                             (concat p ".items.type"))))))))
+
+(provide 'toolspec-ui-test)
+;;; toolspec-ui-test.el ends here
