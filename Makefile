@@ -14,9 +14,14 @@ SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev
 MODULE := lisp/toolspec-module$(SO)
 LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 
-.PHONY: all module demo test deps deps-emacs cargo-test ert lint clean
+.PHONY: all module autoloads demo test deps deps-emacs clean
 
-all: module
+all: module autoloads
+
+# lisp/toolspec-autoloads.el: load it from init.el to have the commands
+# autoloaded without loading toolspec.
+autoloads:
+	$(EMACS) --batch -Q --eval '(if (fboundp (quote loaddefs-generate)) (loaddefs-generate "lisp" (expand-file-name "lisp/toolspec-autoloads.el")) (let ((generated-autoload-file (expand-file-name "lisp/toolspec-autoloads.el"))) (update-directory-autoloads "lisp")))'
 
 deps-emacs:
 	@bash scripts/setup-deps.sh emacs
@@ -37,4 +42,4 @@ test: deps
 
 clean:
 	$(CARGO) clean
-	rm -f lisp/*.elc test/*.elc $(MODULE)
+	rm -f lisp/*.elc test/*.elc $(MODULE) lisp/toolspec-autoloads.el

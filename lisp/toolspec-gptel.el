@@ -136,6 +136,7 @@ where null is allowed, false for a boolean, and otherwise missing."
   (toolspec--read (toolspec--mod-check-args
                    checker (if (equal kind "json") args (toolspec--print args)) kind)))
 
+;;;###autoload
 (defun toolspec-validate-arguments (tool args)
   "Check ARGS, the arguments a model sent, against TOOL's schema.
 TOOL is a tool plist or a registered gptel tool (a struct or its
@@ -248,6 +249,7 @@ source registered since under the same name stays."
         (setq gptel--known-tools (delq cat gptel--known-tools)))))
   (setq gptel-tools (delq tool gptel-tools)))
 
+;;;###autoload
 (defun toolspec-unregister (what)
   "Remove tools registered through toolspec from gptel.
 WHAT is a source (a file name or the `:source' given when
@@ -293,6 +295,7 @@ many tools were removed."
             (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
             (list :toolspec-bound (plist-get binding :bound)))))
 
+;;;###autoload
 (defun toolspec-register (tools &rest options)
   "Register TOOLS, tool plists, with gptel; return the gptel tools.
 TOOLS is what `toolspec-read-file' or `toolspec-parse-json' return.
@@ -325,6 +328,7 @@ Registering a source again replaces its tools."
           (puthash source made toolspec--registered))
         made))))
 
+;;;###autoload
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
 OPTIONS are those of `toolspec-register'.  Needs the llm package."

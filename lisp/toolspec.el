@@ -308,6 +308,7 @@ this undoes it so a registered tool reads as it was written."
 
 ;;;; Public API
 
+;;;###autoload
 (defun toolspec-parse-json (string &optional format)
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
@@ -319,6 +320,7 @@ mix formats).  The plists follow the gptel/llm rules and carry no
   (toolspec--import
    (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size)))
 
+;;;###autoload
 (defun toolspec-read-file (file &optional format)
   "Read FILE, JSON tool definitions, into a list of tool plists.
 FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
@@ -334,6 +336,7 @@ FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
                      (append (list :file file) (toolspec-error-details err))))))))
 
+;;;###autoload
 (defun toolspec-to-json (tool &optional dialect)
   "Return TOOL as a JSON string in DIALECT.
 TOOL is a tool plist, a `gptel-tool' or an `llm-tool'.  DIALECT is
@@ -343,6 +346,7 @@ a symbol among `toolspec-dialects', default `toolspec-default-dialect'."
                          (toolspec--name dialect (symbol-name toolspec-default-dialect))
                          nil nil))
 
+;;;###autoload
 (defun toolspec-tools-to-json (tools &optional dialect pretty)
   "Return TOOLS as one JSON document in DIALECT.
 TOOLS is a list of plists or structs.  The document is what clients
@@ -354,6 +358,7 @@ non-nil indents it."
                          (toolspec--name dialect (symbol-name toolspec-default-dialect))
                          t pretty))
 
+;;;###autoload
 (defun toolspec-validate (tool)
   "Check TOOL and return its problems, nil when there are none.
 TOOL is a plist, a `gptel-tool' or an `llm-tool'.  Each problem is
@@ -370,6 +375,7 @@ wrong and what would be right."
         (format "%s: %s" severity message)
       (format "%s: %s: %s" severity path message))))
 
+;;;###autoload
 (defun toolspec-check (tool)
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
 The error's details hold all problems under `:problems'; warnings
@@ -385,6 +391,7 @@ do not make TOOL invalid."
                       (list :problems problems :tool name)))))
     tool))
 
+;;;###autoload
 (defun toolspec-gptel-form (tool &optional function category)
   "Return a `gptel-make-tool' form to define TOOL, a plist.
 FUNCTION is the form for `:function' (default `#'ignore'), CATEGORY

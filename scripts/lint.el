@@ -8,11 +8,13 @@
 ;;; Code:
 
 (require 'checkdoc)
+(require 'cl-lib)
 (require 'bytecomp)
 
 (defvar lint--failures 0 "Number of problems found.")
 
-(let ((files (directory-files (expand-file-name "lisp") t "\\.el\\'")))
+(let ((files (cl-remove-if (lambda (f) (string-suffix-p "-autoloads.el" f))
+                           (directory-files (expand-file-name "lisp") t "\\.el\\'"))))
   ;; Byte-compilation, warnings as errors.
   (let ((byte-compile-error-on-warn t))
     (dolist (f files)
