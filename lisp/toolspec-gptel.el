@@ -379,14 +379,20 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
 A file that fails to import is reported and skipped; returns the
 number of tools registered."
   (interactive)
-  (let ((count 0))
-    (dolist (dir toolspec-tool-directories)
-      (when (file-directory-p dir)
-        (dolist (file (directory-files dir t toolspec-tool-file-regexp))
-          (condition-case err
-              (cl-incf count (length (toolspec-import-file file)))
-            (toolspec-error
-             (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err))))))))
+  (let* ((count 0)
+         (files (cl-loop for dir in toolspec-tool-directories
+                         when (file-directory-p dir)
+                         append (directory-files dir t toolspec-tool-file-regexp)))
+         (progress (and (> (length files) 10)
+                        (make-progress-reporter "toolspec: importing tool files..." 0 (length files)))))
+    (cl-loop for file in files
+             for i from 1
+             do (condition-case err
+                    (cl-incf count (length (toolspec-import-file file)))
+                  (toolspec-error
+                   (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err)))))
+             (when progress (progress-reporter-update progress i)))
+    (when progress (progress-reporter-done progress))
     (when (called-interactively-p 'any)
       (message "toolspec: %d tools registered" count))
     count))

@@ -400,6 +400,26 @@ Keys in another order than the tool's args, false and null values."
         (delete-directory dir-a t)
         (delete-directory dir-b t)))))
 
+(ert-deftest toolspec-it-load-tool-directories ()
+  "Every spec file of `toolspec-tool-directories' is imported; a bad one is skipped with a warning."
+  (toolspec-it--with-registry
+    (let ((dir (make-temp-file "toolspec-dir" t)))
+      (unwind-protect
+          (let ((toolspec-tool-directories (list dir "/nonexistent/toolspec-dir")))
+            (copy-file (toolspec-it--fixture "notes.json") (expand-file-name "notes.json" dir))
+            (copy-file (toolspec-it--fixture "forecast.json") (expand-file-name "forecast.json" dir))
+            (with-temp-file (expand-file-name "broken.json" dir) (insert "{\"name\": "))
+            (when (get-buffer "*Warnings*") (kill-buffer "*Warnings*"))
+            (let ((expected (+ (length (toolspec-read-file (toolspec-it--fixture "notes.json")))
+                               (length (toolspec-read-file (toolspec-it--fixture "forecast.json"))))))
+              (should (= (toolspec-load-tool-directories) expected)))
+            (should (assoc "notes" gptel--known-tools))
+            (should (assoc "forecast" gptel--known-tools))
+            (should-not (assoc "broken" gptel--known-tools))
+            (with-current-buffer "*Warnings*"
+              (should (string-match-p "Skipped .*broken\\.json" (buffer-string)))))
+        (delete-directory dir t)))))
+
 ;;;; 5. Checking arguments by hand
 
 (defun toolspec-it--gptel-parse (json)
