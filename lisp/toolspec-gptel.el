@@ -99,8 +99,10 @@ Otherwise they arrive as gptel parses them (`:json-false', `:null')."
 
 (defvar toolspec-executor-makers nil
   "Alist (TYPE . MAKER) of the executors tool formats can carry.
-A tool plist with `:executor' (TYPE . DATA) is bound by calling MAKER
-with the tool plist; it returns what a resolver returns.")
+TYPE is a string.  A tool plist with `:executor' (:type TYPE ...) is
+bound by calling MAKER with the tool plist and the import options;
+it returns what a resolver returns (a function, or a plist with
+`:function', `:async' and `:confirm').")
 
 ;;;; Arguments
 
@@ -192,11 +194,16 @@ called with the name."
   "Resolver: the function `toolspec-function-alist' maps TOOL's name to."
   (cdr (assoc (plist-get tool :name) toolspec-function-alist)))
 
-(defun toolspec-resolve-executor (tool _options)
-  "Resolver: the executor TOOL's format carries, if its type is known."
+(defun toolspec-resolve-executor (tool options)
+  "Resolver: the executor TOOL's format carries, if its type is known.
+Importers of formats that describe how to run a tool (an HTTP API, a
+prompt) put `:executor' (:type TYPE ...) in the tool plist; a plain
+JSON tool file cannot.  The maker for TYPE in
+`toolspec-executor-makers' is called with TOOL and OPTIONS."
   (when-let* ((exec (plist-get tool :executor))
-              (maker (cdr (assq (car-safe exec) toolspec-executor-makers))))
-    (funcall maker tool)))
+              (type (plist-get exec :type))
+              (maker (cdr (assoc (format "%s" type) toolspec-executor-makers))))
+    (funcall maker tool options)))
 
 (defun toolspec-resolve-mcp (tool options)
   "Resolver: bind TOOL to the MCP server named by OPTIONS's `:mcp-server'.
