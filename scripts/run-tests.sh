@@ -36,12 +36,16 @@ else
 fi
 
 # ERT: count "Ran N tests, M results as expected, K unexpected".
+# Every test/*-test.el file is an ERT suite.
+ert_files=()
+for f in test/*-test.el; do ert_files+=(-l "$f"); done
+
 run_ert() {
   local name=$1; shift
   note "ERT ($name)"
   "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test \
     --eval "(setq toolspec-module-file \"$module\")" \
-    -l test/toolspec-test.el -l test/toolspec-gptel-test.el -l test/toolspec-integration-test.el -l test/toolspec-ui-test.el \
+    "${ert_files[@]}" \
     -f ert-run-tests-batch-and-exit 2>&1 | tee "$log/ert-$name.txt"
   local rc=${PIPESTATUS[0]}
   local line; line=$(grep -E '^Ran [0-9]+ tests?' "$log/ert-$name.txt" | tail -n1)
