@@ -14,7 +14,7 @@ SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev
 MODULE := lisp/toolspec-module$(SO)
 LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 
-.PHONY: all module autoloads demo test deps deps-emacs clean
+.PHONY: all module autoloads demo test fuzz deps deps-emacs clean
 
 all: module autoloads
 
@@ -39,6 +39,10 @@ demo: deps
 
 test: deps
 	bash scripts/run-tests.sh
+
+# Fuzz every entry point that takes outside input (FUZZ_SECONDS each).
+fuzz:
+	bash scripts/fuzz.sh
 
 clean:
 	$(CARGO) clean

@@ -602,7 +602,9 @@ fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
     let mut rest = Vec::with_capacity(pairs.len());
     for (k, val) in pairs {
         match k {
-            "name" => name = name_of(val),
+            // The first :name is the argument's (as for `plist-get`); a
+            // later one is a schema keyword called "name".
+            "name" if name.is_none() => name = name_of(val),
             "optional" => optional = !is_nil(val) && val.as_keyword() != Some("json-false"),
             _ => rest.push((k, val)),
         }

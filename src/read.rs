@@ -258,7 +258,11 @@ impl<'a> Reader<'a> {
             }
             other => other,
         };
-        let root = norm.node(params, path, 0)?;
+        let mut root = norm.node(params, path, 0)?;
+        // An `optional` marker on a property (gptel's, leaked into JSON)
+        // settles `required` here, so it never clashes with the plist's
+        // own `:optional`.
+        crate::schema::resolve_optional(&mut root);
         match root.get("type").and_then(Value::as_str) {
             Some("object") | None => {}
             Some(t) => {

@@ -1625,3 +1625,34 @@ fn rule_function() {
     // A function described some other way is not judged.
     assert_eq!(check(&tool("my-function", "")), []);
 }
+
+// ------------------------------------------------ regressions found by fuzzing
+
+/// A schema keyword called `name` beside an argument's own `:name` in the
+/// plist: the first `:name` is the argument's, the keyword survives.
+#[test]
+fn fuzz_regression_schema_keyword_called_name() {
+    let doc = json!({"name": "t", "input_schema": {"type": "object", "properties": {
+        "arg": {"type": "string", "name": "other", "description": "d"}}}});
+    let tools = import_as(&doc, Format::Anthropic).tools;
+    let back = via_plist(&tools);
+    assert_eq!(back[0].args[0].name, "arg");
+    for d in [Dialect::OpenAi, Dialect::Anthropic, Dialect::Mcp] {
+        assert_eq!(write_tools(&tools, d).unwrap(), write_tools(&back, d).unwrap());
+    }
+    assert_eq!(prop(&back[0], Dialect::Anthropic, "arg")["name"], "other");
+}
+
+/// An `optional` marker on a top-level property in JSON settles `required`
+/// when read, so it cannot clash with the plist's own `:optional`.
+#[test]
+fn fuzz_regression_optional_keyword_on_top_level_property() {
+    let doc = json!({"name": "t", "input_schema": {"type": "object", "required": ["a", "b"], "properties": {
+        "a": {"type": "string"}, "b": {"type": "string", "optional": true}}}});
+    let tools = import_as(&doc, Format::Anthropic).tools;
+    assert!(!tools[0].args[0].optional);
+    assert!(tools[0].args[1].optional);
+    let back = via_plist(&tools);
+    assert_eq!(write_tools(&tools, Dialect::Anthropic).unwrap(), write_tools(&back, Dialect::Anthropic).unwrap());
+    assert_no_key(&write(&back[0], Dialect::Anthropic), "optional");
+}

@@ -1,0 +1,171 @@
+//! Property tests: nothing is lost between JSON and plists.
+//!
+//! Generated tools (names, descriptions, arguments with nested schemas
+//! holding every kind of keyword and data value, odd property names) go
+//! JSON -> model -> plist text -> model -> JSON in every dialect, and
+//! plist -> JSON -> plist, and must come back the same.
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use toolspec::plist::print_tools;
+use toolspec::read::{read_str, Format, ReadOptions};
+use toolspec::write::{write_tool, write_tools, Dialect, DIALECT_NAMES};
+use toolspec::{tools_from_elisp, Tool};
+
+/// Property names, including ones that need escaping as keywords.
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z][a-z0-9_]{0,8}",
+        "[a-zA-Z0-9 ()\\[\\];#'`,.?\"\\\\é-]{1,8}",
+        Just("type".to_string()),
+        Just("optional".to_string()),
+        Just("properties".to_string()),
+        Just("12".to_string()),
+    ]
+}
+
+/// JSON data values (defaults, examples, consts).
+fn data() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1.0e12f64..1.0e12).prop_map(|f| json!(f)),
+        "[ -~é\n\t]{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-z]{1,5}", inner), 1..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+/// A schema node of a JSON Schema dialect (no nullable: that is written
+/// per dialect).
+fn schema() -> impl Strategy<Value = Value> {
+    let scalar = (
+        prop_oneof![Just("string"), Just("integer"), Just("number"), Just("boolean")],
+        proptest::option::of("[ -~]{0,20}"),
+        proptest::option::of(data()),
+        proptest::option::of(prop::collection::vec("[a-z]{1,6}", 1..4)),
+    )
+        .prop_map(|(t, desc, default, en)| {
+            let mut m = Map::new();
+            m.insert("type".into(), Value::from(t));
+            if let Some(d) = desc {
+                m.insert("description".into(), Value::from(d));
+            }
+            if let (Some(e), "string") = (en, t) {
+                m.insert("enum".into(), json!(e));
+            }
+            if let Some(d) = default {
+                m.insert("default".into(), d);
+            }
+            Value::Object(m)
+        });
+    scalar.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|items| json!({"type": "array", "items": items, "minItems": 1})),
+            (prop::collection::vec((name(), inner), 1..4), any::<bool>()).prop_map(|(props, req)| {
+                let mut p = Map::new();
+                for (k, v) in props {
+                    p.insert(k, v);
+                }
+                let mut m = Map::new();
+                m.insert("type".into(), Value::from("object"));
+                if req {
+                    let first = p.keys().next().cloned().unwrap();
+                    m.insert("required".into(), json!([first]));
+                }
+                m.insert("properties".into(), Value::Object(p));
+                Value::Object(m)
+            }),
+        ]
+    })
+}
+
+/// An Anthropic tool with generated arguments.
+fn tool_json() -> impl Strategy<Value = Value> {
+    ("[a-z][a-z0-9_]{0,20}", "[ -~]{0,30}", prop::collection::vec((name(), schema(), any::<bool>()), 0..5)).prop_map(
+        |(n, d, args)| {
+            let mut props = Map::new();
+            let mut required = Vec::new();
+            for (k, s, req) in args {
+                if props.contains_key(&k) {
+                    continue;
+                }
+                if req {
+                    required.push(Value::from(k.clone()));
+                }
+                props.insert(k, s);
+            }
+            let mut schema = Map::new();
+            schema.insert("type".into(), Value::from("object"));
+            schema.insert("properties".into(), Value::Object(props));
+            if !required.is_empty() {
+                schema.insert("required".into(), Value::Array(required));
+            }
+            json!({"name": n, "description": d, "input_schema": schema})
+        },
+    )
+}
+
+fn read(v: &Value) -> Vec<Tool> {
+    let opts = ReadOptions { format: Format::Anthropic, ..ReadOptions::default() };
+    read_str(&v.to_string(), &opts).expect("generated tools read").tools
+}
+
+fn through_plist(tools: &[Tool]) -> Vec<Tool> {
+    let mut text = String::new();
+    print_tools(tools, &mut text);
+    tools_from_elisp(&text).expect("printed plists read back")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// JSON -> plist -> JSON in the same dialect gives back the input.
+    #[test]
+    fn json_plist_json_identity(tool in tool_json()) {
+        let tools = read(&tool);
+        let back = through_plist(&tools);
+        let out = write_tool(&back[0], Dialect::Anthropic).unwrap();
+        prop_assert_eq!(&out, &tool);
+    }
+
+    /// Every dialect writes the same JSON from the model and from its plist.
+    #[test]
+    fn plist_round_trip_in_every_dialect(tool in tool_json()) {
+        let tools = read(&tool);
+        let back = through_plist(&tools);
+        for (_, d) in DIALECT_NAMES {
+            prop_assert_eq!(write_tools(&tools, *d).unwrap(), write_tools(&back, *d).unwrap());
+        }
+    }
+
+    /// plist -> JSON -> plist: printing what the JSON reads back gives the same text.
+    #[test]
+    fn plist_json_plist_identity(tool in tool_json()) {
+        let tools = read(&tool);
+        let mut first = String::new();
+        print_tools(&tools, &mut first);
+        let json = write_tools(&tools_from_elisp(&first).unwrap(), Dialect::Anthropic).unwrap();
+        let again = read(&json);
+        let mut second = String::new();
+        print_tools(&again, &mut second);
+        prop_assert_eq!(first, second);
+    }
+
+    /// Each dialect's own output reads back to the same tools.
+    #[test]
+    fn dialect_output_reads_back(tool in tool_json()) {
+        let tools = read(&tool);
+        for d in [Dialect::OpenAi, Dialect::OpenAiResponses, Dialect::Anthropic, Dialect::Mcp, Dialect::Bedrock] {
+            let out = write_tool(&tools[0], d).unwrap();
+            let again = read_str(&out.to_string(), &ReadOptions::default()).unwrap().tools;
+            prop_assert_eq!(write_tool(&again[0], d).unwrap(), out);
+        }
+    }
+}
