@@ -147,6 +147,12 @@ Lookups and bootstrap find the operations of an API here.")
   "KEY of PLIST, with JSON null and false read as nil."
   (toolspec-http--value (plist-get plist key)))
 
+(defun toolspec-http--json (value)
+  "VALUE as JSON text (a multibyte string), nil and false being false.
+`json-serialize' returns UTF-8 bytes in Emacs 30 and text before."
+  (let ((json (json-serialize value :null-object :null :false-object :false)))
+    (if (multibyte-string-p json) json (decode-coding-string json 'utf-8))))
+
 (defun toolspec-http--absolute-p (url)
   "Non-nil when URL is an absolute http(s) URL with a host and no template."
   (and (stringp url)
@@ -256,7 +262,7 @@ returned as `:false'; other nil values are nil (absent)."
                       (number-to-string v)))
         ((stringp v) v)
         ((symbolp v) (symbol-name v))
-        (t (json-serialize (toolspec-http--jsonify v nil)))))
+        (t (toolspec-http--json (toolspec-http--jsonify v nil)))))
 
 (defun toolspec-http--items (v)
   "The items of V, an array value (vector or list), as a list."
@@ -426,9 +432,7 @@ and null otherwise."
         (cond
          ((null value) nil)
          ((string-match-p "json" ctype)
-          (cons ctype (encode-coding-string
-                       (json-serialize value :null-object :null :false-object :false)
-                       'utf-8)))
+          (cons ctype (encode-coding-string (toolspec-http--json value) 'utf-8)))
          ((string-match-p "\\`application/x-www-form-urlencoded" ctype)
           (cons ctype
                 (mapconcat (lambda (c) (concat (toolspec-http--enc (car c)) "="
@@ -671,8 +675,13 @@ only those on the server of REQ's URL are."
                                  :size (length (plist-get resp :body))
                                  :body (toolspec-http--decode (plist-get resp :body) headers))))))))))
     (condition-case err
-        (let* ((url-request-method (plist-get req :method))
-               (url-request-extra-headers (plist-get req :headers))
+        (let* ((unibyte (lambda (s) (encode-coding-string s 'utf-8)))
+               ;; url.el refuses a request mixing multibyte strings
+               ;; with the bytes of a non-ASCII body: all parts unibyte.
+               (url-request-method (funcall unibyte (plist-get req :method)))
+               (url-request-extra-headers
+                (mapcar (lambda (h) (cons (funcall unibyte (car h)) (funcall unibyte (cdr h))))
+                        (plist-get req :headers)))
                (url-request-data (plist-get req :data))
                (url-max-redirections 0)
                (url-debug nil)
@@ -744,9 +753,8 @@ only those on the server of REQ's URL are."
 (defun toolspec-http--compact (text)
   "JSON TEXT without insignificant whitespace (TEXT itself if it is not JSON)."
   (condition-case nil
-      (json-serialize (json-parse-string text :object-type 'hash-table :array-type 'array
-                                         :null-object :null :false-object :false)
-                      :null-object :null :false-object :false)
+      (toolspec-http--json (json-parse-string text :object-type 'hash-table :array-type 'array
+                                              :null-object :null :false-object :false))
     (error text)))
 
 (defun toolspec-http--render (template json-text)
@@ -881,7 +889,7 @@ up once."
                          (when (zerop (cl-decf pending))
                            (funcall callback
                                     (condition-case nil
-                                        (json-serialize root :null-object :null :false-object :false)
+                                        (toolspec-http--json root)
                                       (error json-text)))))))
                   (if args
                       (toolspec-http--run lop args deliver t)
@@ -985,9 +993,7 @@ and its other fields).  Returns (JSON . SECRETS)."
              unless (memq k '(:secret :backend :save-function))
              do (when (stringp v) (puthash (substring (symbol-name k) 1) v data)))
     (when secret (puthash "access_token" secret data))
-    (cons (json-serialize
-           (list :auth (list :token (or secret :null) :data data))
-           :null-object :null :false-object :false)
+    (cons (toolspec-http--json (list :auth (list :token (or secret :null) :data data)))
           (and secret (list secret)))))
 
 (defun toolspec-http--bootstrap-args (op)

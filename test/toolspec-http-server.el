@@ -72,11 +72,11 @@ names in the order received, BODY the body decoded as UTF-8."
            (headers (plist-get response :headers))
            (body (plist-get response :body))
            (json (and body (not (stringp body))))
-           (bytes (encode-coding-string
-                   (cond ((null body) "")
-                         (json (json-serialize body :null-object :null :false-object :json-false))
-                         (t body))
-                   'utf-8))
+           (text (cond ((null body) "")
+                       (json (json-serialize body :null-object :null :false-object :json-false))
+                       (t body)))
+           ;; `json-serialize' gives UTF-8 bytes (Emacs 30), strings are text.
+           (bytes (if (multibyte-string-p text) (encode-coding-string text 'utf-8) text))
            (ctype (cond ((assoc-string "content-type" headers t) nil)
                         (json "application/json")
                         (body "text/plain; charset=utf-8")))

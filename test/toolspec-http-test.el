@@ -597,27 +597,61 @@ secret, raw and base64-encoded."
 ;;;; Through gptel
 
 (ert-deftest toolspec-http-gptel-round-trip ()
-  "The model calls an OpenAPI tool; the API's templated answer reaches the next request."
+  "The model calls OpenAPI tools; the requests are built from its arguments, the answers reach it."
   (toolspec-ht--with-env
     (toolspec-http-server-with
         (api (lambda (req)
-               `(:body (:id ,(string-to-number (file-name-nondirectory (plist-get req :path)))
-                        :name "Rex" :status "available" :tags ["good" "boy"]))))
-      (let ((tools (toolspec-ht--register
-                    (list (toolspec-ht--pet-tool
-                           api :outputModules ["Pet {{ id }}: {{ name }} ({{ status }}), tags {{ tags | join(', ') }}"])))))
+               (if (equal (plist-get req :method) "POST")
+                   `(:status 201 :body (:id 43 :created ,(plist-get req :body)))
+                 `(:body (:id ,(string-to-number (file-name-nondirectory (plist-get req :path)))
+                          :name "Rex" :status "available" :tags ["good" "boy"])))))
+      (let* ((add-pet (toolspec-ht--tool
+                       "add_pet"
+                       (list (toolspec-ht--arg "name" 'string)
+                             (toolspec-ht--arg "tags" 'array t :items '(:type string))
+                             (toolspec-ht--arg "notify" 'array t :items '(:type string))
+                             (toolspec-ht--arg "requestId" 'string t)
+                             (toolspec-ht--arg "session" 'string t)
+                             (toolspec-ht--arg "shelter" 'string))
+                       :server (toolspec-http-server-url api "/v1") :method "POST"
+                       :path "/shelters/{shelter}/pets"
+                       :parameters [(:name "shelter" :in "path" :arg "shelter")
+                                    (:name "notify" :in "query" :arg "notify")
+                                    (:name "X-Request-Id" :in "header" :arg "requestId")
+                                    (:name "sid" :in "cookie" :arg "session")]
+                       :body '(:contentType "application/json" :args [["name" "name"] ["tags" "tags"]]
+                               :whole :null)))
+             (tools (toolspec-ht--register
+                     (list (toolspec-ht--pet-tool
+                            api :outputModules ["Pet {{ id }}: {{ name }} ({{ status }}), tags {{ tags | join(', ') }}"])
+                           add-pet))))
         (toolspec-server-with
-            (chat (list (toolspec-server-tool-calls-response '(("call_p" "get_pet" "{\"petId\":\"42\"}")))
-                        (toolspec-server-text-response "Rex is available.")))
-          (let* ((result (toolspec-ht--chat chat "Is pet 42 available?" tools))
+            (chat (list (toolspec-server-tool-calls-response
+                         '(("call_p" "get_pet" "{\"petId\":\"42\"}")
+                           ("call_a" "add_pet"
+                            "{\"shelter\":\"north/east\",\"name\":\"Zoë\",\"tags\":[\"new\",\"small dog\"],\"notify\":[\"a@b.c\",\"d e\"],\"requestId\":\"r-1\",\"session\":\"x y;z\"}")))
+                        (toolspec-server-text-response "Rex is available; Zoë was added.")))
+          (let* ((result (toolspec-ht--chat chat "Is pet 42 available? Add Zoë." tools))
                  (requests (toolspec-server-requests chat))
-                 (sent (aref (plist-get (nth 0 requests) :tools) 0)))
+                 (sent (mapcar (lambda (tl) (plist-get (plist-get tl :function) :name))
+                               (plist-get (nth 0 requests) :tools)))
+                 (received (toolspec-http-server-requests api))
+                 (post (cl-find "POST" received :key (lambda (r) (plist-get r :method)) :test #'equal)))
             (should-not (toolspec-server-errors chat))
-            (should (equal (plist-get (plist-get sent :function) :name) "get_pet"))
-            (should (equal (plist-get result :text) "Rex is available."))
+            (should (equal sent '("get_pet" "add_pet")))
+            (should (equal (plist-get result :text) "Rex is available; Zoë was added."))
             (should (equal (plist-get (toolspec-ht--tool-message (nth 1 requests) "call_p") :content)
                            "Pet 42: Rex (available), tags good, boy"))
-            (should (equal (toolspec-ht--paths api) '("/v1/pets/42")))))))))
+            (should (equal (plist-get (toolspec-ht--tool-message (nth 1 requests) "call_a") :content)
+                           "{\"id\":43,\"created\":\"{\\\"name\\\":\\\"Zoë\\\",\\\"tags\\\":[\\\"new\\\",\\\"small dog\\\"]}\"}"))
+            (should (= (length received) 2))
+            (should (member "/v1/pets/42" (toolspec-ht--paths api)))
+            (should (equal (plist-get post :path) "/v1/shelters/north%2Feast/pets"))
+            (should (equal (plist-get post :query) "notify=a%40b.c&notify=d%20e"))
+            (should (equal (toolspec-ht--header post "x-request-id") "r-1"))
+            (should (equal (toolspec-ht--header post "cookie") "sid=x%20y%3Bz"))
+            (should (equal (toolspec-ht--header post "content-type") "application/json"))
+            (should (equal (plist-get post :body) "{\"name\":\"Zoë\",\"tags\":[\"new\",\"small dog\"]}"))))))))
 
 ;;;; Lookups
 
