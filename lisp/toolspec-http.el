@@ -607,9 +607,8 @@ the call cannot be made (the text says why and what to do)."
 (defun toolspec-http--send (req callback &optional redirects)
   "Send REQ, a plist from `toolspec-http--request-parts', and call CALLBACK.
 CALLBACK gets (:status N :reason R :headers H :body TEXT :size BYTES
-:url URL),
-or (:error MESSAGE).  REDIRECTS counts the redirects followed so far;
-only those on the server of REQ's URL are."
+:url URL), or (:error MESSAGE).  REDIRECTS counts the redirects
+followed so far; only those on the server of REQ's URL are."
   (let* ((url (plist-get req :url))
          (state (list :done nil :timer nil :buffer nil))
          (finish
@@ -684,15 +683,17 @@ only those on the server of REQ's URL are."
                         (plist-get req :headers)))
                (url-request-data (plist-get req :data))
                (url-max-redirections 0)
+               (url-registered-auth-schemes nil)
                (url-debug nil)
                (url-automatic-caching nil)
                (buf (url-retrieve url on-response nil t t)))
           (setq state (plist-put state :buffer buf))
           (when (buffer-live-p buf)
             (with-current-buffer buf
-              ;; url.el reads these in this buffer when the answer comes:
-              ;; no redirects of its own (handled above), no debug log of
-              ;; the request, no prompting for credentials on 401/407.
+              ;; url.el reads these in this buffer when it connects and
+              ;; when the answer comes: no redirects of its own (handled
+              ;; above), no debug log of the request, no credentials of
+              ;; its own, no prompting for them on 401/407.
               (setq-local url-max-redirections 0)
               (setq-local url-debug nil)
               (setq-local url-registered-auth-schemes nil)
@@ -744,7 +745,8 @@ only those on the server of REQ's URL are."
         (string-match-p "\\`[[{]" body))))
 
 (defun toolspec-http--parse-json (text)
-  "TEXT parsed as JSON for lookups (alists, vectors), or nil if it is not JSON."
+  "TEXT parsed as JSON (alists, vectors) in a list, or nil if it is not JSON.
+The list tells a JSON null or false apart from no JSON."
   (condition-case nil
       (list (json-parse-string text :object-type 'alist :array-type 'array
                                :null-object :null :false-object :false))

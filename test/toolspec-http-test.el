@@ -35,6 +35,7 @@
 (require 'gptel)
 
 (defvar url-proxy-services)
+(defvar url-debug)
 (defvar gptel--known-backends)
 
 (defconst toolspec-ht--secret
@@ -333,6 +334,39 @@ The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
                                                    nil nil nil nil)))
         (should (= (length (toolspec-http-server-requests api)) 2))))))
 
+(ert-deftest toolspec-http-parameter-styles ()
+  "Path, query, header and cookie values by OpenAPI style and explode."
+  (let ((arr ["a b" "c"])
+        (obj '(:role "admin" :first "Al/x")))
+    (pcase-dolist (`(,param ,value ,expected)
+                   `(((:name "id" :in "path") ,arr "a%20b,c")
+                     ((:name "id" :in "path" :style "label") ,arr ".a%20b,c")
+                     ((:name "id" :in "path" :style "label" :explode t) ,arr ".a%20b.c")
+                     ((:name "id" :in "path" :style "matrix") ,arr ";id=a%20b,c")
+                     ((:name "id" :in "path" :style "matrix" :explode t) ,arr ";id=a%20b;id=c")
+                     ((:name "id" :in "path") ,obj "role,admin,first,Al%2Fx")
+                     ((:name "id" :in "path" :explode t) ,obj "role=admin,first=Al%2Fx")
+                     ((:name "id" :in "path") 5 "5")
+                     ((:name "id" :in "path") 2.0 "2")
+                     ((:name "id" :in "path") 2.5 "2.5")))
+      (should (equal (toolspec-http--path-value param value) expected)))
+    (pcase-dolist (`(,param ,value ,expected)
+                   `(((:name "q") ,arr ("q=a%20b" "q=c"))
+                     ((:name "q" :explode :json-false) ,arr ("q=a%20b,c"))
+                     ((:name "q" :style "spaceDelimited") ,arr ("q=a%20b%20c"))
+                     ((:name "q") ,obj ("role=admin" "first=Al%2Fx"))
+                     ((:name "q" :explode :json-false) ,obj ("q=role,admin,first,Al%2Fx"))
+                     ((:name "q" :style "deepObject") ,obj ("q[role]=admin" "q[first]=Al%2Fx"))
+                     ((:name "q") t ("q=true"))
+                     ((:name "q") :false ("q=false"))))
+      (should (equal (toolspec-http--query-pairs param value) expected)))
+    (should (equal (toolspec-http--header-value '(:name "X") arr) "a b,c"))
+    (should (equal (toolspec-http--header-value '(:name "X") obj) "role,admin,first,Al/x"))
+    (should (equal (toolspec-http--header-value '(:name "X" :explode t) obj) "role=admin,first=Al/x"))
+    (should-error (toolspec-http--header-value '(:name "X") "é") :type 'toolspec-http-error)
+    (should (equal (toolspec-http--cookie-pieces '(:name "c") arr) '("c=a%20b" "c=c")))
+    (should (equal (toolspec-http--cookie-pieces '(:name "c" :explode :json-false) arr) '("c=a%20b,c")))))
+
 (ert-deftest toolspec-http-whole-body-and-forms ()
   "A body given as one argument, and form-encoded bodies."
   (toolspec-ht--with-env
@@ -514,7 +548,8 @@ secret, raw and base64-encoded."
               (chat (list (toolspec-server-tool-calls-response
                            '(("call_1" "get_pet" "{\"petId\":\"1\"}") ("call_2" "get_pet" "{\"petId\":\"404\"}")))
                           (toolspec-server-text-response "Rex it is.")))
-            (let* ((result (toolspec-ht--chat chat "Which pet?" tools))
+            (let* ((result (let ((url-debug t)) ; url.el's log is searched too
+                             (toolspec-ht--chat chat "Which pet?" tools)))
                    (second (nth 1 (toolspec-server-requests chat)))
                    (ok (plist-get (toolspec-ht--tool-message second "call_1") :content))
                    (missing (plist-get (toolspec-ht--tool-message second "call_2") :content))
