@@ -858,7 +858,10 @@ up once."
           (let* ((field (toolspec-http--get spec :field))
                  (lop (gethash (cons (toolspec-http--op-title op) (toolspec-http--get spec :operation))
                                toolspec-http--operations))
-                 (parameter (toolspec-http--get spec :parameter)))
+                 ;; OpenPlugin writes it "$request.query.NAME".
+                 (parameter (replace-regexp-in-string
+                             "\\`\\$request\\.[a-z]+\\." ""
+                             (format "%s" (toolspec-http--get spec :parameter)))))
             (when (and (stringp field) lop)
               (dolist (place (toolspec-http--locate root (toolspec-http--path-steps field)))
                 (let* ((v (cdr (assq (cdr place) (car place))))

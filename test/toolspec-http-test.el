@@ -708,7 +708,8 @@ secret, raw and base64-encoded."
       (let* ((search (toolspec-ht--tool
                       "search_trains" nil :server (toolspec-http-server-url api) :path "/trains"
                       :lookup [(:field "trains[].provider_id" :operation "get_provider" :parameter "provider_id")
-                               (:field "operator.provider_id" :operation "get_provider" :parameter "provider_id")]
+                               (:field "operator.provider_id" :operation "get_provider"
+                                :parameter "$request.path.provider_id")]
                       :outputModules ["{% for t in trains %}{{ t.id }}:{{ t.provider_id_lookup.name or t.provider_id }};{% endfor %} op={{ operator.provider_id_lookup.name }}"]))
              (provider (toolspec-ht--tool
                         "get_provider" (list (toolspec-ht--arg "providerId" 'string))
