@@ -97,12 +97,15 @@ Otherwise they arrive as gptel parses them (`:json-false', `:null')."
   :type 'boolean
   :group 'toolspec)
 
-(defvar toolspec-executor-makers nil
+(autoload 'toolspec-http-make-executor "toolspec-http")
+
+(defvar toolspec-executor-makers '(("openapi" . toolspec-http-make-executor))
   "Alist (TYPE . MAKER) of the executors tool formats can carry.
 TYPE is a string.  A tool plist with `:executor' (:type TYPE ...) is
 bound by calling MAKER with the tool plist and the import options;
 it returns what a resolver returns (a function, or a plist with
-`:function', `:async' and `:confirm').")
+`:function', `:async' and `:confirm').  \"openapi\" runs HTTP API
+operations (toolspec-http.el).")
 
 ;;;; Arguments
 

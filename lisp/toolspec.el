@@ -86,6 +86,9 @@
 (define-error 'toolspec-plist-error "Not a valid tool plist" 'toolspec-error)
 (define-error 'toolspec-write-error "Cannot write tool" 'toolspec-error)
 (define-error 'toolspec-invalid-spec "Invalid tool spec" 'toolspec-error)
+(define-error 'toolspec-template-error "Jinja template error" 'toolspec-error)
+(define-error 'toolspec-template-limit-error "Jinja template beyond its limits"
+  '(toolspec-template-error toolspec-limit-error))
 (define-error 'toolspec-module-error "toolspec module unavailable" 'toolspec-error)
 (define-error 'toolspec-internal-error "Internal error in toolspec" 'toolspec-error)
 

@@ -20,6 +20,10 @@ pub enum ErrorKind {
     Plist,
     /// A tool cannot be written in the requested dialect.
     Write,
+    /// A Jinja template that does not parse or fails while rendering.
+    Template,
+    /// A template beyond its bounds: fuel (work), output size, recursion.
+    TemplateLimit,
 }
 
 impl ErrorKind {
@@ -33,6 +37,8 @@ impl ErrorKind {
             ErrorKind::Limit => "toolspec-limit-error",
             ErrorKind::Plist => "toolspec-plist-error",
             ErrorKind::Write => "toolspec-write-error",
+            ErrorKind::Template => "toolspec-template-error",
+            ErrorKind::TemplateLimit => "toolspec-template-limit-error",
         }
     }
 }

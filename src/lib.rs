@@ -14,6 +14,7 @@ pub mod model;
 pub mod plist;
 pub mod read;
 pub mod schema;
+pub mod template;
 pub mod validate;
 pub mod write;
 

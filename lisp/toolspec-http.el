@@ -1,0 +1,1083 @@
+;;; toolspec-http.el --- Run OpenAPI tools over HTTP -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;; This program is distributed in the hope that it will be useful,
+;; but WITHOUT ANY WARRANTY; without even the implied warranty of
+;; MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+;; GNU General Public License for more details.
+
+;; You should have received a copy of the GNU General Public License
+;; along with this program.  If not, see <https://www.gnu.org/licenses/>.
+
+;;; Commentary:
+
+;; The executor of tools imported from OpenAPI documents: each tool is
+;; one operation of an HTTP API, and calling it sends the request with
+;; Emacs's url library.
+;;
+;; An importer puts `:executor' (:type "openapi" ...) in the tool plist
+;; (the server, method, path, parameters, body, `x-plugin-auth',
+;; templates...); `toolspec-resolve-executor' hands it to
+;; `toolspec-http-make-executor', registered in
+;; `toolspec-executor-makers' under "openapi".  The tool's function is
+;; asynchronous and asks before running (`:confirm nil' when importing
+;; says otherwise).
+;;
+;; What a call does:
+;;
+;; - It contacts only the server fixed when the tool was imported: the
+;;   `:server' import option, else `toolspec-http-servers' (by API
+;;   title or host), else the document's server when it is an absolute
+;;   http(s) URL.  A relative server needs one of the first two.
+;;   Redirects are followed only on that server (same scheme, host and
+;;   port); a redirect elsewhere is refused.
+;; - Path parameters are substituted and percent-encoded, the query
+;;   string, headers and cookies are built following the parameters'
+;;   `style' and `explode', and the JSON (or form) body from the args.
+;; - Credentials come from auth-source for the server's host, never
+;;   from the document; they go in the Authorization header only, and
+;;   are never logged or shown: every text a call returns is scrubbed
+;;   of them.  OAuth APIs without a stored token answer with where to
+;;   authorize.
+;; - A 2xx JSON response goes through the `x-lookup' lookups, then the
+;;   `x-filter' and `x-output-modules' Jinja templates (rendered by the
+;;   module, sandboxed), else it is returned as compact JSON; other
+;;   statuses are an error naming the status, the request and the start
+;;   of the body.  Results are capped at `toolspec-http-max-result-size'
+;;   characters with a visible marker.
+;;
+;; `toolspec-openapi-bootstrap' runs an API's `x-bootstrap' operations
+;; and returns (or inserts) their results, for the model's context.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'url)
+(require 'url-http)
+(require 'url-util)
+(require 'auth-source)
+(require 'toolspec)
+(require 'toolspec-gptel)
+
+(declare-function toolspec--mod-render "toolspec-module")
+(defvar url-http-end-of-headers)
+(defvar url-http-codes)
+(defvar url-registered-auth-schemes)
+
+;;;; Options
+
+(defgroup toolspec-http nil
+  "Running tools imported from OpenAPI documents."
+  :group 'toolspec
+  :prefix "toolspec-http-")
+
+(defcustom toolspec-http-servers nil
+  "Alist (KEY . BASE-URL) of the servers OpenAPI tools run on.
+KEY is an API's title (from its document's `info.title') or the host
+of the server its document names.  BASE-URL, an absolute http or
+https URL, replaces the document's server: the path of each
+operation is appended to it.  An API whose document gives a
+relative server (or none) needs an entry here, or the `:server'
+import option.  The server is fixed when the tools are imported."
+  :type '(alist :key-type (string :tag "API title or host")
+                :value-type (string :tag "Base URL"))
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-timeout 30
+  "Seconds an OpenAPI tool waits for its HTTP response."
+  :type 'number
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-max-result-size 16384
+  "Largest result, in characters, an OpenAPI tool returns to the model.
+Longer results are cut and end with a line saying so."
+  :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-max-response-size (* 8 1024 1024)
+  "Largest HTTP response, in bytes, an OpenAPI tool reads.
+A larger response is abandoned and the call fails."
+  :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-max-lookups 10
+  "Most `x-lookup' calls made for one response.
+Values beyond are left as they are."
+  :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-max-redirects 3
+  "Most redirects an OpenAPI call follows on its own server."
+  :type 'natnum
+  :group 'toolspec-http)
+
+(defconst toolspec-http--lookup-result-size 2000
+  "Largest looked-up text, in characters, put into a response.")
+
+(define-error 'toolspec-http-error "OpenAPI call failed" 'toolspec-error)
+
+;;;; Operations
+
+(cl-defstruct (toolspec-http--op (:constructor toolspec-http--op-make)
+                                 (:copier nil))
+  "One imported OpenAPI operation.
+NAME is the tool's name, TITLE the API's, TOOL the tool plist, EXEC
+its executor plist, BASE the approved base URL (nil when there is
+none) and PROBLEM why there is none."
+  name title tool exec base problem)
+
+(defvar toolspec-http--operations (make-hash-table :test 'equal)
+  "Imported OpenAPI operations: (TITLE . NAME) -> `toolspec-http--op'.
+Lookups and bootstrap find the operations of an API here.")
+
+(defun toolspec-http--value (v)
+  "V, with JSON null and false read as nil."
+  (if (memq v '(:null :json-false :false)) nil v))
+
+(defun toolspec-http--get (plist key)
+  "KEY of PLIST, with JSON null and false read as nil."
+  (toolspec-http--value (plist-get plist key)))
+
+(defun toolspec-http--json (value)
+  "VALUE as JSON text (a multibyte string), nil and false being false.
+`json-serialize' returns UTF-8 bytes in Emacs 30 and text before."
+  (let ((json (json-serialize value :null-object :null :false-object :false)))
+    (if (multibyte-string-p json) json (decode-coding-string json 'utf-8))))
+
+(defun toolspec-http--absolute-p (url)
+  "Non-nil when URL is an absolute http(s) URL with a host and no template."
+  (and (stringp url)
+       (string-match-p "\\`https?://[^/?#{}]+" url)
+       (not (string-match-p "[{}[:space:]]" url))
+       (let ((host (url-host (url-generic-parse-url url))))
+         (and host (not (string-empty-p host))))))
+
+(defun toolspec-http--base (exec options)
+  "The base URL of EXEC, an executor plist, under import OPTIONS.
+Returns (BASE . PROBLEM): BASE nil when there is no usable server,
+PROBLEM saying why."
+  (let* ((server (toolspec-http--get exec :server))
+         (title (toolspec-http--get exec :title))
+         (host (and (toolspec-http--absolute-p server)
+                    (url-host (url-generic-parse-url server))))
+         (override (or (plist-get options :server)
+                       (and title (cdr (assoc title toolspec-http-servers)))
+                       (and host (cdr (assoc host toolspec-http-servers))))))
+    (cond
+     (override
+      (if (toolspec-http--absolute-p override)
+          (cons (string-trim-right override "/+") nil)
+        (cons nil (format "the server %S set for API %S is not an absolute http(s) URL"
+                          override (or title "")))))
+     ((toolspec-http--absolute-p server)
+      (cons (string-trim-right server "/+") nil))
+     (t
+      (cons nil
+            (format "API %S %s, so this Emacs does not know where to send the request: set the API's base URL with the :server import option or in `toolspec-http-servers' (key %S), then import it again"
+                    (or title "")
+                    (if (and (stringp server) (not (string-empty-p server)))
+                        (format "gives no absolute server URL (%S)" server)
+                      "gives no server URL")
+                    (or title "the API title")))))))
+
+;;;###autoload
+(defun toolspec-http-make-executor (tool options)
+  "Make the function running TOOL, an OpenAPI operation, under OPTIONS.
+TOOL is a tool plist whose `:executor' is an OpenAPI executor (see
+toolspec-http.el); OPTIONS are the import options, of which
+`:server' sets the base URL.  Returns (:function F :async t
+:confirm t): F takes a callback, then the tool's args in order."
+  (let* ((tool (copy-tree tool))
+         (exec (plist-get tool :executor))
+         (base (toolspec-http--base exec options))
+         (op (toolspec-http--op-make :name (plist-get tool :name)
+                                     :title (or (toolspec-http--get exec :title) "")
+                                     :tool tool :exec exec
+                                     :base (car base) :problem (cdr base))))
+    (puthash (cons (toolspec-http--op-title op) (toolspec-http--op-name op))
+             op toolspec-http--operations)
+    (list :function (lambda (callback &rest args)
+                      (toolspec-http--run op args callback))
+          :async t
+          :confirm t)))
+
+(add-to-list 'toolspec-executor-makers '("openapi" . toolspec-http-make-executor))
+
+;;;; Building requests
+
+(defun toolspec-http--arg-spec (op name)
+  "The arg plist of OP's tool named NAME, or nil."
+  (cl-find name (plist-get (toolspec-http--op-tool op) :args)
+           :key (lambda (a) (plist-get a :name)) :test #'equal))
+
+(defun toolspec-http--type (schema)
+  "The type of SCHEMA as a string, or nil."
+  (let ((type (plist-get schema :type)))
+    (and type (format "%s" type))))
+
+(defun toolspec-http--arg-value (op args name)
+  "The value of OP's arg NAME among ARGS (positional, in the tool's order).
+A required boolean arg whose value is nil was sent as false: it is
+returned as `:false'; other nil values are nil (absent)."
+  (let* ((pos (cl-position name (plist-get (toolspec-http--op-tool op) :args)
+                           :key (lambda (a) (plist-get a :name)) :test #'equal))
+         (value (and pos (toolspec-http--value (nth pos args))))
+         (spec (and pos (toolspec-http--arg-spec op name))))
+    (if (and (null value) spec (not (plist-get spec :optional))
+             (equal (toolspec-http--type spec) "boolean"))
+        :false
+      value)))
+
+(defun toolspec-http--plist-p (v)
+  "Non-nil when V is a plist with keyword keys."
+  (and (consp v) (keywordp (car v))))
+
+(defun toolspec-http--pairs (v)
+  "The (KEY-STRING . VALUE) pairs of object V, a plist or an alist."
+  (cond ((toolspec-http--plist-p v)
+         (cl-loop for (k x) on v by #'cddr collect (cons (substring (symbol-name k) 1) x)))
+        ((and (consp v) (consp (car v)))
+         (mapcar (lambda (c) (cons (format "%s" (car c)) (cdr c))) v))))
+
+(defun toolspec-http--object-p (v)
+  "Non-nil when V is a JSON object as args carry them (plist or alist)."
+  (or (toolspec-http--plist-p v) (and (consp v) (consp (car v)))))
+
+(defun toolspec-http--scalar (v)
+  "V, a scalar argument value, as text for a URL or header."
+  (cond ((eq v t) "true")
+        ((memq v '(:false :json-false)) "false")
+        ((integerp v) (number-to-string v))
+        ((floatp v) (if (and (= v (ffloor v)) (< (abs v) 1e15))
+                        (format "%d" (truncate v))
+                      (number-to-string v)))
+        ((stringp v) v)
+        ((symbolp v) (symbol-name v))
+        (t (toolspec-http--json (toolspec-http--jsonify v nil)))))
+
+(defun toolspec-http--items (v)
+  "The items of V, an array value (vector or list), as a list."
+  (append v nil))
+
+(defun toolspec-http--array-p (v)
+  "Non-nil when V is an array argument value."
+  (or (vectorp v) (and (consp v) (not (toolspec-http--object-p v)))))
+
+(defun toolspec-http--enc (s)
+  "S percent-encoded for any part of a URL."
+  (url-hexify-string s))
+
+(defun toolspec-http--style (param default)
+  "The style of PARAM (a string), DEFAULT when it has none."
+  (or (toolspec-http--get param :style) default))
+
+(defun toolspec-http--explode (param style)
+  "Whether PARAM explodes, given its STYLE (OpenAPI's defaults)."
+  (if (plist-member param :explode)
+      (and (toolspec-http--get param :explode) t)
+    (equal style "form")))
+
+(defun toolspec-http--path-value (param value)
+  "VALUE of path PARAM, encoded for the path."
+  (let* ((style (toolspec-http--style param "simple"))
+         (explode (toolspec-http--explode param style))
+         (name (toolspec-http--get param :name))
+         (enc (lambda (x)
+                (let ((s (toolspec-http--enc (toolspec-http--scalar x))))
+                  ;; "." and ".." would move in the path.
+                  (if (string-match-p "\\`\\.+\\'" s)
+                      (replace-regexp-in-string "\\." "%2E" s)
+                    s))))
+         (parts (cond ((toolspec-http--array-p value)
+                       (mapcar enc (toolspec-http--items value)))
+                      ((toolspec-http--object-p value)
+                       (if explode
+                           (mapcar (lambda (c) (concat (funcall enc (car c)) "=" (funcall enc (cdr c))))
+                                   (toolspec-http--pairs value))
+                         (cl-loop for (k . x) in (toolspec-http--pairs value)
+                                  append (list (funcall enc k) (funcall enc x)))))
+                      (t (list (funcall enc value))))))
+    (pcase style
+      ("label" (concat "." (mapconcat #'identity parts (if explode "." ","))))
+      ("matrix" (if (and explode (toolspec-http--array-p value))
+                    (mapconcat (lambda (p) (concat ";" name "=" p)) parts "")
+                  (concat ";" name "=" (mapconcat #'identity parts ","))))
+      (_ (mapconcat #'identity parts ",")))))
+
+(defun toolspec-http--query-pairs (param value)
+  "The query string pieces (\"k=v\" strings) for query PARAM with VALUE."
+  (let* ((name (toolspec-http--get param :name))
+         (style (toolspec-http--style param "form"))
+         (explode (toolspec-http--explode param style))
+         (k (toolspec-http--enc name))
+         (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
+    (cond
+     ((toolspec-http--array-p value)
+      (let ((items (mapcar enc (toolspec-http--items value))))
+        (pcase style
+          ("spaceDelimited" (list (concat k "=" (mapconcat #'identity items "%20"))))
+          ("pipeDelimited" (list (concat k "=" (mapconcat #'identity items "|"))))
+          (_ (if explode
+                 (mapcar (lambda (i) (concat k "=" i)) items)
+               (list (concat k "=" (mapconcat #'identity items ","))))))))
+     ((toolspec-http--object-p value)
+      (let ((pairs (toolspec-http--pairs value)))
+        (cond ((equal style "deepObject")
+               (mapcar (lambda (c) (concat k "[" (toolspec-http--enc (car c)) "]=" (funcall enc (cdr c))))
+                       pairs))
+              (explode
+               (mapcar (lambda (c) (concat (toolspec-http--enc (car c)) "=" (funcall enc (cdr c))))
+                       pairs))
+              (t (list (concat k "="
+                               (mapconcat (lambda (c) (concat (toolspec-http--enc (car c)) ","
+                                                              (funcall enc (cdr c))))
+                                          pairs ",")))))))
+     (t (list (concat k "=" (funcall enc value)))))))
+
+(defun toolspec-http--header-text (name text)
+  "TEXT checked as the value of header NAME: ASCII, no line breaks."
+  (when (string-match-p "[\r\n]" text)
+    (signal 'toolspec-http-error
+            (list (format "the value of header %s holds a line break" name))))
+  (unless (string-match-p "\\`[[:ascii:]]*\\'" text)
+    (signal 'toolspec-http-error
+            (list (format "the value of header %s is not ASCII text" name))))
+  text)
+
+(defun toolspec-http--header-value (param value)
+  "VALUE of header PARAM as header text (style simple)."
+  (let ((explode (toolspec-http--get param :explode)))
+    (toolspec-http--header-text
+     (toolspec-http--get param :name)
+     (cond ((toolspec-http--array-p value)
+            (mapconcat #'toolspec-http--scalar (toolspec-http--items value) ","))
+           ((toolspec-http--object-p value)
+            (mapconcat (lambda (c) (if explode
+                                       (concat (car c) "=" (toolspec-http--scalar (cdr c)))
+                                     (concat (car c) "," (toolspec-http--scalar (cdr c)))))
+                       (toolspec-http--pairs value) ","))
+           (t (toolspec-http--scalar value))))))
+
+(defun toolspec-http--cookie-pieces (param value)
+  "The \"name=value\" pieces of cookie PARAM with VALUE."
+  (let* ((name (toolspec-http--get param :name))
+         (explode (toolspec-http--explode param "form"))
+         (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
+    (cond ((and (toolspec-http--array-p value) explode)
+           (mapcar (lambda (x) (concat name "=" (funcall enc x))) (toolspec-http--items value)))
+          ((toolspec-http--array-p value)
+           (list (concat name "=" (mapconcat enc (toolspec-http--items value) ","))))
+          ((toolspec-http--object-p value)
+           (list (concat name "=" (mapconcat (lambda (c) (concat (toolspec-http--enc (car c)) ","
+                                                                   (funcall enc (cdr c))))
+                                              (toolspec-http--pairs value) ","))))
+          (t (list (concat name "=" (funcall enc value)))))))
+
+(defun toolspec-http--jsonify (value schema)
+  "VALUE, an argument value, as `json-serialize' takes it, read by SCHEMA.
+nil is false, [] or {} when SCHEMA says boolean, array or object,
+and null otherwise."
+  (let ((type (toolspec-http--type schema)))
+    (cond
+     ((memq value '(:false :json-false)) :false)
+     ((eq value :null) :null)
+     ((null value) (pcase type
+                     ("boolean" :false)
+                     ("array" [])
+                     ("object" (make-hash-table :test 'equal))
+                     (_ :null)))
+     ((eq value t) t)
+     ((or (numberp value) (stringp value)) value)
+     ((toolspec-http--object-p value)
+      (let ((props (plist-get schema :properties))
+            (table (make-hash-table :test 'equal)))
+        (pcase-dolist (`(,k . ,x) (toolspec-http--pairs value))
+          (puthash k (toolspec-http--jsonify x (plist-get props (intern (concat ":" k)))) table))
+        table))
+     ((toolspec-http--array-p value)
+      (vconcat (mapcar (lambda (x) (toolspec-http--jsonify x (plist-get schema :items)))
+                       (toolspec-http--items value))))
+     ((symbolp value) (symbol-name value))
+     (t (format "%s" value)))))
+
+(defun toolspec-http--body (op args)
+  "The request body of OP for ARGS: (CONTENT-TYPE . BYTES), or nil."
+  (let ((body (toolspec-http--get (toolspec-http--op-exec op) :body)))
+    (when body
+      (let* ((ctype (or (toolspec-http--get body :contentType) "application/json"))
+             (whole (toolspec-http--get body :whole))
+             (value
+              (if whole
+                  (let ((v (toolspec-http--arg-value op args whole)))
+                    (and v (toolspec-http--jsonify
+                            v (toolspec-http--arg-spec op whole))))
+                (let ((table (make-hash-table :test 'equal)))
+                  (seq-doseq (pair (or (toolspec-http--get body :args) []))
+                    (let* ((arg (elt pair 0))
+                           (prop (elt pair 1))
+                           (v (toolspec-http--arg-value op args arg)))
+                      (when v
+                        (puthash prop (toolspec-http--jsonify v (toolspec-http--arg-spec op arg))
+                                 table))))
+                  table))))
+        (cond
+         ((null value) nil)
+         ((string-match-p "json" ctype)
+          (cons ctype (encode-coding-string (toolspec-http--json value) 'utf-8)))
+         ((string-match-p "\\`application/x-www-form-urlencoded" ctype)
+          (cons ctype
+                (mapconcat (lambda (c) (concat (toolspec-http--enc (car c)) "="
+                                               (toolspec-http--enc (toolspec-http--scalar (cdr c)))))
+                           (if (hash-table-p value)
+                               (let (pairs)
+                                 (maphash (lambda (k v) (push (cons k v) pairs)) value)
+                                 (nreverse pairs))
+                             (signal 'toolspec-http-error
+                                     (list "a form body must be an object")))
+                           "&")))
+         (t (signal 'toolspec-http-error
+                    (list (format "request bodies of type %s are not supported (only JSON and forms)"
+                                  ctype)))))))))
+
+(defun toolspec-http--request-parts (op args)
+  "The request of OP for ARGS: (:method M :url U :headers H :data D)."
+  (let* ((exec (toolspec-http--op-exec op))
+         (method (upcase (or (toolspec-http--get exec :method) "GET")))
+         (path (or (toolspec-http--get exec :path) "/"))
+         (query nil) (headers nil) (cookies nil))
+    (seq-doseq (param (or (toolspec-http--get exec :parameters) []))
+      (let* ((name (toolspec-http--get param :name))
+             (where (toolspec-http--get param :in))
+             (value (toolspec-http--arg-value op args (or (toolspec-http--get param :arg) name))))
+        (pcase where
+          ("path"
+           (let ((hole (concat "{" name "}")))
+             (when (string-search hole path)
+               (unless value
+                 (signal 'toolspec-http-error
+                         (list (format "the path parameter %s has no value" name))))
+               (setq path (string-replace hole (toolspec-http--path-value param value) path)))))
+          ((guard (null value)) nil)
+          ("query" (setq query (append query (toolspec-http--query-pairs param value))))
+          ("header"
+           (unless (member (downcase name) '("host" "content-length" "connection"
+                                             "transfer-encoding" "authorization" "cookie"))
+             (push (cons name (toolspec-http--header-value param value)) headers)))
+          ("cookie" (setq cookies (append cookies (toolspec-http--cookie-pieces param value)))))))
+    (when (string-match-p "{[^}]*}" path)
+      (signal 'toolspec-http-error
+              (list (format "the path %s has parameters the operation does not describe" path))))
+    (unless (string-prefix-p "/" path) (setq path (concat "/" path)))
+    (let ((body (toolspec-http--body op args)))
+      (when cookies
+        (push (cons "Cookie" (toolspec-http--header-text "Cookie" (string-join cookies "; "))) headers))
+      (when body
+        (push (cons "Content-Type" (car body)) headers))
+      (list :method method
+            :url (concat (toolspec-http--op-base op) path
+                         (if query (concat "?" (string-join query "&")) ""))
+            :headers (nreverse headers)
+            :data (cdr body)))))
+
+;;;; Credentials
+
+(defun toolspec-http--host (url)
+  "The host of URL."
+  (url-host (url-generic-parse-url url)))
+
+(defun toolspec-http--auth-entry (host)
+  "The first auth-source entry for HOST, or nil."
+  (car (auth-source-search :host host :max 1)))
+
+(defun toolspec-http--secret (entry)
+  "The secret of auth-source ENTRY, a string or nil."
+  (let ((s (plist-get entry :secret)))
+    (when (functionp s) (setq s (funcall s)))
+    (and (stringp s) (not (string-empty-p s)) s)))
+
+(defun toolspec-http--auth-hint (host &optional login)
+  "How to store a credential for HOST in auth-source; LOGIN in the example."
+  (format "add it to an auth-source file (see `auth-sources'), e.g. the line \"machine %s%s password YOUR-SECRET\" in ~/.authinfo.gpg"
+          host (if login " login YOUR-USER-NAME" "")))
+
+(defun toolspec-http--auth (op)
+  "The credentials of OP for its server.
+Returns (:headers ALIST :secrets STRINGS), or (:result TEXT) when
+the call cannot be made (the text says why and what to do)."
+  (let* ((auth (toolspec-http--get (toolspec-http--op-exec op) :auth))
+         (type (or (toolspec-http--get auth :type) "none"))
+         (host (toolspec-http--host (toolspec-http--op-base op)))
+         (title (toolspec-http--op-title op)))
+    (pcase type
+      ("none" (list :headers nil :secrets nil))
+      ((or "user_http" "service_http")
+       (let* ((kind (downcase (or (toolspec-http--get auth :authorizationType) "bearer")))
+              (entry (toolspec-http--auth-entry host))
+              (secret (and entry (toolspec-http--secret entry)))
+              (user (plist-get entry :user)))
+         (cond
+          ((null secret)
+           (list :result
+                 (format "Error: API %S needs a %s credential for %s, and auth-source has none. Tell the user to %s."
+                         title kind host (toolspec-http--auth-hint host (equal kind "basic")))))
+          ((equal kind "bearer")
+           (list :headers (list (cons "Authorization" (concat "Bearer " secret)))
+                 :secrets (list secret)))
+          ((equal kind "basic")
+           (if (not (stringp user))
+               (list :result
+                     (format "Error: API %S needs a user name and password for %s, and auth-source has no user name. Tell the user to %s."
+                             title host (toolspec-http--auth-hint host t)))
+             (let ((token (base64-encode-string
+                           (encode-coding-string (concat user ":" secret) 'utf-8) t)))
+               (list :headers (list (cons "Authorization" (concat "Basic " token)))
+                     :secrets (list secret token)))))
+          (t (list :result (format "Error: API %S uses authorization type %S, which toolspec does not support (only bearer and basic)."
+                                   title kind))))))
+      ("oauth"
+       (let* ((entry (toolspec-http--auth-entry host))
+              (token (and entry (toolspec-http--secret entry))))
+         (if token
+             (list :headers (list (cons "Authorization" (concat "Bearer " token)))
+                   :secrets (list token))
+           (list :result
+                 (concat
+                  (format "Authorization required: API %S uses OAuth and no access token is stored for %s. Tell the user to authorize"
+                          title host)
+                  (let ((client (toolspec-http--get auth :clientUrl))
+                        (token-url (toolspec-http--get auth :authorizationUrl))
+                        (scope (toolspec-http--get auth :scope)))
+                    (concat (if client (format " at %s" client) "")
+                            (if token-url (format " (token endpoint %s)" token-url) "")
+                            (if scope (format " with scope %s" scope) "")))
+                  (format ", then store the access token: %s. Then call the tool again."
+                          (toolspec-http--auth-hint host)))))))
+      (_ (list :result (format "Error: API %S uses authentication type %S, which toolspec does not support."
+                               title type))))))
+
+(defun toolspec-http--redact (text secrets)
+  "TEXT with every occurrence of SECRETS replaced."
+  (dolist (s secrets text)
+    (when (and (stringp s) (>= (length s) 4) (stringp text))
+      (setq text (string-replace s "[redacted]" text)))))
+
+;;;; HTTP
+
+(defun toolspec-http--origin (url)
+  "The origin of URL: (SCHEME HOST PORT)."
+  (let ((u (url-generic-parse-url url)))
+    (list (downcase (or (url-type u) "")) (downcase (or (url-host u) "")) (url-port u))))
+
+(defun toolspec-http--parse-response ()
+  "The response in the current buffer: (:status N :reason R :headers H :body B)."
+  (widen)
+  (goto-char (point-min))
+  (let (status reason headers body-start)
+    (when (re-search-forward "\\`HTTP/[0-9.]+ +\\([0-9]+\\) *\\([^\r\n]*\\)" nil t)
+      (setq status (string-to-number (match-string 1))
+            reason (match-string 2))
+      (forward-line 1)
+      (while (looking-at "\\([^:\r\n]+\\):[ \t]*\\([^\r\n]*?\\)[ \t]*\r?$")
+        (push (cons (downcase (match-string 1)) (match-string 2)) headers)
+        (forward-line 1))
+      (when (looking-at "\r?$") (forward-line 1))
+      (setq body-start (point)))
+    (when (and status (string-empty-p reason))
+      (setq reason (or (nth 2 (assq status url-http-codes)) "")))
+    (list :status status :reason reason :headers (nreverse headers)
+          :body (and body-start (buffer-substring-no-properties body-start (point-max))))))
+
+(defun toolspec-http--decode (bytes headers)
+  "BYTES, a response body, as text, by the charset in HEADERS."
+  (let* ((ctype (or (cdr (assoc "content-type" headers)) ""))
+         (cs (and (string-match "charset=\"?\\([^\";[:space:]]+\\)" ctype)
+                  (intern (downcase (match-string 1 ctype)))))
+         (coding (if (and cs (coding-system-p cs)) cs 'utf-8)))
+    (decode-coding-string (or bytes "") (coding-system-change-eol-conversion coding 'unix))))
+
+(defun toolspec-http--send (req callback &optional redirects)
+  "Send REQ, a plist from `toolspec-http--request-parts', and call CALLBACK.
+CALLBACK gets (:status N :reason R :headers H :body TEXT :size BYTES
+:url URL), or (:error MESSAGE).  REDIRECTS counts the redirects
+followed so far; only those on the server of REQ's URL are."
+  (let* ((url (plist-get req :url))
+         (state (list :done nil :timer nil :buffer nil))
+         (finish
+          (lambda (result)
+            (unless (plist-get state :done)
+              (setq state (plist-put state :done t))
+              (when (plist-get state :timer) (cancel-timer (plist-get state :timer)))
+              (let ((buf (plist-get state :buffer)))
+                (when (buffer-live-p buf)
+                  (let ((proc (get-buffer-process buf)))
+                    (when proc (delete-process proc)))
+                  (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
+              (funcall callback result))))
+         (on-response
+          (lambda (_status)
+            (unless (plist-get state :done)
+              (let* ((resp (toolspec-http--parse-response))
+                     (code (plist-get resp :status))
+                     (headers (plist-get resp :headers)))
+                (cond
+                 ((> (buffer-size) toolspec-http-max-response-size)
+                  (funcall finish (list :error (format "the response from %s is larger than %d bytes"
+                                                       url toolspec-http-max-response-size))))
+                 ((null code)
+                  (funcall finish (list :error (format "no HTTP response from %s (connection failed or closed)"
+                                                       (toolspec-http--host url)))))
+                 ((and (<= 300 code 399) (assoc "location" headers))
+                  (let* ((target (url-expand-file-name (cdr (assoc "location" headers)) url))
+                         (n (or redirects 0)))
+                    (cond
+                     ((not (equal (toolspec-http--origin target) (toolspec-http--origin url)))
+                      (funcall finish
+                               (list :error
+                                     (format "refused the redirect (HTTP %d) from %s %s to %s: it leaves the approved server %s"
+                                             code (plist-get req :method) url target
+                                             (apply #'format "%s://%s:%s" (toolspec-http--origin url))))))
+                     ((>= n toolspec-http-max-redirects)
+                      (funcall finish (list :error (format "more than %d redirects from %s %s"
+                                                           toolspec-http-max-redirects
+                                                           (plist-get req :method) url))))
+                     (t
+                      (let ((next (plist-put (copy-sequence req) :url target)))
+                        ;; 303, and 301/302 after a POST, continue as GET.
+                        (when (or (= code 303)
+                                  (and (memq code '(301 302))
+                                       (equal (plist-get req :method) "POST")))
+                          (setq next (plist-put next :method "GET"))
+                          (setq next (plist-put next :data nil))
+                          (setq next (plist-put next :headers
+                                                (cl-remove "Content-Type" (plist-get next :headers)
+                                                           :key #'car :test #'equal))))
+                        ;; Hand over without calling CALLBACK here.
+                        (setq state (plist-put state :done t))
+                        (when (plist-get state :timer) (cancel-timer (plist-get state :timer)))
+                        (let ((buf (plist-get state :buffer)))
+                          (when (buffer-live-p buf)
+                            (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
+                        (toolspec-http--send next callback (1+ n)))))))
+                 (t
+                  (funcall finish
+                           (list :status code :reason (plist-get resp :reason)
+                                 :headers headers :url url
+                                 :size (length (plist-get resp :body))
+                                 :body (toolspec-http--decode (plist-get resp :body) headers))))))))))
+    (condition-case err
+        (let* ((unibyte (lambda (s) (encode-coding-string s 'utf-8)))
+               ;; url.el refuses a request mixing multibyte strings
+               ;; with the bytes of a non-ASCII body: all parts unibyte.
+               (url-request-method (funcall unibyte (plist-get req :method)))
+               (url-request-extra-headers
+                (mapcar (lambda (h) (cons (funcall unibyte (car h)) (funcall unibyte (cdr h))))
+                        (plist-get req :headers)))
+               (url-request-data (plist-get req :data))
+               (url-max-redirections 0)
+               (url-registered-auth-schemes nil)
+               (url-debug nil)
+               (url-automatic-caching nil)
+               (buf (url-retrieve url on-response nil t t)))
+          (setq state (plist-put state :buffer buf))
+          (when (buffer-live-p buf)
+            (with-current-buffer buf
+              ;; url.el reads these in this buffer when it connects and
+              ;; when the answer comes: no redirects of its own (handled
+              ;; above), no debug log of the request, no credentials of
+              ;; its own, no prompting for them on 401/407.
+              (setq-local url-max-redirections 0)
+              (setq-local url-debug nil)
+              (setq-local url-registered-auth-schemes nil)
+              (setq-local url-http-codes
+                          (cl-remove-if (lambda (c) (memq (car c) '(305 401 402 407)))
+                                        url-http-codes))
+              (add-hook 'after-change-functions
+                        (lambda (&rest _)
+                          (when (and (> (buffer-size) toolspec-http-max-response-size)
+                                     (not (plist-get state :done))
+                                     (not (plist-get state :too-large)))
+                            (setq state (plist-put state :too-large t))
+                            (run-at-time 0 nil finish
+                                         (list :error (format "the response from %s is larger than %d bytes"
+                                                              url toolspec-http-max-response-size)))))
+                        nil t))
+            (when-let* ((proc (get-buffer-process buf)))
+              (set-process-query-on-exit-flag proc nil)))
+          (setq state (plist-put state :timer
+                                 (run-at-time toolspec-http-timeout nil finish
+                                              (list :error (format "no answer from %s within %s seconds"
+                                                                   (toolspec-http--host url)
+                                                                   toolspec-http-timeout))))))
+      (error (funcall finish (list :error (format "cannot send the request to %s: %s"
+                                                  (toolspec-http--host url)
+                                                  (error-message-string err))))))))
+
+;;;; Responses
+
+(defun toolspec-http--cap (text &optional max)
+  "TEXT cut to MAX characters (`toolspec-http-max-result-size'), marked."
+  (let ((max (or max toolspec-http-max-result-size)))
+    (if (<= (length text) max)
+        text
+      (concat (substring text 0 max)
+              (format "\n[... truncated by toolspec: %d of %d characters shown]"
+                      max (length text))))))
+
+(defun toolspec-http--short (text)
+  "The start of TEXT on one line, for error messages."
+  (let ((one (string-trim (replace-regexp-in-string "[ \t\r\n]+" " " (or text "")))))
+    (if (> (length one) 300) (concat (substring one 0 300) "...") one)))
+
+(defun toolspec-http--json-p (resp)
+  "Return non-nil when RESP, a response plist, is JSON."
+  (let ((ctype (or (cdr (assoc "content-type" (plist-get resp :headers))) ""))
+        (body (string-trim-left (or (plist-get resp :body) ""))))
+    (or (string-match-p "json" ctype)
+        (string-match-p "\\`[[{]" body))))
+
+(defun toolspec-http--parse-json (text)
+  "TEXT parsed as JSON (alists, vectors) in a list, or nil if it is not JSON.
+The list tells a JSON null or false apart from no JSON."
+  (condition-case nil
+      (list (json-parse-string text :object-type 'alist :array-type 'array
+                               :null-object :null :false-object :false))
+    (error nil)))
+
+(defun toolspec-http--compact (text)
+  "JSON TEXT without insignificant whitespace (TEXT itself if it is not JSON)."
+  (condition-case nil
+      (toolspec-http--json (json-parse-string text :object-type 'hash-table :array-type 'array
+                                              :null-object :null :false-object :false))
+    (error text)))
+
+(defun toolspec-http--render (template json-text)
+  "Render TEMPLATE over JSON-TEXT with the module; signals on errors."
+  (toolspec--ensure-module)
+  (toolspec--mod-render template json-text))
+
+(defun toolspec-http--templates (op json-text)
+  "The text of OP's result for JSON-TEXT: filter, output modules, or compact JSON."
+  (let* ((exec (toolspec-http--op-exec op))
+         (filter (toolspec-http--get exec :filter))
+         (modules (cl-remove-if-not #'stringp (append (toolspec-http--get exec :outputModules) nil)))
+         (stage "response filter"))
+    (condition-case err
+        (let ((json json-text) (text nil))
+          (when (and (stringp filter) (not (string-empty-p filter)))
+            (let ((out (toolspec-http--render filter json)))
+              (if (toolspec-http--parse-json out)
+                  (setq json out)
+                ;; A filter whose output is not JSON gives the result.
+                (setq text out))))
+          (setq stage "output module")
+          (cond (text text)
+                (modules (mapconcat (lambda (m) (toolspec-http--render m json)) modules "\n"))
+                (t (toolspec-http--compact json))))
+      (toolspec-error
+       (format "Note: the %s of %s failed (%s); the unprocessed response follows.\n%s"
+               stage (toolspec-http--op-name op) (cadr err)
+               (toolspec-http--compact json-text))))))
+
+;;;; Lookups
+
+(defun toolspec-http--path-steps (field)
+  "Split FIELD, a path such as \"items[].owner.id\", into its parts.
+Each part is a key string, an index, or the symbol `each' (every item
+of an array)."
+  (cl-loop for part in (split-string field "\\." t)
+           append (if (string-match "\\`\\([^][]*\\)\\(\\(?:\\[[*0-9]*\\]\\)+\\)\\'" part)
+                      (append (and (not (string-empty-p (match-string 1 part)))
+                                   (list (match-string 1 part)))
+                              (let ((brackets (match-string 2 part)) steps)
+                                (with-temp-buffer
+                                  (insert brackets)
+                                  (goto-char (point-min))
+                                  (while (re-search-forward "\\[\\([*0-9]*\\)\\]" nil t)
+                                    (push (if (string-match-p "\\`[0-9]+\\'" (match-string 1))
+                                              (string-to-number (match-string 1))
+                                            'each)
+                                          steps)))
+                                (nreverse steps)))
+                    (list part))))
+
+(defun toolspec-http--locate (value path)
+  "Find where the path PATH leads in VALUE (parsed JSON): ((ALIST . KEY) ...).
+PATH is a list from `toolspec-http--path-steps'; its last part must
+be a key of an object.  Arrays met on the way are walked item by
+item."
+  (cond
+   ((null path) nil)
+   ((and (vectorp value) (not (integerp (car path))))
+    (cl-loop for item across value
+             append (toolspec-http--locate item (if (eq (car path) 'each) (cdr path) path))))
+   ((and (vectorp value) (integerp (car path)))
+    (and (< (car path) (length value))
+         (toolspec-http--locate (aref value (car path)) (cdr path))))
+   ((and (consp value) (stringp (car path)))
+    (let ((cell (assq (intern (car path)) value)))
+      (cond ((null cell) nil)
+            ((null (cdr path)) (list (cons value (car cell))))
+            (t (toolspec-http--locate (cdr cell) (cdr path))))))))
+
+(defun toolspec-http--lookup-args (lop parameter value)
+  "Positional args for LOP, a lookup operation, with PARAMETER set to VALUE.
+Returns nil when LOP has no such parameter."
+  (let* ((params (append (toolspec-http--get (toolspec-http--op-exec lop) :parameters) nil))
+         (param (cl-find parameter params :key (lambda (p) (toolspec-http--get p :name)) :test #'equal))
+         (arg (if param (or (toolspec-http--get param :arg) parameter) parameter))
+         (names (mapcar (lambda (a) (plist-get a :name)) (plist-get (toolspec-http--op-tool lop) :args)))
+         (pos (cl-position arg names :test #'equal)))
+    (when pos
+      (let ((args (make-list (length names) nil)))
+        (setf (nth pos args) value)
+        args))))
+
+(defun toolspec-http--lookups (op json-text callback)
+  "Resolve OP's `x-lookup' fields in JSON-TEXT, then call CALLBACK with the text.
+Each looked-up value gets a sibling key KEY_lookup holding the
+lookup's result (JSON when it is JSON, else text).  At most
+`toolspec-http-max-lookups' calls are made; same values are looked
+up once."
+  (let* ((specs (append (toolspec-http--get (toolspec-http--op-exec op) :lookup) nil))
+         (parsed (and specs (toolspec-http--parse-json json-text))))
+    (if (not parsed)
+        (funcall callback json-text)
+      (let* ((root (car parsed))
+             (jobs nil)                 ; ((LOP PARAMETER VALUE) . PLACES)
+             (count 0))
+        (dolist (spec specs)
+          (let* ((field (toolspec-http--get spec :field))
+                 (lop (gethash (cons (toolspec-http--op-title op) (toolspec-http--get spec :operation))
+                               toolspec-http--operations))
+                 ;; OpenPlugin writes it "$request.query.NAME".
+                 (parameter (replace-regexp-in-string
+                             "\\`\\$request\\.[a-z]+\\." ""
+                             (format "%s" (toolspec-http--get spec :parameter)))))
+            (when (and (stringp field) lop)
+              (dolist (place (toolspec-http--locate root (toolspec-http--path-steps field)))
+                (let* ((v (cdr (assq (cdr place) (car place))))
+                       (key (list lop parameter v))
+                       (job (assoc key jobs)))
+                  (when (or (stringp v) (numberp v))
+                    (cond (job (push place (cdr job)))
+                          ((< count toolspec-http-max-lookups)
+                           (cl-incf count)
+                           (push (list key place) jobs)))))))))
+        (if (null jobs)
+            (funcall callback json-text)
+          (let ((pending (length jobs)))
+            (dolist (job jobs)
+              (pcase-let* ((`((,lop ,parameter ,v) . ,places) job)
+                           (args (toolspec-http--lookup-args lop parameter v)))
+                (let ((deliver
+                       (lambda (text)
+                         (let ((value (or (car (toolspec-http--parse-json text))
+                                          (toolspec-http--cap text toolspec-http--lookup-result-size))))
+                           (dolist (place places)
+                             (let* ((alist (car place))
+                                    (lkey (intern (format "%s_lookup" (cdr place))))
+                                    (cell (assq lkey alist)))
+                               (if cell
+                                   (setcdr cell value)
+                                 ;; Insert after the looked-up key.
+                                 (let ((at (memq (assq (cdr place) alist) alist)))
+                                   (setcdr at (cons (cons lkey value) (cdr at))))))))
+                         (when (zerop (cl-decf pending))
+                           (funcall callback
+                                    (condition-case nil
+                                        (toolspec-http--json root)
+                                      (error json-text)))))))
+                  (if args
+                      (toolspec-http--run lop args deliver t)
+                    (funcall deliver (format "lookup failed: operation %s has no parameter %s"
+                                             (toolspec-http--op-name lop) parameter))))))))))))
+
+;;;; Running
+
+(defun toolspec-http--result (op req resp secrets callback no-lookups)
+  "Turn RESP, the response to REQ for OP, into the result; pass it to CALLBACK.
+SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
+  (let ((code (plist-get resp :status))
+        (done (lambda (text)
+                (funcall callback (toolspec-http--cap (toolspec-http--redact text secrets))))))
+    (cond
+     ((plist-get resp :error)
+      (funcall done (format "Error: %s %s failed: %s"
+                            (plist-get req :method) (plist-get req :url) (plist-get resp :error))))
+     ((not (<= 200 code 299))
+      (funcall done (format "Error: HTTP %d %s from %s %s%s"
+                            code (plist-get resp :reason) (plist-get req :method) (plist-get req :url)
+                            (let ((short (toolspec-http--short (plist-get resp :body))))
+                              (if (string-empty-p short) "" (concat ": " short))))))
+     ((string-empty-p (string-trim (or (plist-get resp :body) "")))
+      (funcall done (format "Done: HTTP %d %s, no content." code (plist-get resp :reason))))
+     ((and (toolspec-http--json-p resp) (toolspec-http--parse-json (plist-get resp :body)))
+      (let ((finish (lambda (json) (funcall done (toolspec-http--templates op json)))))
+        (if no-lookups
+            (funcall finish (plist-get resp :body))
+          (toolspec-http--lookups op (plist-get resp :body) finish))))
+     (t
+      (let ((ctype (or (cdr (assoc "content-type" (plist-get resp :headers))) "")))
+        (funcall done
+                 (if (or (string-empty-p ctype)
+                         (string-match-p "\\`text/\\|xml\\|json\\|javascript\\|yaml\\|csv" ctype))
+                     (plist-get resp :body)
+                   (format "Done: HTTP %d, a response of type %s (%d bytes), not shown."
+                           code ctype (plist-get resp :size)))))))))
+
+(defun toolspec-http--run (op args callback &optional no-lookups)
+  "Call OP, an OpenAPI operation, with ARGS; give CALLBACK the result text.
+ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
+`x-lookup' calls.  CALLBACK is called once, with a string."
+  (let* ((called nil)
+         (callback (lambda (text) (unless called (setq called t) (funcall callback text)))))
+    (condition-case err
+        (progn
+          (unless (toolspec-http--op-base op)
+            (signal 'toolspec-http-error (list (toolspec-http--op-problem op))))
+          (let ((auth (toolspec-http--auth op)))
+            (if (plist-get auth :result)
+                (funcall callback (plist-get auth :result))
+              (let* ((secrets (plist-get auth :secrets))
+                     (req (toolspec-http--request-parts op args)))
+                (setq req (plist-put req :headers (append (plist-get auth :headers)
+                                                          (plist-get req :headers))))
+                (toolspec-http--send
+                 req (lambda (resp)
+                       (condition-case err
+                           (toolspec-http--result op req resp secrets callback no-lookups)
+                         (error
+                          (funcall callback
+                                   (toolspec-http--redact
+                                    (format "Error: %s failed: %s" (toolspec-http--op-name op)
+                                            (error-message-string err))
+                                    secrets))))))))))
+      (toolspec-http-error
+       (funcall callback (format "Error: cannot call %s: %s" (toolspec-http--op-name op) (cadr err)))))))
+
+;;;; Bootstrap
+
+(defun toolspec-http--apis ()
+  "Titles of the imported APIs that have bootstrap operations."
+  (let (titles)
+    (maphash (lambda (key op)
+               (when (toolspec-http--get (toolspec-http--op-exec op) :bootstrap)
+                 (cl-pushnew (car key) titles :test #'equal)))
+             toolspec-http--operations)
+    (sort titles #'string<)))
+
+(defun toolspec-http--bootstrap-ops (api)
+  "The bootstrap operations of API (a title), by name."
+  (let (ops)
+    (maphash (lambda (key op)
+               (when (and (equal (car key) api)
+                          (toolspec-http--get (toolspec-http--op-exec op) :bootstrap))
+                 (push op ops)))
+             toolspec-http--operations)
+    (sort ops (lambda (a b) (string< (toolspec-http--op-name a) (toolspec-http--op-name b))))))
+
+(defun toolspec-http--auth-context (op)
+  "The template context of OP's bootstrap values, as JSON text.
+{\"auth\": {\"token\": SECRET, \"data\": {...}}}: `data' holds the
+auth-source entry for OP's host (`access_token' the secret, `user',
+and its other fields).  Returns (JSON . SECRETS)."
+  (let* ((entry (and (toolspec-http--op-base op)
+                     (toolspec-http--auth-entry (toolspec-http--host (toolspec-http--op-base op)))))
+         (secret (and entry (toolspec-http--secret entry)))
+         (data (make-hash-table :test 'equal)))
+    (cl-loop for (k v) on entry by #'cddr
+             unless (memq k '(:secret :backend :save-function))
+             do (when (stringp v) (puthash (substring (symbol-name k) 1) v data)))
+    (when secret (puthash "access_token" secret data))
+    (cons (toolspec-http--json (list :auth (list :token (or secret :null) :data data)))
+          (and secret (list secret)))))
+
+(defun toolspec-http--bootstrap-args (op)
+  "OP's args for bootstrapping, rendered from its bootstrap values.
+Returns (ARGS . SECRETS)."
+  (let* ((exec (toolspec-http--op-exec op))
+         (values (toolspec-http--get exec :bootstrapValues))
+         (context (toolspec-http--auth-context op))
+         (names (mapcar (lambda (a) (plist-get a :name)) (plist-get (toolspec-http--op-tool op) :args)))
+         (args (make-list (length names) nil)))
+    (seq-doseq (param (or (toolspec-http--get exec :parameters) []))
+      (let* ((name (toolspec-http--get param :name))
+             (template (plist-get values (intern (concat ":" name))))
+             (pos (cl-position (or (toolspec-http--get param :arg) name) names :test #'equal)))
+        (when (and (stringp template) pos)
+          (setf (nth pos args) (toolspec-http--render template (car context))))))
+    (cons args (cdr context))))
+
+(defun toolspec-openapi-bootstrap-async (api callback)
+  "Run the bootstrap operations of API and call CALLBACK with their text.
+API is the title of an imported OpenAPI document.  The text holds
+each operation's result under a heading, for the model's context."
+  (let* ((ops (toolspec-http--bootstrap-ops api))
+         (results (make-vector (length ops) nil))
+         (pending (length ops)))
+    (if (null ops)
+        (funcall callback (format "API %S has no imported bootstrap operations." api))
+      (cl-loop
+       for op in ops
+       for i from 0
+       do (let ((i i) (op op))
+            (let ((deliver
+                   (lambda (text)
+                     (aset results i (format "## %s\n\n%s" (toolspec-http--op-name op) text))
+                     (when (zerop (cl-decf pending))
+                       (funcall callback
+                                (concat (format "# Data from API %s (bootstrap)\n\n" api)
+                                        (mapconcat #'identity results "\n\n")
+                                        "\n"))))))
+              (condition-case err
+                  (let ((prepared (toolspec-http--bootstrap-args op)))
+                    (toolspec-http--run op (car prepared)
+                                        (lambda (text)
+                                          (funcall deliver (toolspec-http--redact text (cdr prepared))))))
+                (toolspec-error
+                 (funcall deliver (format "Error: the bootstrap values of %s failed: %s"
+                                          (toolspec-http--op-name op) (cadr err)))))))))))
+
+;;;###autoload
+(defun toolspec-openapi-bootstrap (api)
+  "Run the bootstrap operations of API and return their results as text.
+API is the title of an imported OpenAPI document.  Its operations
+marked `x-bootstrap' are called with their `x-bootstrap-value'
+templates rendered over the credentials auth-source holds for the
+API's host (`auth.token', `auth.data.*').  The text is meant for the
+model's context: interactively, it is inserted at point (in a gptel
+chat buffer, it goes with the next request)."
+  (interactive
+   (let ((apis (toolspec-http--apis)))
+     (unless apis (user-error "No imported OpenAPI tools have bootstrap operations"))
+     (list (completing-read "Bootstrap API: " apis nil t nil nil (car apis)))))
+  (let ((text nil)
+        (deadline (+ (float-time) (* 2 toolspec-http-timeout)))
+        (marker (and (called-interactively-p 'any) (point-marker))))
+    (toolspec-openapi-bootstrap-async api (lambda (result) (setq text result)))
+    (while (and (null text) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless text
+      (setq text (format "Error: the bootstrap of API %S did not finish in time" api)))
+    (when marker
+      (if (buffer-local-value 'buffer-read-only (marker-buffer marker))
+          (with-current-buffer (get-buffer-create "*toolspec-bootstrap*")
+            (erase-buffer)
+            (insert text)
+            (display-buffer (current-buffer)))
+        (with-current-buffer (marker-buffer marker)
+          (save-excursion (goto-char marker) (insert text))))
+      (message "toolspec: bootstrap of %s done" api))
+    text))
+
+(provide 'toolspec-http)
+;;; toolspec-http.el ends here

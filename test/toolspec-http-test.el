@@ -1,0 +1,792 @@
+;;; toolspec-http-test.el --- OpenAPI tools over HTTP, end to end -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; ERT tests of toolspec-http.el: OpenAPI tools (tool plists with an
+;; `:executor' of type "openapi", built here as the importer makes
+;; them) are registered with gptel and called, directly and through
+;; `gptel-request'.  Two kinds of loopback servers stand in for the
+;; world: the scripted OpenAI-compatible model of test/toolspec-server.el
+;; and scripted HTTP APIs (test/toolspec-http-server.el) that record
+;; every request.  Both listen on 127.0.0.1 only and are stopped by
+;; each test.  Credentials come from a temporary authinfo file.
+;;
+;; Run with the other suites by scripts/run-tests.sh, or alone:
+;;
+;;   emacs --batch -Q -L lisp -L .deps/gptel -L test \
+;;     --eval '(setq toolspec-module-file "target/debug/libtoolspec.so")' \
+;;     -l test/toolspec-http-test.el -f ert-run-tests-batch-and-exit
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'subr-x)
+(require 'auth-source)
+(require 'toolspec)
+(require 'toolspec-gptel)
+(require 'toolspec-http)
+(require 'toolspec-http-server)
+(require 'toolspec-server)
+(require 'gptel-openai)
+(require 'gptel)
+
+(defvar url-proxy-services)
+(defvar url-debug)
+(defvar gptel--known-backends)
+
+(defconst toolspec-ht--secret
+  (format "tsk-%s" (md5 (format "%s %s %s" (random) (float-time) (emacs-pid))))
+  "The secret planted in the test authinfo file.
+Made at run time, so that no source text holds it.")
+
+;;;; Helpers
+
+(defmacro toolspec-ht--with-registry (&rest body)
+  "Run BODY with empty gptel and toolspec tool registries."
+  (declare (indent 0) (debug t))
+  `(let ((gptel--known-tools nil)
+         (gptel-tools nil)
+         (toolspec-function-alist nil)
+         (toolspec--registered (make-hash-table :test 'equal)))
+     ,@body))
+
+(defun toolspec-ht--chat (server prompt tools)
+  "Send PROMPT with TOOLS through `gptel-request' to SERVER; wait for the end.
+SERVER is a `toolspec-server' (the scripted model).  Tool calls run
+without confirmation.  Return (:text FINAL :events RESPONSES)."
+  (let* ((gptel--known-backends nil)
+         (backend (gptel-make-openai "toolspec-http-loopback"
+                    :host (format "127.0.0.1:%d" (toolspec-server-port server))
+                    :protocol "http" :endpoint "/v1/chat/completions"
+                    :stream nil :key "test" :models '(test-model)))
+         (gptel-backend backend)
+         (gptel-model 'test-model)
+         (gptel-use-curl nil)
+         (gptel-stream nil)
+         (gptel-use-tools t)
+         (gptel-tools tools)
+         (gptel-confirm-tool-calls nil)
+         (gptel-use-context nil)
+         (gptel-log-level nil)
+         (events nil) (done nil) (final nil))
+    (with-temp-buffer
+      (gptel-request prompt
+        :system "You are a test."
+        :callback (lambda (response _info)
+                    (push response events)
+                    (when (or (stringp response) (null response) (eq response 'abort))
+                      (setq done t final response))))
+      (let ((deadline (+ (float-time) 20)))
+        (while (and (not done) (< (float-time) deadline))
+          (accept-process-output nil 0.02)))
+      (unless done
+        (ert-fail (list "No final answer from gptel" :events (reverse events)
+                        :server-errors (toolspec-server-errors server)))))
+    (list :text final :events (nreverse events))))
+
+(defun toolspec-ht--tool-message (request id)
+  "The message with role \"tool\" answering tool call ID in REQUEST."
+  (cl-find-if (lambda (m) (and (equal (plist-get m :role) "tool")
+                               (equal (plist-get m :tool_call_id) id)))
+              (append (plist-get request :messages) nil)))
+
+(defun toolspec-ht--exec (&rest overrides)
+  "An OpenAPI executor plist as the importer prints it, with OVERRIDES."
+  (let ((exec (list :type "openapi" :server :null :method "GET" :path "/"
+                    :parameters [] :body :null :auth :null :filter :null
+                    :outputModules [] :bootstrap :json-false :bootstrapValues nil
+                    :lookup [] :title "Pets API" :operationId "op")))
+    (cl-loop for (k v) on overrides by #'cddr
+             do (setq exec (plist-put exec k v)))
+    exec))
+
+(defun toolspec-ht--tool (name args &rest exec)
+  "A tool plist NAME with ARGS and an OpenAPI executor made of EXEC."
+  (list :name name
+        :description (format "The %s operation." name)
+        :args args
+        :executor (apply #'toolspec-ht--exec :operationId name exec)))
+
+(defun toolspec-ht--arg (name type &optional optional &rest more)
+  "An arg plist NAME of TYPE, OPTIONAL or not, with MORE keys."
+  (append (list :name name :type type :description (format "The %s." name))
+          more
+          (and optional (list :optional t))))
+
+(defmacro toolspec-ht--with-env (&rest body)
+  "Run BODY with empty registries, no proxy and a temporary authinfo.
+The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
+  (declare (indent 0) (debug t))
+  `(let* ((authinfo (make-temp-file "toolspec-authinfo"))
+          (auth-sources (list authinfo))
+          (auth-source-do-cache nil)
+          (url-proxy-services nil)
+          (toolspec-http--operations (make-hash-table :test 'equal))
+          (toolspec-http-servers nil)
+          (toolspec-http-timeout 10))
+     (ignore authinfo)
+     (auth-source-forget-all-cached)
+     (unwind-protect
+         (toolspec-ht--with-registry ,@body)
+       (delete-file authinfo)
+       (auth-source-forget-all-cached))))
+
+(defun toolspec-ht--authinfo (file &rest lines)
+  "Write LINES to the authinfo FILE."
+  (with-temp-file file (insert (string-join lines "\n") "\n"))
+  (auth-source-forget-all-cached))
+
+(defun toolspec-ht--register (tools &rest options)
+  "Register TOOLS (plists) with gptel under OPTIONS; return the gptel tools."
+  (apply #'toolspec-register tools :source "pets-api" options))
+
+(defun toolspec-ht--call (tool &rest args)
+  "Call gptel TOOL, an async tool, with ARGS; wait for and return its result."
+  (let ((result nil) (got nil)
+        (deadline (+ (float-time) 15)))
+    (apply (gptel-tool-function tool) (lambda (r) (setq result r got t)) args)
+    (while (and (not got) (< (float-time) deadline))
+      (accept-process-output nil 0.02))
+    (unless got (ert-fail "The tool did not call back"))
+    result))
+
+(defun toolspec-ht--header (request name)
+  "Header NAME (lower case) of REQUEST as the API server recorded it."
+  (cdr (assoc name (plist-get request :headers))))
+
+(defun toolspec-ht--paths (server)
+  "The request targets SERVER received, oldest first."
+  (mapcar (lambda (r) (plist-get r :target)) (toolspec-http-server-requests server)))
+
+(defun toolspec-ht--pet-tool (api &rest exec)
+  "A get_pet tool for server API (by its URL), with more EXEC keys."
+  (toolspec-ht--tool
+   "get_pet" (list (toolspec-ht--arg "petId" 'string))
+   :server (toolspec-http-server-url api "/v1")
+   :path "/pets/{petId}"
+   :parameters [(:name "petId" :in "path" :arg "petId")]
+   :outputModules (or (plist-get exec :outputModules) [])
+   :auth (or (plist-get exec :auth) :null)
+   :filter (or (plist-get exec :filter) :null)))
+
+;;;; The module's renderer
+
+(ert-deftest toolspec-http-render ()
+  "Templates render over JSON; failures are `toolspec-template-error's."
+  (toolspec--ensure-module)
+  (should (equal (toolspec--mod-render "{% for p in products %}{{ p.name }};{% endfor %}{{ data.n }}"
+                                       "{\"products\":[{\"name\":\"é\"},{\"name\":\"b\"}],\"n\":2}")
+                 "é;b;2"))
+  (let ((err (should-error (toolspec--mod-render "{% for x in %}" "{}") :type 'toolspec-template-error)))
+    (should (string-match-p "template line 1: syntax error" (cadr err))))
+  ;; A template that never ends, and one that renders too much.
+  (dolist (template '("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
+                      "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"
+                      "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"))
+    (let ((start (float-time))
+          (err (should-error (toolspec--mod-render template "{}") :type 'toolspec-template-limit-error)))
+      (should (memq 'toolspec-template-error (get (car err) 'error-conditions)))
+      (should (memq 'toolspec-limit-error (get (car err) 'error-conditions)))
+      (should (memq 'toolspec-error (get (car err) 'error-conditions)))
+      (should (< (- (float-time) start) 10))))
+  (should-error (toolspec--mod-render "{% include '/etc/passwd' %}" "{}") :type 'toolspec-template-error))
+
+;;;; Binding
+
+(ert-deftest toolspec-http-binding ()
+  "OpenAPI tools are bound to an async function that asks first, unless told not to."
+  (toolspec-ht--with-env
+    (should (equal (cdr (assoc "openapi" toolspec-executor-makers)) 'toolspec-http-make-executor))
+    (let* ((plist (toolspec-ht--tool "list_pets" nil :server "https://api.example.invalid/v1"))
+           (tool (car (toolspec-ht--register (list plist)))))
+      (should (gptel-tool-async tool))
+      (should (gptel-tool-confirm tool))
+      (let ((quiet (car (toolspec-ht--register (list plist) :confirm nil))))
+        (should (gptel-tool-async quiet))
+        (should-not (gptel-tool-confirm quiet)))
+      ;; The executor stays out of every exported dialect.
+      (dolist (dialect toolspec-dialects)
+        (should-not (string-match-p "executor\\|api\\.example" (toolspec-to-json plist dialect)))))))
+
+(ert-deftest toolspec-http-server-choice ()
+  "The server is the import option, else `toolspec-http-servers', else the document's."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:body (:ok t))))
+      (let* ((relative (toolspec-ht--tool "list_pets" nil :server "/api" :path "/pets"))
+             (templated (toolspec-ht--tool "list_pets" nil :server "https://{region}.example.invalid"
+                                           :path "/pets"))
+             (empty (toolspec-ht--tool "list_pets" nil :path "/pets")))
+        ;; Without an override: a clear error, and nothing is sent.
+        (dolist (plist (list relative templated empty))
+          (let ((result (toolspec-ht--call (car (toolspec-ht--register (list plist))))))
+            (should (string-match-p "\\`Error: cannot call list_pets: API \"Pets API\"" result))
+            (should (string-match-p ":server import option" result))
+            (should (string-match-p "toolspec-http-servers" result))))
+        (should-not (toolspec-http-server-requests api))
+        ;; The import option.
+        (should (equal (toolspec-ht--call (car (toolspec-ht--register
+                                                (list relative) :server (toolspec-http-server-url api "/a/"))))
+                       "{\"ok\":true}"))
+        ;; The customizable alist, by title.
+        (let ((toolspec-http-servers `(("Pets API" . ,(toolspec-http-server-url api "/b")))))
+          (should (equal (toolspec-ht--call (car (toolspec-ht--register (list relative))))
+                         "{\"ok\":true}")))
+        ;; By the host of the document's server.
+        (let ((toolspec-http-servers `(("docs.example.invalid" . ,(toolspec-http-server-url api "/c")))))
+          (should (equal (toolspec-ht--call
+                          (car (toolspec-ht--register
+                                (list (toolspec-ht--tool "list_pets" nil
+                                                         :server "https://docs.example.invalid/v1"
+                                                         :path "/pets")))))
+                         "{\"ok\":true}")))
+        (should (equal (toolspec-ht--paths api) '("/a/pets" "/b/pets" "/c/pets")))
+        ;; An override that is not an http(s) URL is refused.
+        (let ((result (toolspec-ht--call (car (toolspec-ht--register (list relative) :server "file:///etc")))))
+          (should (string-match-p "not an absolute http(s) URL" result)))
+        ;; The server is fixed at import: changing the alist later changes nothing.
+        (let* ((toolspec-http-servers `(("Pets API" . ,(toolspec-http-server-url api "/d"))))
+               (tool (car (toolspec-ht--register (list relative)))))
+          (setq toolspec-http-servers '(("Pets API" . "http://127.0.0.1:1/never")))
+          (toolspec-ht--call tool)
+          (should (equal (car (last (toolspec-ht--paths api))) "/d/pets")))))))
+
+;;;; Building requests
+
+(ert-deftest toolspec-http-request-building ()
+  "Path, query, header, cookie and body are built from the args and encoded."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:status 201 :body (:id 99))))
+      (let* ((plist (toolspec-ht--tool
+                     "update_pet"
+                     (list (toolspec-ht--arg "petId" 'string)
+                           (toolspec-ht--arg "tags" 'array t :items '(:type string))
+                           (toolspec-ht--arg "ids" 'array t :items '(:type integer))
+                           (toolspec-ht--arg "colors" 'array t :items '(:type string))
+                           (toolspec-ht--arg "filter" 'object t :properties '(:kind (:type string) :max (:type integer)))
+                           (toolspec-ht--arg "dryRun" 'boolean)
+                           (toolspec-ht--arg "notify" 'boolean t)
+                           (toolspec-ht--arg "traceId" 'string t)
+                           (toolspec-ht--arg "session" 'string t)
+                           (toolspec-ht--arg "name" 'string)
+                           (toolspec-ht--arg "weight" 'number t)
+                           (toolspec-ht--arg "vaccinated" 'boolean t)
+                           (toolspec-ht--arg "owner" 'object t
+                                             :properties '(:name (:type string) :verified (:type boolean)))
+                           (toolspec-ht--arg "nicknames" 'array t :items '(:type string)))
+                     :server (toolspec-http-server-url api "/v1/")
+                     :method "put"
+                     :path "/pets/{petId}/profile"
+                     :parameters [(:name "petId" :in "path" :arg "petId")
+                                  (:name "tag" :in "query" :arg "tags")
+                                  (:name "ids" :in "query" :arg "ids" :style "form" :explode :json-false)
+                                  (:name "colors" :in "query" :arg "colors" :style "pipeDelimited")
+                                  (:name "filter" :in "query" :arg "filter" :style "deepObject" :explode t)
+                                  (:name "dry_run" :in "query" :arg "dryRun")
+                                  (:name "notify" :in "query" :arg "notify")
+                                  (:name "X-Trace-Id" :in "header" :arg "traceId")
+                                  (:name "session" :in "cookie" :arg "session")]
+                     :body '(:contentType "application/json"
+                             :args [["name" "name"] ["weight" "weight"] ["vaccinated" "vaccinated"]
+                                    ["owner" "owner"] ["nicknames" "nicknames"]]
+                             :whole :null)))
+             (tool (car (toolspec-ht--register (list plist)))))
+        ;; Through toolspec's wrapper: positional args, as gptel passes them.
+        (should (equal (toolspec-ht--call tool "a b/../ü?#" ["x" "y z"] [1 2 3] ["red" "dark blue"]
+                                          '(:kind "cat&dog" :max 3) :json-false :json-false
+                                          "trace-1" "s=1; x" "Réx \"the\" dog" 4.5 :json-false
+                                          '(:name "Ann" :verified :json-false) [])
+                       "{\"id\":99}"))
+        (let ((req (car (toolspec-http-server-requests api))))
+          (should (equal (plist-get req :method) "PUT"))
+          (should (equal (plist-get req :path) "/v1/pets/a%20b%2F..%2F%C3%BC%3F%23/profile"))
+          (should (equal (plist-get req :query)
+                         ;; url.el percent-encodes | [ and ] itself.
+                         (concat "tag=x&tag=y%20z&ids=1,2,3&colors=red%7Cdark%20blue"
+                                 "&filter%5Bkind%5D=cat%26dog&filter%5Bmax%5D=3&dry_run=false")))
+          (should (equal (toolspec-ht--header req "x-trace-id") "trace-1"))
+          (should (equal (toolspec-ht--header req "cookie") "session=s%3D1%3B%20x"))
+          (should (equal (toolspec-ht--header req "content-type") "application/json"))
+          (should-not (toolspec-ht--header req "authorization"))
+          ;; Optional false and absent values are left out; a required
+          ;; false, nested false and empty arrays are kept.
+          (should (equal (json-parse-string (plist-get req :body) :object-type 'alist)
+                         '((name . "Réx \"the\" dog") (weight . 4.5)
+                           (owner . ((name . "Ann") (verified . :false))) (nicknames . [])))))
+        ;; Only the required args: no optional parameters at all.
+        (toolspec-ht--call tool "." nil nil nil nil t nil nil nil "Rex" nil t nil nil)
+        (let ((req (cadr (toolspec-http-server-requests api))))
+          (should (equal (plist-get req :path) "/v1/pets/%2E/profile"))
+          (should (equal (plist-get req :query) "dry_run=true"))
+          (should-not (toolspec-ht--header req "cookie"))
+          (should-not (toolspec-ht--header req "x-trace-id"))
+          (should (equal (json-parse-string (plist-get req :body) :object-type 'alist)
+                         '((name . "Rex") (vaccinated . t)))))
+        ;; Invalid arguments never reach the server.
+        (should (string-match-p "invalid arguments for tool update_pet"
+                                (toolspec-ht--call tool 7 nil nil nil nil t nil nil nil "Rex" nil nil nil nil)))
+        ;; A line break in a header value is refused, nothing is sent.
+        (should (string-match-p "Error: cannot call update_pet: the value of header X-Trace-Id holds a line break"
+                                (toolspec-ht--call tool "p" nil nil nil nil t nil "a\r\nInjected: 1" nil "Rex"
+                                                   nil nil nil nil)))
+        (should (= (length (toolspec-http-server-requests api)) 2))))))
+
+(ert-deftest toolspec-http-parameter-styles ()
+  "Path, query, header and cookie values by OpenAPI style and explode."
+  (let ((arr ["a b" "c"])
+        (obj '(:role "admin" :first "Al/x")))
+    (pcase-dolist (`(,param ,value ,expected)
+                   `(((:name "id" :in "path") ,arr "a%20b,c")
+                     ((:name "id" :in "path" :style "label") ,arr ".a%20b,c")
+                     ((:name "id" :in "path" :style "label" :explode t) ,arr ".a%20b.c")
+                     ((:name "id" :in "path" :style "matrix") ,arr ";id=a%20b,c")
+                     ((:name "id" :in "path" :style "matrix" :explode t) ,arr ";id=a%20b;id=c")
+                     ((:name "id" :in "path") ,obj "role,admin,first,Al%2Fx")
+                     ((:name "id" :in "path" :explode t) ,obj "role=admin,first=Al%2Fx")
+                     ((:name "id" :in "path") 5 "5")
+                     ((:name "id" :in "path") 2.0 "2")
+                     ((:name "id" :in "path") 2.5 "2.5")))
+      (should (equal (toolspec-http--path-value param value) expected)))
+    (pcase-dolist (`(,param ,value ,expected)
+                   `(((:name "q") ,arr ("q=a%20b" "q=c"))
+                     ((:name "q" :explode :json-false) ,arr ("q=a%20b,c"))
+                     ((:name "q" :style "spaceDelimited") ,arr ("q=a%20b%20c"))
+                     ((:name "q") ,obj ("role=admin" "first=Al%2Fx"))
+                     ((:name "q" :explode :json-false) ,obj ("q=role,admin,first,Al%2Fx"))
+                     ((:name "q" :style "deepObject") ,obj ("q[role]=admin" "q[first]=Al%2Fx"))
+                     ((:name "q") t ("q=true"))
+                     ((:name "q") :false ("q=false"))))
+      (should (equal (toolspec-http--query-pairs param value) expected)))
+    (should (equal (toolspec-http--header-value '(:name "X") arr) "a b,c"))
+    (should (equal (toolspec-http--header-value '(:name "X") obj) "role,admin,first,Al/x"))
+    (should (equal (toolspec-http--header-value '(:name "X" :explode t) obj) "role=admin,first=Al/x"))
+    (should-error (toolspec-http--header-value '(:name "X") "é") :type 'toolspec-http-error)
+    (should (equal (toolspec-http--cookie-pieces '(:name "c") arr) '("c=a%20b" "c=c")))
+    (should (equal (toolspec-http--cookie-pieces '(:name "c" :explode :json-false) arr) '("c=a%20b,c")))))
+
+(ert-deftest toolspec-http-whole-body-and-forms ()
+  "A body given as one argument, and form-encoded bodies."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:status 204)))
+      (let* ((whole (toolspec-ht--tool
+                     "create_pets" (list (toolspec-ht--arg "pets" 'array nil
+                                                           :items '(:type object :properties (:name (:type string)))))
+                     :server (toolspec-http-server-url api) :method "POST" :path "/pets"
+                     :body '(:contentType "application/json" :args [] :whole "pets")))
+             (form (toolspec-ht--tool
+                    "login" (list (toolspec-ht--arg "user" 'string) (toolspec-ht--arg "remember" 'boolean t))
+                    :server (toolspec-http-server-url api) :method "POST" :path "/login"
+                    :body '(:contentType "application/x-www-form-urlencoded"
+                            :args [["user" "user_name"] ["remember" "remember"]] :whole :null)))
+             (xml (toolspec-ht--tool
+                   "put_xml" (list (toolspec-ht--arg "doc" 'string))
+                   :server (toolspec-http-server-url api) :method "POST" :path "/xml"
+                   :body '(:contentType "application/xml" :args [["doc" "doc"]] :whole :null)))
+             (tools (toolspec-ht--register (list whole form xml))))
+        (should (equal (toolspec-ht--call (nth 0 tools) [(:name "a") (:name "b")])
+                       "Done: HTTP 204 No Content, no content."))
+        (should (equal (toolspec-ht--call (nth 1 tools) "ann & bob" t)
+                       "Done: HTTP 204 No Content, no content."))
+        (should (string-match-p "request bodies of type application/xml are not supported"
+                                (toolspec-ht--call (nth 2 tools) "<a/>")))
+        (let ((reqs (toolspec-http-server-requests api)))
+          (should (= (length reqs) 2))
+          (should (equal (plist-get (nth 0 reqs) :body) "[{\"name\":\"a\"},{\"name\":\"b\"}]"))
+          (should (equal (plist-get (nth 1 reqs) :body) "user_name=ann%20%26%20bob&remember=true"))
+          (should (equal (toolspec-ht--header (nth 1 reqs) "content-type")
+                         "application/x-www-form-urlencoded")))))))
+
+;;;; Responses
+
+(ert-deftest toolspec-http-errors-and-limits ()
+  "Non-2xx statuses, oversized results, text, binary, timeouts, 401 without prompting."
+  (toolspec-ht--with-env
+    (let ((big (make-string 40000 ?x)))
+      (toolspec-http-server-with
+          (api (lambda (req)
+                 (pcase (plist-get req :path)
+                   ("/v1/pets/7" '(:status 404 :body (:error "no pet 7")))
+                   ("/v1/pets/500" `(:status 500 :body ,(concat "boom " (make-string 1000 ?!))))
+                   ("/v1/pets/401" '(:status 401 :headers (("WWW-Authenticate" . "Basic realm=\"pets\"")) :body "who?"))
+                   ("/v1/pets/big" `(:body (:data ,big)))
+                   ("/v1/pets/text" '(:body "plain\r\ntext é"))
+                   ("/v1/pets/png" '(:headers (("Content-Type" . "image/png")) :body "\211PNG"))
+                   ("/v1/pets/slow" 'hang)
+                   (_ '(:body (:ok t))))))
+        (let ((tool (car (toolspec-ht--register (list (toolspec-ht--pet-tool api))))))
+          (should (equal (toolspec-ht--call tool "7")
+                         (format "Error: HTTP 404 Not Found from GET %s: {\"error\":\"no pet 7\"}"
+                                 (toolspec-http-server-url api "/v1/pets/7"))))
+          (let ((r (toolspec-ht--call tool "500")))
+            (should (string-prefix-p "Error: HTTP 500 Internal Server Error from GET " r))
+            (should (string-suffix-p "!!!..." r))
+            (should (< (length r) 500)))
+          (let ((start (float-time))
+                (r (toolspec-ht--call tool "401")))
+            (should (string-prefix-p "Error: HTTP 401 Unauthorized from GET " r))
+            (should (string-suffix-p ": who?" r))
+            (should (< (- (float-time) start) 5)))
+          (let* ((toolspec-http-max-result-size 1000)
+                 (r (toolspec-ht--call tool "big")))
+            (should (string-prefix-p "{\"data\":\"xxx" r))
+            (should (string-suffix-p (format "\n[... truncated by toolspec: 1000 of %d characters shown]"
+                                             (+ 40000 11))
+                                     r)))
+          (should (equal (toolspec-ht--call tool "text") "plain\r\ntext é"))
+          (should (equal (toolspec-ht--call tool "png")
+                         "Done: HTTP 200, a response of type image/png (4 bytes), not shown."))
+          (let ((toolspec-http-max-response-size 10000))
+            (should (string-match-p "is larger than 10000 bytes" (toolspec-ht--call tool "big"))))
+          (let ((toolspec-http-timeout 0.5))
+            (should (equal (toolspec-ht--call tool "slow")
+                           (format "Error: GET %s failed: no answer from 127.0.0.1 within 0.5 seconds"
+                                   (toolspec-http-server-url api "/v1/pets/slow"))))))))
+    ;; Nothing listens: a clear error.
+    (let* ((port (toolspec-http-server-with (dead '()) (toolspec-http-server-port dead)))
+           (tool (car (toolspec-ht--register
+                       (list (toolspec-ht--tool "get_pet" nil :server (format "http://127.0.0.1:%d" port)))))))
+      (should (string-match-p "\\`Error: GET http://127.0.0.1:[0-9]+/ failed: "
+                              (toolspec-ht--call tool))))))
+
+(ert-deftest toolspec-http-redirects ()
+  "Redirects are followed on the approved server only."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (other (lambda (_) '(:body (:stolen t))))
+      (toolspec-http-server-with
+          (api (lambda (req)
+                 (pcase (plist-get req :path)
+                   ("/v1/pets/moved" '(:status 301 :headers (("Location" . "/v1/pets/here"))))
+                   ("/v1/pets/post" '(:status 303 :headers (("Location" . "/v1/pets/here"))))
+                   ("/v1/pets/away"
+                    `(:status 302 :headers (("Location" . ,(toolspec-http-server-url other "/steal")))))
+                   ("/v1/pets/byname"
+                    `(:status 307 :headers (("Location" . ,(format "http://localhost:%s/v1/pets/here"
+                                                                   (cadr (split-string (toolspec-ht--header req "host") ":")))))))
+                   ("/v1/pets/loop" '(:status 302 :headers (("Location" . "/v1/pets/loop"))))
+                   (_ `(:body (:at ,(plist-get req :path) :method ,(plist-get req :method)))))))
+        (let ((tool (car (toolspec-ht--register (list (toolspec-ht--pet-tool api))))))
+          (should (equal (toolspec-ht--call tool "moved") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
+          (should (equal (toolspec-ht--call tool "post") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
+          (let ((r (toolspec-ht--call tool "away")))
+            (should (string-match-p "refused the redirect (HTTP 302)" r))
+            (should (string-match-p "it leaves the approved server http://127.0.0.1:" r)))
+          ;; Same address, other host name: refused too.
+          (should (string-match-p "refused the redirect (HTTP 307)" (toolspec-ht--call tool "byname")))
+          (should (string-match-p "more than 3 redirects" (toolspec-ht--call tool "loop")))
+          (should-not (toolspec-http-server-requests other))
+          (should (equal (toolspec-ht--paths api)
+                         '("/v1/pets/moved" "/v1/pets/here" "/v1/pets/post" "/v1/pets/here"
+                           "/v1/pets/away" "/v1/pets/byname"
+                           "/v1/pets/loop" "/v1/pets/loop" "/v1/pets/loop" "/v1/pets/loop"))))))))
+
+(ert-deftest toolspec-http-templates ()
+  "The filter and output modules shape JSON results; a failing template falls back."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with
+        (api (lambda (_)
+               '(:body (:products [(:name "Pen" :price 2 :url "https://shop.invalid/pen" :stock 5)
+                                   (:name "Ink" :price 5 :url "https://shop.invalid/ink" :stock 0)]
+                        :cursor "abc"))))
+      (let* ((filter (concat "{\n  \"products\": [\n{% for product in products %}"
+                             "{\"name\": \"{{ product.name }}\", \"price\": \"{{ product.price }}\"}"
+                             "{% if not loop.last %},{% endif %}\n{% endfor %}]\n}"))
+             (module "{% for product in products %}Name: {{ product['name'] }}\nPrice: {{ product['price'] }}\n{% endfor %}")
+             (tools (toolspec-ht--register
+                     (list (toolspec-ht--tool "both" nil :server (toolspec-http-server-url api)
+                                              :filter filter :outputModules (vector module))
+                           (toolspec-ht--tool "filter_only" nil :server (toolspec-http-server-url api)
+                                              :filter filter)
+                           (toolspec-ht--tool "modules_only" nil :server (toolspec-http-server-url api)
+                                              :outputModules ["{{ products | length }} products" "cursor {{ cursor }}"])
+                           (toolspec-ht--tool "text_filter" nil :server (toolspec-http-server-url api)
+                                              :filter "{% for p in products %}{{ p.name }} {% endfor %}"
+                                              :outputModules ["never used"])
+                           (toolspec-ht--tool "broken" nil :server (toolspec-http-server-url api)
+                                              :outputModules ["{% for p in %}"])
+                           (toolspec-ht--tool "endless" nil :server (toolspec-http-server-url api)
+                                              :outputModules ["{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"])))))
+        (should (equal (toolspec-ht--call (nth 0 tools)) "Name: Pen\nPrice: 2\nName: Ink\nPrice: 5\n"))
+        (should (equal (toolspec-ht--call (nth 1 tools))
+                       "{\"products\":[{\"name\":\"Pen\",\"price\":\"2\"},{\"name\":\"Ink\",\"price\":\"5\"}]}"))
+        (should (equal (toolspec-ht--call (nth 2 tools)) "2 products\ncursor abc"))
+        (should (equal (toolspec-ht--call (nth 3 tools)) "Pen Ink "))
+        (let ((r (toolspec-ht--call (nth 4 tools))))
+          (should (string-prefix-p "Note: the output module of broken failed (template line 1: syntax error" r))
+          (should (string-suffix-p "the unprocessed response follows.\n{\"products\":[{\"name\":\"Pen\",\"price\":2,\"url\":\"https://shop.invalid/pen\",\"stock\":5},{\"name\":\"Ink\",\"price\":5,\"url\":\"https://shop.invalid/ink\",\"stock\":0}],\"cursor\":\"abc\"}" r)))
+        (should (string-match-p "needs more work than allowed" (toolspec-ht--call (nth 5 tools))))))))
+
+;;;; Credentials
+
+(defun toolspec-ht--all-buffers-text ()
+  "The text of every live buffer, hidden ones included."
+  (mapconcat (lambda (b) (with-current-buffer b
+                           (buffer-substring-no-properties (point-min) (point-max))))
+             (buffer-list) "\n"))
+
+(ert-deftest toolspec-http-secret-stays-in-the-header ()
+  "Bearer and basic credentials come from auth-source and go nowhere but the Authorization header.
+The model calls the tool through gptel; the API echoes the header in
+its bodies (a 200 and a 404); every output is searched for the
+secret, raw and base64-encoded."
+  (toolspec-ht--with-env
+    (toolspec-ht--authinfo authinfo (format "machine 127.0.0.1 login alice password %s" toolspec-ht--secret))
+    (dolist (kind '("bearer" "basic"))
+      (with-current-buffer (messages-buffer)
+        (let ((inhibit-read-only t)) (erase-buffer)))
+      (toolspec-http-server-with
+          (api (lambda (req)
+                 (list :status (if (equal (plist-get req :path) "/v1/pets/404") 404 200)
+                       :body (list :pet "Rex" :echo (or (toolspec-ht--header req "authorization") "")))))
+        (let* ((plist (toolspec-ht--pet-tool api :auth `(:type "user_http" :authorizationType ,kind)))
+               (tools (toolspec-ht--register (list (copy-tree plist))))
+               (basic (base64-encode-string (concat "alice:" toolspec-ht--secret) t))
+               (needles (list toolspec-ht--secret basic)))
+          (toolspec-server-with
+              (chat (list (toolspec-server-tool-calls-response
+                           '(("call_1" "get_pet" "{\"petId\":\"1\"}") ("call_2" "get_pet" "{\"petId\":\"404\"}")))
+                          (toolspec-server-text-response "Rex it is.")))
+            (let* ((result (let ((url-debug t)) ; url.el's log is searched too
+                             (toolspec-ht--chat chat "Which pet?" tools)))
+                   (second (nth 1 (toolspec-server-requests chat)))
+                   (ok (plist-get (toolspec-ht--tool-message second "call_1") :content))
+                   (missing (plist-get (toolspec-ht--tool-message second "call_2") :content))
+                   (received (toolspec-http-server-requests api)))
+              (should (equal (plist-get result :text) "Rex it is."))
+              ;; The server got the credential, in the header.
+              (should (= (length received) 2))
+              (dolist (req received)
+                (should (equal (toolspec-ht--header req "authorization")
+                               (if (equal kind "bearer")
+                                   (concat "Bearer " toolspec-ht--secret)
+                                 (concat "Basic " basic)))))
+              ;; The model got the results, scrubbed.
+              (should (string-match-p "\\`{\"pet\":\"Rex\",\"echo\":\"\\(Bearer\\|Basic\\) \\[redacted\\]\"}\\'" ok))
+              (should (string-prefix-p "Error: HTTP 404 Not Found from GET " missing))
+              (should (string-match-p "\\[redacted\\]" missing))
+              ;; Nowhere else: what the model received, the callback's
+              ;; events, every buffer (*Messages*, url.el's), the tools
+              ;; and their JSON in every dialect.
+              (let ((haystacks
+                     (list (prin1-to-string (toolspec-server-requests chat))
+                           (prin1-to-string (plist-get result :events))
+                           (toolspec-ht--all-buffers-text)
+                           (prin1-to-string tools)
+                           (prin1-to-string plist)
+                           (prin1-to-string toolspec-http--operations))))
+                (dolist (dialect toolspec-dialects)
+                  (push (toolspec-export tools dialect) haystacks)
+                  (push (toolspec-to-json plist dialect) haystacks))
+                (dolist (hay haystacks)
+                  (dolist (needle needles)
+                    (should-not (string-search needle hay))))))))))))
+
+(ert-deftest toolspec-http-missing-credentials ()
+  "Without credentials nothing is sent and the result says what to do."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:body (:ok t))))
+      (let ((tools (toolspec-ht--register
+                    (list (toolspec-ht--tool "bearer_op" nil :server (toolspec-http-server-url api)
+                                             :auth '(:type "service_http" :authorizationType "bearer"))
+                          (toolspec-ht--tool "basic_op" nil :server (toolspec-http-server-url api)
+                                             :auth '(:type "user_http" :authorizationType "basic"))
+                          (toolspec-ht--tool "odd_op" nil :server (toolspec-http-server-url api)
+                                             :auth '(:type "magic"))))))
+        (let ((r (toolspec-ht--call (nth 0 tools))))
+          (should (string-match-p "\\`Error: API \"Pets API\" needs a bearer credential for 127.0.0.1, and auth-source has none" r))
+          (should (string-match-p "machine 127.0.0.1 password YOUR-SECRET" r)))
+        (should (string-match-p "machine 127.0.0.1 login YOUR-USER-NAME password" (toolspec-ht--call (nth 1 tools))))
+        (should (string-match-p "authentication type \"magic\"" (toolspec-ht--call (nth 2 tools))))
+        ;; A password without a user name is not enough for basic.
+        (toolspec-ht--authinfo authinfo "machine 127.0.0.1 password only-a-password")
+        (should (string-match-p "has no user name" (toolspec-ht--call (nth 1 tools))))
+        (should-not (toolspec-http-server-requests api))))))
+
+(ert-deftest toolspec-http-oauth ()
+  "OAuth: without a token the model is told where to authorize; with one it is a bearer token."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (req) `(:body (:auth ,(toolspec-ht--header req "authorization")))))
+      (let* ((auth '(:type "oauth" :clientUrl "https://accounts.example.invalid/o/oauth2/auth"
+                     :authorizationUrl "https://oauth2.example.invalid/token"
+                     :scope "pets.read" :authorizationContentType "application/x-www-form-urlencoded"))
+             (tools (toolspec-ht--register (list (toolspec-ht--pet-tool api :auth auth)))))
+        (toolspec-server-with
+            (chat (list (toolspec-server-tool-calls-response '(("call_1" "get_pet" "{\"petId\":\"1\"}")))
+                        (toolspec-server-text-response "Please authorize.")))
+          (toolspec-ht--chat chat "Pet 1?" tools)
+          (let ((content (plist-get (toolspec-ht--tool-message (nth 1 (toolspec-server-requests chat)) "call_1")
+                                    :content)))
+            (should (string-prefix-p "Authorization required: API \"Pets API\" uses OAuth" content))
+            (should (string-match-p "authorize at https://accounts.example.invalid/o/oauth2/auth" content))
+            (should (string-match-p "token endpoint https://oauth2.example.invalid/token" content))
+            (should (string-match-p "scope pets.read" content))
+            (should (string-match-p "machine 127.0.0.1 password" content))))
+        (should-not (toolspec-http-server-requests api))
+        (toolspec-ht--authinfo authinfo "machine 127.0.0.1 password oauth-token-123")
+        (should (equal (toolspec-ht--call (car tools) "1") "{\"auth\":\"Bearer [redacted]\"}"))
+        (should (equal (toolspec-ht--header (car (toolspec-http-server-requests api)) "authorization")
+                       "Bearer oauth-token-123"))))))
+
+;;;; Through gptel
+
+(ert-deftest toolspec-http-gptel-round-trip ()
+  "The model calls OpenAPI tools; the requests are built from its arguments, the answers reach it."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with
+        (api (lambda (req)
+               (if (equal (plist-get req :method) "POST")
+                   `(:status 201 :body (:id 43 :created ,(plist-get req :body)))
+                 `(:body (:id ,(string-to-number (file-name-nondirectory (plist-get req :path)))
+                          :name "Rex" :status "available" :tags ["good" "boy"])))))
+      (let* ((add-pet (toolspec-ht--tool
+                       "add_pet"
+                       (list (toolspec-ht--arg "name" 'string)
+                             (toolspec-ht--arg "tags" 'array t :items '(:type string))
+                             (toolspec-ht--arg "notify" 'array t :items '(:type string))
+                             (toolspec-ht--arg "requestId" 'string t)
+                             (toolspec-ht--arg "session" 'string t)
+                             (toolspec-ht--arg "shelter" 'string))
+                       :server (toolspec-http-server-url api "/v1") :method "POST"
+                       :path "/shelters/{shelter}/pets"
+                       :parameters [(:name "shelter" :in "path" :arg "shelter")
+                                    (:name "notify" :in "query" :arg "notify")
+                                    (:name "X-Request-Id" :in "header" :arg "requestId")
+                                    (:name "sid" :in "cookie" :arg "session")]
+                       :body '(:contentType "application/json" :args [["name" "name"] ["tags" "tags"]]
+                               :whole :null)))
+             (tools (toolspec-ht--register
+                     (list (toolspec-ht--pet-tool
+                            api :outputModules ["Pet {{ id }}: {{ name }} ({{ status }}), tags {{ tags | join(', ') }}"])
+                           add-pet))))
+        (toolspec-server-with
+            (chat (list (toolspec-server-tool-calls-response
+                         '(("call_p" "get_pet" "{\"petId\":\"42\"}")
+                           ("call_a" "add_pet"
+                            "{\"shelter\":\"north/east\",\"name\":\"Zoë\",\"tags\":[\"new\",\"small dog\"],\"notify\":[\"a@b.c\",\"d e\"],\"requestId\":\"r-1\",\"session\":\"x y;z\"}")))
+                        (toolspec-server-text-response "Rex is available; Zoë was added.")))
+          (let* ((result (toolspec-ht--chat chat "Is pet 42 available? Add Zoë." tools))
+                 (requests (toolspec-server-requests chat))
+                 (sent (mapcar (lambda (tl) (plist-get (plist-get tl :function) :name))
+                               (plist-get (nth 0 requests) :tools)))
+                 (received (toolspec-http-server-requests api))
+                 (post (cl-find "POST" received :key (lambda (r) (plist-get r :method)) :test #'equal)))
+            (should-not (toolspec-server-errors chat))
+            (should (equal sent '("get_pet" "add_pet")))
+            (should (equal (plist-get result :text) "Rex is available; Zoë was added."))
+            (should (equal (plist-get (toolspec-ht--tool-message (nth 1 requests) "call_p") :content)
+                           "Pet 42: Rex (available), tags good, boy"))
+            (should (equal (plist-get (toolspec-ht--tool-message (nth 1 requests) "call_a") :content)
+                           "{\"id\":43,\"created\":\"{\\\"name\\\":\\\"Zoë\\\",\\\"tags\\\":[\\\"new\\\",\\\"small dog\\\"]}\"}"))
+            (should (= (length received) 2))
+            (should (member "/v1/pets/42" (toolspec-ht--paths api)))
+            (should (equal (plist-get post :path) "/v1/shelters/north%2Feast/pets"))
+            (should (equal (plist-get post :query) "notify=a%40b.c&notify=d%20e"))
+            (should (equal (toolspec-ht--header post "x-request-id") "r-1"))
+            (should (equal (toolspec-ht--header post "cookie") "sid=x%20y%3Bz"))
+            (should (equal (toolspec-ht--header post "content-type") "application/json"))
+            (should (equal (plist-get post :body) "{\"name\":\"Zoë\",\"tags\":[\"new\",\"small dog\"]}"))))))))
+
+;;;; Lookups
+
+(ert-deftest toolspec-http-lookups ()
+  "Ids at lookup fields are resolved by the named operation, at most N calls per response."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with
+        (api (lambda (req)
+               (let ((path (plist-get req :path)))
+                 (cond
+                  ((equal path "/trains")
+                   '(:body (:trains [(:id 1 :provider_id "p1") (:id 2 :provider_id "p2")
+                                     (:id 3 :provider_id "p1") (:id 4 :provider_id "p3")
+                                     (:id 5 :provider_id "p4") (:id 6 :provider_id "p5")]
+                            :operator (:provider_id "p2"))))
+                  ((string-prefix-p "/providers/" path)
+                   `(:body (:name ,(concat "Provider " (substring path 11)))))
+                  (t '(:status 404 :body "no"))))))
+      (let* ((search (toolspec-ht--tool
+                      "search_trains" nil :server (toolspec-http-server-url api) :path "/trains"
+                      :lookup [(:field "trains[].provider_id" :operation "get_provider" :parameter "provider_id")
+                               (:field "operator.provider_id" :operation "get_provider"
+                                :parameter "$request.path.provider_id")]
+                      :outputModules ["{% for t in trains %}{{ t.id }}:{{ t.provider_id_lookup.name or t.provider_id }};{% endfor %} op={{ operator.provider_id_lookup.name }}"]))
+             (provider (toolspec-ht--tool
+                        "get_provider" (list (toolspec-ht--arg "providerId" 'string))
+                        :server (toolspec-http-server-url api) :path "/providers/{provider_id}"
+                        :parameters [(:name "provider_id" :in "path" :arg "providerId")]
+                        :outputModules ["{\"name\": \"{{ name }}\"}"]))
+             (tools (toolspec-ht--register (list search provider)))
+             (toolspec-http-max-lookups 3))
+        (should (equal (toolspec-ht--call (car tools))
+                       "1:Provider p1;2:Provider p2;3:Provider p1;4:Provider p3;5:p4;6:p5; op=Provider p2"))
+        (let ((paths (toolspec-ht--paths api)))
+          (should (equal (car paths) "/trains"))
+          (should (equal (sort (cdr paths) #'string<)
+                         '("/providers/p1" "/providers/p2" "/providers/p3"))))
+        ;; Without templates, the annotations are in the JSON.
+        (let* ((plain (toolspec-ht--tool
+                       "plain_trains" nil :server (toolspec-http-server-url api) :path "/trains"
+                       :lookup [(:field "trains[0].provider_id" :operation "get_provider" :parameter "provider_id")]))
+               (tool (car (toolspec-ht--register (list plain provider) :source "plain"))))
+          (should (string-prefix-p
+                   "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},{\"id\":2,\"provider_id\":\"p2\"}"
+                   (toolspec-ht--call tool))))
+        ;; A lookup naming an operation that was not imported is skipped.
+        (let* ((orphan (toolspec-ht--tool
+                        "orphan" nil :server (toolspec-http-server-url api) :path "/trains"
+                        :lookup [(:field "trains[].provider_id" :operation "nowhere" :parameter "x")]))
+               (tool (car (toolspec-ht--register (list orphan) :source "orphan")))
+               (before (length (toolspec-http-server-requests api))))
+          (should (string-prefix-p "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\"}" (toolspec-ht--call tool)))
+          (should (= (length (toolspec-http-server-requests api)) (1+ before))))))))
+
+;;;; Bootstrap
+
+(ert-deftest toolspec-http-bootstrap ()
+  "Bootstrap operations run with their values rendered over the credentials."
+  (toolspec-ht--with-env
+    (toolspec-ht--authinfo authinfo (format "machine 127.0.0.1 login alice password %s" toolspec-ht--secret))
+    (toolspec-http-server-with
+        (api (lambda (req)
+               (pcase (plist-get req :path)
+                 ((pred (string-prefix-p "/oauth/v1/access-tokens/"))
+                  `(:body (:user_id 42 :hub_id 7 :token ,(substring (plist-get req :path) 24))))
+                 ("/account" `(:body (:plan "pro" :user ,(plist-get req :query))))
+                 (_ '(:status 404 :body "no")))))
+      (let* ((auth '(:type "oauth" :clientUrl "https://accounts.example.invalid/auth"))
+             (token-info (toolspec-ht--tool
+                          "get_token_info" (list (toolspec-ht--arg "token" 'string))
+                          :server (toolspec-http-server-url api) :path "/oauth/v1/access-tokens/{token}"
+                          :auth auth :bootstrap t
+                          :parameters [(:name "token" :in "path" :arg "token" :style "simple" :explode :json-false)]
+                          :bootstrapValues '(:token "{{ auth.data.access_token }}")
+                          :outputModules ["user {{ user_id }} in hub {{ hub_id }} (token {{ token }})"]))
+             (account (toolspec-ht--tool
+                       "get_account" (list (toolspec-ht--arg "who" 'string))
+                       :server (toolspec-http-server-url api) :path "/account" :auth auth :bootstrap t
+                       :parameters [(:name "who" :in "query" :arg "who")]
+                       :bootstrapValues '(:who "{{ auth.data.user }}")))
+             (other (toolspec-ht--tool "list_pets" nil :server (toolspec-http-server-url api) :path "/pets"
+                                       :auth auth)))
+        (toolspec-ht--register (list token-info account other))
+        (should (equal (toolspec-http--apis) '("Pets API")))
+        (let ((text (toolspec-openapi-bootstrap "Pets API")))
+          (should (equal text
+                         (concat "# Data from API Pets API (bootstrap)\n\n"
+                                 "## get_account\n\n{\"plan\":\"pro\",\"user\":\"who=alice\"}\n\n"
+                                 "## get_token_info\n\nuser 42 in hub 7 (token [redacted])\n")))
+          (should-not (string-search toolspec-ht--secret text)))
+        (should (member (concat "/oauth/v1/access-tokens/" toolspec-ht--secret) (toolspec-ht--paths api)))
+        (should-not (member "/pets" (toolspec-ht--paths api)))
+        ;; The command inserts the text at point.
+        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "Pets API")))
+          (with-temp-buffer
+            (insert "before\n")
+            (call-interactively #'toolspec-openapi-bootstrap)
+            (should (string-prefix-p "before\n# Data from API Pets API (bootstrap)" (buffer-string)))
+            (should (string-match-p "user 42 in hub 7" (buffer-string)))))
+        (should (string-match-p "has no imported bootstrap operations" (toolspec-openapi-bootstrap "Other API")))))))
+
+(provide 'toolspec-http-test)
+;;; toolspec-http-test.el ends here
