@@ -20,6 +20,8 @@ pub enum ErrorKind {
     Plist,
     /// A tool cannot be written in the requested dialect.
     Write,
+    /// A tool result envelope that does not match its schema.
+    Envelope,
 }
 
 impl ErrorKind {
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::Limit => "toolspec-limit-error",
             ErrorKind::Plist => "toolspec-plist-error",
             ErrorKind::Write => "toolspec-write-error",
+            ErrorKind::Envelope => "toolspec-envelope-error",
         }
     }
 }
