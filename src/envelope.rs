@@ -157,13 +157,13 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
 /// problem and lists them all.
 pub fn validate(v: &Value) -> Result<()> {
     let found = problems(v);
-    let Some((path, _)) = found.first() else { return Ok(()) };
-    let message = found
-        .iter()
-        .map(|(p, m)| if p.is_empty() { m.clone() } else { format!("{p}: {m}") })
-        .collect::<Vec<_>>()
-        .join("; ");
-    Err(Error::at(ErrorKind::Envelope, path, format!("not a valid tool result envelope: {message}")))
+    let Some((path, first)) = found.first() else { return Ok(()) };
+    // The first problem's path is the error's (shown before the message).
+    let mut message = format!("not a valid tool result envelope: {first}");
+    for (p, m) in &found[1..] {
+        message.push_str(&if p.is_empty() { format!("; {m}") } else { format!("; {p}: {m}") });
+    }
+    Err(Error::at(ErrorKind::Envelope, path, message))
 }
 
 // ------------------------------------------------------------------ making
