@@ -384,7 +384,7 @@ a function of the parsed body returning one."
   (toolspec-seeds-test--with-registry
     (toolspec-server-with
         (ext (toolspec-seeds-test--extension
-              (list "# Hello\nWorld"
+              (list "# Hello\nWörld ☀"
                     (list :type "Table" :columns ["city" "pop"] :rows [["Cairo" 10] ["Rio|de" 6]])
                     (list :type "Mermaid" :text "graph TD; A-->B")
                     (list :ok :json-false :code "ToolNotFound" :reason "Tool Not Found" :info (list :opName "x"))
@@ -393,7 +393,7 @@ a function of the parsed body returning one."
       (let* ((tools (toolspec-gloodata-import (toolspec-seeds-test--url ext) :confirm nil))
              (hello (car tools)))
         (should-not (gptel-tool-confirm hello))
-        (should (equal (toolspec-seeds-test--call hello) "# Hello\nWorld"))
+        (should (equal (toolspec-seeds-test--call hello) "# Hello\nWörld ☀"))
         (should (equal (toolspec-seeds-test--call hello)
                        "| city | pop |\n| --- | --- |\n| Cairo | 10 |\n| Rio\\|de | 6 |"))
         (should (equal (toolspec-seeds-test--call hello) "{\"type\":\"Mermaid\",\"text\":\"graph TD; A-->B\"}"))
