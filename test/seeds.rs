@@ -109,6 +109,48 @@ fn gloodata_arguments_in_ui_order_then_the_rest() {
     );
 }
 
+/// An info document as extensions built with Gloodata's Python toolkit
+/// write them: ids with spaces, null descriptions and defaults, a date
+/// format, UI labels with data types, context actions, tag values.
+#[test]
+fn gloodata_toolkit_document() {
+    let imp = read_doc(&json!({
+        "ns": "gd-github-repo-explorer",
+        "title": "GitHub Repository Explorer",
+        "description": "Explore issues and releases for a GitHub repository",
+        "tools": {"Show Issues": {
+            "title": "Show Issues",
+            "description": "Show issues in a table with filters",
+            "schema": {"fields": {
+                "start": {"type": "string", "default": null, "description": null, "format": "date"},
+                "status": {"type": "string", "default": "", "description": null},
+                "limit": {"type": "integer", "default": 0, "description": "How many"}
+            }},
+            "ui": {"prefix": "Show Issues", "args": {
+                "start": {"prefix": "From"},
+                "status": {"prefix": "Status", "dtypeName": "Status"},
+                "limit": {"prefix": "Limit"}
+            }},
+            "contextActions": [{"target": {"name": "Status"}, "handler": "ContextActionHandler::x"}],
+            "examples": ["Show issues for the last year"]
+        }},
+        "tagValues": {"Status": {"id": "Status", "name": "Status", "entries": [["open", "Open"]]}},
+        "handlers": []
+    }));
+    assert_eq!(warnings(&imp).len(), 1, "only the renaming: {:?}", warnings(&imp));
+    let t = &imp.tools[0];
+    assert_eq!(t.name, "gd-github-repo-explorer_Show_Issues");
+    assert_eq!(
+        t.description.as_deref(),
+        Some("Show Issues: Show issues in a table with filters\nExample requests: \"Show issues for the last year\"")
+    );
+    assert_eq!(Value::Object(arg(t, "start").schema.clone()), json!({"type": "string", "format": "date", "description": "From"}));
+    assert!(!arg(t, "start").optional);
+    assert_eq!(Value::Object(arg(t, "status").schema.clone()), json!({"type": "string", "default": "", "description": "Status"}));
+    assert!(arg(t, "status").optional && arg(t, "limit").optional);
+    assert_eq!(executor(t)["tool"], json!("Show Issues"));
+}
+
 #[test]
 fn gloodata_names_made_valid() {
     let long_id = "x".repeat(80);
