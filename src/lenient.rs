@@ -238,6 +238,17 @@ mod tests {
     }
 
     #[test]
+    fn never_panics_on_broken_text() {
+        let text = "{\"a\": [1, \"é\\\"x\", {\"b\": tru /* c */ }], // ü\n \"d\": \"ß\",}";
+        for end in 0..=text.len() {
+            if text.is_char_boundary(end) {
+                let _ = repair(&text[..end]);
+                let _ = repair(&text[end..]);
+            }
+        }
+    }
+
+    #[test]
     fn comments_and_extra_commas() {
         let (v, w) = fixed("{// note\n\"a\": [,1,,2], /* x */ \"b\": 2}");
         assert_eq!(v, serde_json::json!({"a": [1, 2], "b": 2}));
