@@ -429,5 +429,8 @@ a file, show the document in buffer *toolspec-export*."
       (toolspec--export-report json dialect file (length tools)))
     (or file json)))
 
+;; The executors of the formats that say how their tools run.
+(require 'toolspec-seeds)
+
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

@@ -72,7 +72,8 @@
   "JSON dialects toolspec writes.")
 
 (defconst toolspec-formats
-  '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock json-schema)
+  '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock json-schema
+         gloodata arcade skydeck)
   "Tool definition formats toolspec reads.")
 
 ;;;; Errors

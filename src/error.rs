@@ -24,6 +24,8 @@ pub enum ErrorKind {
     Template,
     /// A template beyond its bounds: fuel (work), output size, recursion.
     TemplateLimit,
+    /// A tool result envelope that does not match its schema.
+    Envelope,
 }
 
 impl ErrorKind {
@@ -39,6 +41,7 @@ impl ErrorKind {
             ErrorKind::Write => "toolspec-write-error",
             ErrorKind::Template => "toolspec-template-error",
             ErrorKind::TemplateLimit => "toolspec-template-limit-error",
+            ErrorKind::Envelope => "toolspec-envelope-error",
         }
     }
 }

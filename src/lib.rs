@@ -18,7 +18,16 @@ pub mod template;
 pub mod validate;
 pub mod write;
 
+// Formats that say how a tool runs, and tool result envelopes.
+pub mod arcade;
+pub mod envelope;
+pub mod gloodata;
+pub mod lenient;
+pub mod seeds;
+pub mod skydeck;
+
 mod module;
+mod module_seeds;
 
 pub use error::{Error, ErrorKind, Result};
 pub use model::{Arg, Problem, Schema, Severity, Tool};

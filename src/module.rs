@@ -28,7 +28,7 @@ fn init(_: &Env) -> emacs::Result<()> {
 }
 
 /// Run `f`, signalling core errors and panics as `toolspec-error` subtypes.
-fn run<T, F>(env: &Env, f: F) -> emacs::Result<T>
+pub(crate) fn run<T, F>(env: &Env, f: F) -> emacs::Result<T>
 where
     F: FnOnce() -> crate::Result<T>,
 {
@@ -50,7 +50,7 @@ where
 }
 
 /// [`run`], converting the result to a Lisp value.
-fn guard<'e, T, F>(env: &'e Env, f: F) -> emacs::Result<Value<'e>>
+pub(crate) fn guard<'e, T, F>(env: &'e Env, f: F) -> emacs::Result<Value<'e>>
 where
     T: IntoLisp<'e>,
     F: FnOnce() -> crate::Result<T>,
@@ -76,7 +76,7 @@ fn signal<T>(env: &Env, e: &Error) -> emacs::Result<T> {
 
 /// Strings from Lisp: a string that is not valid UTF-8 (raw bytes) is a
 /// toolspec error, not a module error.
-fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
+pub(crate) fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
     v.into_rust::<String>().map_err(|_| {
         Error::new(
             ErrorKind::Json,
@@ -85,7 +85,7 @@ fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
     })
 }
 
-fn opt_text(v: Value<'_>) -> Option<String> {
+pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
     if v.is_not_nil() {
         v.into_rust::<String>().ok()
     } else {

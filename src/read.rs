@@ -27,6 +27,12 @@ pub enum Format {
     Gemini,
     Bedrock,
     JsonSchema,
+    /// Gloodata extension info (`ns` + `tools` object).
+    Gloodata,
+    /// Arcade tool definitions (`name` + `input.parameters`).
+    Arcade,
+    /// SkyDeck prompt tools (`model_prompt`).
+    SkyDeck,
 }
 
 pub const FORMAT_NAMES: &[(&str, Format)] = &[
@@ -40,6 +46,9 @@ pub const FORMAT_NAMES: &[(&str, Format)] = &[
     ("gemini", Format::Gemini),
     ("bedrock", Format::Bedrock),
     ("json-schema", Format::JsonSchema),
+    ("gloodata", Format::Gloodata),
+    ("arcade", Format::Arcade),
+    ("skydeck", Format::SkyDeck),
 ];
 
 impl Format {
@@ -105,8 +114,31 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     if text.len() > opts.max_size {
         return read_bytes(text.as_bytes(), opts);
     }
-    let doc: Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
-    read_value(&doc, opts)
+    let (doc, repairs) = match serde_json::from_str(text) {
+        Ok(doc) => (doc, Vec::new()),
+        Err(e) => lenient_parse(text, opts, &e)?,
+    };
+    let mut imp = read_value(&doc, opts)?;
+    imp.warnings.splice(0..0, repairs);
+    Ok(imp)
+}
+
+/// Hand-written SkyDeck files carry small JSON slips: when strict parsing
+/// fails on one, repair them (with a warning each) and try again.  Other
+/// text, or text still broken, is the strict parser's error.
+fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> Result<(Value, Vec<Problem>)> {
+    let skydeck = match opts.format {
+        Format::SkyDeck => true,
+        Format::Auto => crate::skydeck::looks_like(text),
+        _ => false,
+    };
+    if skydeck {
+        let (fixed, repairs) = crate::lenient::repair(text);
+        if let Ok(doc) = serde_json::from_str(&fixed) {
+            return Ok((doc, repairs));
+        }
+    }
+    Err(Error::from_json(strict))
 }
 
 /// Read tools from a parsed JSON document.
@@ -189,13 +221,16 @@ impl<'a> Reader<'a> {
             }
         }
         let format = match self.opts.format {
-            Format::Auto => detect(o).ok_or_else(|| unrecognised(o, path))?,
+            Format::Auto => crate::seeds::detect(o).or_else(|| detect(o)).ok_or_else(|| unrecognised(o, path))?,
             f => f,
         };
         self.tool(v, path, format)
     }
 
     fn tool(&mut self, v: &Value, path: &str, format: Format) -> Result<()> {
+        if crate::seeds::is_seed(format) {
+            return crate::seeds::read(format, v, path, self.opts, &mut self.out);
+        }
         let o = v
             .as_object()
             .ok_or_else(|| Error::shape(path, format!("expected a tool definition object, found {}", kind_of(v))))?;
@@ -444,7 +479,7 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 bare: false,
             }
         }
-        Format::JsonSchema | Format::Auto => Parts {
+        Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck => Parts {
             base: path.to_string(),
             name: o.get("title"),
             description: o.get("description"),

@@ -136,9 +136,15 @@ WHICH is one of `toolspec-gptel-test--backend-names'."
               ('bedrock (gptel-make-bedrock "toolspec-test-bedrock"
                           :region "us-east-1" :aws-bearer-token "dummy"))))))
 
+(defconst toolspec-gptel-test--runnable-files
+  '("gloodata.json" "arcade.json" "skydeck.json")
+  "Examples of formats that say how a tool runs, not tool schemas.
+They are tested in toolspec-seeds-test.el.")
+
 (defun toolspec-gptel-test--files ()
-  "Return the absolute names of all JSON files in examples/."
-  (directory-files toolspec-gptel-test--examples-dir t "\\.json\\'"))
+  "Return the absolute names of the JSON tool schema files in examples/."
+  (cl-remove-if (lambda (f) (member (file-name-nondirectory f) toolspec-gptel-test--runnable-files))
+                (directory-files toolspec-gptel-test--examples-dir t "\\.json\\'")))
 
 (defmacro toolspec-gptel-test--with-registry (&rest body)
   "Run BODY, then unregister all tools in the test category from gptel."

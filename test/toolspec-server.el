@@ -42,8 +42,9 @@ answer with another HTTP status.  RECEIVED holds the parsed request
 bodies, newest first (see `toolspec-server-requests').  ERRORS
 collects what went wrong on the server side (malformed requests, an
 empty queue), newest first.  CONNECTIONS are the open client
-connections."
-  process port responses received errors connections)
+connections.  PATHS are the request paths it answers, nil meaning
+just \"/v1/chat/completions\"."
+  process port responses received errors connections paths)
 
 (defun toolspec-server-requests (server)
   "The request bodies SERVER received, oldest first.
@@ -141,7 +142,7 @@ SERVER provides the next scripted response."
       (toolspec-server--error server proc 400
                               (format "request body is not JSON: %s"
                                       (plist-get parsed :toolspec-server-unparsable))))
-     ((not (equal path "/v1/chat/completions"))
+     ((not (member path (or (toolspec-server-paths server) '("/v1/chat/completions"))))
       (toolspec-server--error server proc 404 (format "unexpected path %s" path)))
      ((null (toolspec-server-responses server))
       (toolspec-server--error server proc 500 "no scripted response left"))
@@ -190,12 +191,15 @@ the headers and Content-Length bytes of body have arrived."
       (setf (toolspec-server-connections server)
             (delq proc (toolspec-server-connections server))))))
 
-(defun toolspec-server-start (responses)
+(defun toolspec-server-start (responses &optional paths)
   "Start a server on 127.0.0.1 answering with RESPONSES in turn; return it.
-RESPONSES is as the `responses' slot of `toolspec-server'.  The port
-is chosen by the OS: see `toolspec-server-port'.  Stop the server with
-`toolspec-server-stop', or use `toolspec-server-with'."
-  (let* ((server (toolspec-server--make :responses (copy-sequence responses)))
+RESPONSES is as the `responses' slot of `toolspec-server'.  PATHS, a
+list of request paths, makes it answer requests to those instead of
+the chat completions path (any other JSON service can be scripted
+so).  The port is chosen by the OS: see `toolspec-server-port'.  Stop
+the server with `toolspec-server-stop', or use `toolspec-server-with'."
+  (let* ((server (toolspec-server--make :responses (copy-sequence responses)
+                                        :paths paths))
          (proc (make-network-process
                 :name "toolspec-test-server"
                 :server t
@@ -227,10 +231,10 @@ is chosen by the OS: see `toolspec-server-port'.  Stop the server with
 
 (defmacro toolspec-server-with (spec &rest body)
   "Run BODY with a server answering with RESPONSES, then stop it.
-SPEC is (VAR RESPONSES): VAR is bound to the server (see
+SPEC is (VAR RESPONSES [PATHS]): VAR is bound to the server (see
 `toolspec-server-start')."
-  (declare (indent 1) (debug ((symbolp form) body)))
-  `(let ((,(car spec) (toolspec-server-start ,(cadr spec))))
+  (declare (indent 1) (debug ((symbolp form &optional form) body)))
+  `(let ((,(car spec) (toolspec-server-start ,(cadr spec) ,(nth 2 spec))))
      (unwind-protect
          (progn ,@body)
        (toolspec-server-stop ,(car spec)))))
