@@ -7,6 +7,8 @@
 //! into elisp text.  [`module`] is the thin Emacs layer over this core.
 
 pub mod args;
+pub mod elisp_source;
+pub mod elisp_tools;
 pub mod error;
 pub mod gemini;
 pub mod locate;
