@@ -80,6 +80,20 @@ pub struct SourceTool {
     pub name: Option<String>,
     /// The tool, or why it cannot be read without running the code.
     pub tool: std::result::Result<Tool, String>,
+    /// Its `:function`, when it is a named function or a lambda written
+    /// in the source.
+    pub function: Option<FunctionSource>,
+    /// The keys for Emacs the tool model leaves out (`:async`,
+    /// `:confirm`, `:include`, `:category`), when their values are literal.
+    pub emacs: Vec<(String, Sexp)>,
+}
+
+/// A tool's function as the source gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FunctionSource {
+    Named(String),
+    /// A lambda: byte offsets of its form.
+    Lambda(usize, usize),
 }
 
 /// What [`analyze`] found.
@@ -117,8 +131,9 @@ pub fn analyze(forms: &[Form]) -> Analysis {
 #[derive(Debug, Clone, PartialEq)]
 enum Func {
     Named(String),
-    /// A lambda, with its arity when its argument list is plain.
-    Lambda(Option<Arity>),
+    /// A lambda, with its arity when its argument list is plain, and
+    /// where its form starts and ends.
+    Lambda(Option<Arity>, usize, usize),
 }
 
 /// Least and most arguments (None: any number).
@@ -447,7 +462,7 @@ impl<'s> Analyzer<'s> {
         match &f.kind {
             Kind::Symbol(s) => Node { at: f.start, v: V::Func(Func::Named(s.clone())) },
             _ => match f.call() {
-                Some(("lambda", [args, ..])) => Node { at: f.start, v: V::Func(Func::Lambda(form_arity(args))) },
+                Some(("lambda", [args, ..])) => Node { at: f.start, v: V::Func(Func::Lambda(form_arity(args), f.start, f.end)) },
                 _ => Node::unknown(f.start, format!("the function {}", short(f))),
             },
         }
@@ -507,7 +522,7 @@ impl<'s> Analyzer<'s> {
         match (head, args) {
             ("quote", [x]) => self.data(x, depth + 1),
             ("function", [x]) => self.func(x),
-            ("lambda", [arglist, ..]) => Node { at, v: V::Func(Func::Lambda(form_arity(arglist))) },
+            ("lambda", [arglist, ..]) => Node { at, v: V::Func(Func::Lambda(form_arity(arglist), f.start, f.end)) },
             ("list", _) => {
                 let items = args.iter().map(|a| self.eval(a, scope, depth + 1)).collect();
                 Node { at, v: V::List { items, open: false } }
@@ -930,6 +945,8 @@ impl<'s> Analyzer<'s> {
             out.tools.push(SourceTool {
                 at: t.at,
                 maker: t.maker,
+                function: None,
+                emacs: Vec::new(),
                 name: None,
                 tool: Err(format!("the tool spec is {}, known only when the code runs", why.as_deref().unwrap_or("computed"))),
             });
@@ -966,10 +983,13 @@ impl<'s> Analyzer<'s> {
             !matches!(u.path.as_str(), "function" | "category" | "confirm" | "include" | "async")
         });
         let tool = match blocking {
-            Some(u) => Err(format!(
-                "{} is known only when the code runs",
-                u.what.clone().unwrap_or_else(|| if u.path.is_empty() { "the spec".into() } else { format!(":{}", u.path) })
-            )),
+            Some(u) => Err(match &u.what {
+                Some(w) if !w.is_empty() => format!("{w} is known only when the code runs"),
+                _ => format!(
+                    "{} cannot be read without running the code",
+                    if u.path.is_empty() { "the spec".into() } else { format!(":{}", u.path) }
+                ),
+            }),
             None => {
                 let data = strip_function(&sexp);
                 let r = plist::tool_from_sexp(&data).map_err(|e| e.to_string());
@@ -978,7 +998,29 @@ impl<'s> Analyzer<'s> {
             }
         };
         plist::dispose(sexp);
-        out.tools.push(SourceTool { at: t.at, maker: t.maker, name, tool });
+        let function = t.node.plist_items().and_then(|items| {
+            let v = &items.chunks(2).find(|kv| kv[0].keyword() == Some("function"))?[1];
+            match &v.v {
+                V::Func(Func::Named(n)) => Some(FunctionSource::Named(n.clone())),
+                V::Func(Func::Lambda(_, start, end)) => Some(FunctionSource::Lambda(*start, *end)),
+                V::Atom(s) => s.as_symbol().filter(|n| *n != "t").map(|n| FunctionSource::Named(n.to_string())),
+                _ => None,
+            }
+        });
+        let emacs = t
+            .node
+            .plist_items()
+            .map(|items| {
+                items
+                    .chunks(2)
+                    .filter_map(|kv| match (kv[0].keyword(), &kv[1].v) {
+                        (Some(k @ ("async" | "confirm" | "include" | "category")), V::Atom(v)) => Some((k.to_string(), v.clone())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.tools.push(SourceTool { at: t.at, maker: t.maker, name, tool, function, emacs });
     }
 }
 
@@ -1067,7 +1109,7 @@ impl Convert<'_, '_> {
             Some(info(min, max, n))
         };
         match &v.v {
-            V::Func(Func::Lambda(Some((min, max)))) => Some(info(*min, *max, "")),
+            V::Func(Func::Lambda(Some((min, max)), ..)) => Some(info(*min, *max, "")),
             V::Func(Func::Named(n)) => named(n),
             V::Atom(s) if s.is_null() => None,
             V::Atom(s) => match s.as_symbol() {
@@ -1126,7 +1168,7 @@ impl Convert<'_, '_> {
         match &n.v {
             V::Atom(s) => s.clone(),
             V::Func(Func::Named(name)) => Sexp::list(vec![Sexp::symbol("function"), Sexp::symbol(name.as_str())]),
-            V::Func(Func::Lambda(_)) => Sexp::list(vec![Sexp::symbol("lambda")]),
+            V::Func(Func::Lambda(..)) => Sexp::list(vec![Sexp::symbol("lambda")]),
             V::Unknown(what) => {
                 self.unknowns.push(Unknown { path: path.to_string(), at: n.at, what: what.clone(), splice: false });
                 Sexp::symbol(NOT_CHECKED)
@@ -1206,7 +1248,7 @@ fn suppressed(p: &Problem, unknowns: &[Unknown]) -> bool {
 }
 
 /// Steps of a validator path: `args[1].items.properties.r`.
-fn steps(path: &str) -> Vec<Result<&str, usize>> {
+pub(crate) fn steps(path: &str) -> Vec<Result<&str, usize>> {
     let mut out = Vec::new();
     for part in path.split('.').filter(|p| !p.is_empty()) {
         let (key, mut rest) = match part.find('[') {
