@@ -207,6 +207,12 @@ fn print_flat(v: &Sexp, out: &mut String) {
     }
 }
 
+/// `v` is a list or vector that fits on one line from column `col`.
+fn fits(v: &Sexp, col: usize) -> bool {
+    let t = flat(v);
+    matches!(v, Sexp::Cons(_) | Sexp::Vector(_)) && !t.contains('\n') && col + t.chars().count() <= WIDTH
+}
+
 #[derive(Default)]
 struct Printer {
     out: String,
@@ -244,11 +250,17 @@ impl Printer {
         }
         match v {
             Sexp::Vector(items) if !items.is_empty() => {
+                // Elements fill lines, aligned under the first.
                 self.put("[");
                 let align = self.col;
                 for (i, x) in items.iter().enumerate() {
                     if i > 0 {
-                        self.newline(align);
+                        let t = flat(x);
+                        if !t.contains('\n') && self.col + 1 + t.chars().count() < WIDTH {
+                            self.put(" ");
+                        } else {
+                            self.newline(align);
+                        }
                     }
                     self.value(x);
                 }
@@ -277,6 +289,10 @@ impl Printer {
                             self.put(&key);
                             if i == 0 {
                                 align = self.col;
+                            } else if self.col + flat(x).chars().count() > WIDTH && fits(x, align) {
+                                // A list too long after its key but not on a
+                                // line of its own: there, under the key.
+                                self.newline(align);
                             }
                             self.value(x);
                         }
