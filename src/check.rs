@@ -78,6 +78,15 @@ fn unusable(kind: ErrorKind) -> bool {
     matches!(kind, ErrorKind::Json | ErrorKind::Limit | ErrorKind::UnsupportedFormat | ErrorKind::Plist)
 }
 
+/// The message of an error while reading, saying what kind it is
+/// (`invalid JSON: ...`), with its path when it has one.
+pub fn error_message(e: &Error) -> String {
+    match &e.path {
+        Some(p) => format!("{}{p}: {}", title(e.kind), e.message),
+        None => format!("{}{}", title(e.kind), e.message),
+    }
+}
+
 fn error_diagnostic(e: &Error, text: &str) -> Diagnostic {
     let (line, column) = match (e.line, e.column, &e.path) {
         (Some(l), Some(c), _) => (l, c),

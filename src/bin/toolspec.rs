@@ -351,7 +351,7 @@ fn report_error(file: &str, text: &str, e: &Error) {
         (_, _, Some(p)) if text.trim_start().starts_with(['{', '[']) => toolspec::locate::locate(text, p),
         _ => (1, 1),
     };
-    eprintln!("{}:{l}:{c}: error: {e}", label(file), e = error_text(e));
+    eprintln!("{}:{l}:{c}: error: {}", label(file), check::error_message(e));
 }
 
 fn error_text(e: &Error) -> String {
