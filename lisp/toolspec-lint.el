@@ -121,7 +121,11 @@ The check runs in the module, synchronously: it takes
 milliseconds."
   (require 'flymake)
   (condition-case err
-      (funcall report-fn
+      (if (not (or (toolspec--module-ready-p) (file-exists-p (toolspec--module-file))))
+          ;; Never ask to build the module from a Flymake backend.
+          (funcall report-fn :panic
+                   :explanation "The toolspec module is not built: M-x toolspec-build-module")
+        (funcall report-fn
                (cl-loop
                 for problem in (toolspec-lint-buffer-problems)
                 when (toolspec-lint--shown-p problem)
@@ -130,7 +134,7 @@ milliseconds."
                           (flymake-make-diagnostic
                            (current-buffer) beg end
                            (pcase severity ('error :error) ('warning :warning) (_ :note))
-                           (toolspec-lint--text problem)))))
+                           (toolspec-lint--text problem))))))
     (error (funcall report-fn :panic :explanation (error-message-string err)))))
 
 (defvar-local toolspec-lint--started-flymake nil

@@ -955,6 +955,11 @@ impl<'s> Analyzer<'s> {
         let mut conv = Convert { unknowns: Vec::new(), defuns: &self.defuns, findings: Vec::new() };
         let sexp = conv.tool(&t.node, tool_name);
         let unknowns = conv.unknowns;
+        for f in &mut conv.findings {
+            if f.tool.is_none() {
+                f.tool = name.clone();
+            }
+        }
         self.findings.append(&mut conv.findings);
         let problems = validate::validate(&sexp);
         for p in problems {
@@ -1164,6 +1169,21 @@ impl Convert<'_, '_> {
         }
     }
 
+    /// `:description:` (as in gptel's own documentation of the argument
+    /// format) is not `:description`: its value is ignored.
+    fn stray_colon(&mut self, key: &Node, path: &str) {
+        let Some(k) = key.keyword() else { return };
+        if let Some(base) = k.strip_suffix(':').filter(|b| !b.is_empty() && !b.ends_with(':')) {
+            self.findings.push(Finding {
+                level: Level::Warning,
+                at: key.at,
+                path: crate::model::join(path, k),
+                message: format!(":{k} ends with a colon, so it is not :{base} and is ignored: write :{base}"),
+                tool: None,
+            });
+        }
+    }
+
     fn value(&mut self, n: &Node, path: &str) -> Sexp {
         match &n.v {
             V::Atom(s) => s.clone(),
@@ -1191,6 +1211,7 @@ impl Convert<'_, '_> {
                 for (i, x) in items.iter().enumerate() {
                     let p = if plist {
                         if i % 2 == 0 {
+                            self.stray_colon(x, path);
                             out.push(self.value(x, path));
                             continue;
                         }
@@ -1386,6 +1407,17 @@ mod tests {
         assert_eq!(notes, [((2, 26), "name"), ((2, 44), "description"), ((4, 44), "")], "{found:#?}");
         assert!(found.iter().all(|f| f.0 == "note"), "{found:#?}");
         assert!(a.tools.iter().all(|t| t.tool.is_err()));
+    }
+
+    #[test]
+    fn keyword_with_a_stray_colon() {
+        // From the documentation of gptel-make-tool's argument format.
+        let (found, _) = lint(
+            "(gptel-make-tool :name \"x\" :description \"d\" :args (list '(:name \"c\" :type object :description \"C\"\n :properties (:name (:type string :description: \"Human-readable\")))))",
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!((found[0].1, found[0].2.as_str()), ((2, 35), "args[0].properties.name.description:"));
+        assert!(found[0].3.contains("write :description"), "{}", found[0].3);
     }
 
     #[test]

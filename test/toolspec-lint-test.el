@@ -195,6 +195,18 @@ Each is (TYPE LINE COLUMN MARKED-TEXT MESSAGE-PREFIX).")
     (should (equal (toolspec-lint-string "") nil))
     (should (eq (car (car (toolspec-lint-string "#.(delete-file \"x\")"))) 'warning))))
 
+(ert-deftest toolspec-lint-flymake-never-asks-to-build ()
+  "Without a module, the backend tells Flymake so instead of asking to build one."
+  (let ((reports nil))
+    (cl-letf (((symbol-function 'toolspec--module-ready-p) #'ignore)
+              ((symbol-function 'yes-or-no-p) (lambda (&rest _) (error "Asked"))))
+      (let ((toolspec-module-file "/nonexistent/toolspec-module.so"))
+        (with-temp-buffer
+          (insert toolspec-lint-test--source)
+          (toolspec-lint-flymake (lambda (&rest args) (push args reports))))))
+    (should (equal (car reports)
+                   '(:panic :explanation "The toolspec module is not built: M-x toolspec-build-module")))))
+
 ;;;; Checking a file
 
 (defconst toolspec-lint-test--mistakes-lines
