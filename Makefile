@@ -1,6 +1,8 @@
 # toolspec: build the module, run the demo and the tests.
 #
-#   make            build the release module into lisp/
+#   make            build the release module into lisp/ and the toolspec
+#                   command (target/release/toolspec)
+#   make install-bin  copy the command to $(PREFIX)/bin (~/.local/bin)
 #   make demo       build, then convert the example specs in a batch Emacs
 #   make test       everything: cargo tests, ERT (core and real gptel), lint
 #
@@ -13,10 +15,12 @@ CARGO  ?= cargo
 SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev/null || echo .so)
 MODULE := lisp/toolspec-module$(SO)
 LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
+PREFIX ?= $(HOME)/.local
+BIN    := target/release/toolspec
 
-.PHONY: all module autoloads demo test fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads demo test fuzz deps deps-emacs clean
 
-all: module autoloads
+all: module bin autoloads
 
 # lisp/toolspec-autoloads.el: load it from init.el to have the commands
 # autoloaded without loading toolspec.
@@ -32,6 +36,14 @@ deps:
 module:
 	$(CARGO) build --release --lib
 	cp target/release/libtoolspec$(LIBEXT) $(MODULE)
+
+# The toolspec command: convert, check, detect.
+bin:
+	$(CARGO) build --release --bin toolspec
+
+install-bin: bin
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/toolspec
 
 demo: deps
 	$(MAKE) --no-print-directory module EMACS=$(EMACS)

@@ -41,7 +41,6 @@
 (require 'button)
 (require 'help-mode)
 (require 'compile)
-(require 'pp)
 (require 'toolspec)
 (require 'toolspec-gptel)
 
@@ -1090,60 +1089,11 @@ With FILE, JSON was written there; otherwise show it in buffer
   (intern (format toolspec-placeholder-function-format
                   (replace-regexp-in-string "_" "-" (format "%s" (plist-get tool :name))))))
 
-(defun toolspec--plist-text (plist)
-  "Source text of PLIST, its key-value pairs filling lines.
-A pair whose value takes several lines ends its line; nested plists
-are laid out the same way.  `indent-region' indents the result."
-  (let ((lines nil)
-        (line nil))
-    (cl-loop for (k v) on plist by #'cddr
-             for text = (concat (prin1-to-string k) " " (toolspec--value-text v))
-             do (if (and line
-                         (not (string-search "\n" line))
-                         (not (string-search "\n" text))
-                         (<= (+ (length line) 1 (length text)) 60))
-                    (setq line (concat line " " text))
-                  (when line (push line lines))
-                  (setq line text)))
-    (when line (push line lines))
-    (concat "(" (mapconcat #'identity (nreverse lines) "\n") ")")))
-
-(defun toolspec--value-text (value)
-  "Source text of VALUE in a tool form."
-  (if (and (consp value) (keywordp (car value)))
-      (toolspec--plist-text value)
-    (string-trim-right (pp-to-string value))))
-
-(defun toolspec--form-text (form)
-  "Source text of FORM, a `gptel-make-tool' call, a keyword per line."
-  (let ((print-quoted t)
-        (print-escape-newlines nil)
-        (print-length nil)
-        (print-level nil))
-    (concat "(" (prin1-to-string (car form))
-            (cl-loop for (k v) on (cdr form) by #'cddr
-                     concat (concat "\n" (prin1-to-string k) " "
-                                    (if (and (eq k :args) (eq (car-safe v) 'list))
-                                        (concat (if (cdr v) "(list " "(list")
-                                                (mapconcat (lambda (arg)
-                                                             (if (eq (car-safe arg) 'quote)
-                                                                 (concat "'" (toolspec--value-text (cadr arg)))
-                                                               (toolspec--value-text arg)))
-                                                           (cdr v) "\n")
-                                                ")")
-                                      (toolspec--value-text v))))
-            ")\n")))
-
 (defun toolspec--gptel-form-text (tool)
-  "Source text of a `gptel-make-tool' form defining TOOL, with comments."
-  (let ((fn (toolspec--placeholder-function tool)))
-    (concat
-     (format ";; %s: define `%s', e.g.\n;;   (defun %s (%s)\n;;     ...)\n"
-             (plist-get tool :name) fn fn
-             (mapconcat (lambda (a) (format "%s" (plist-get a :name))) (plist-get tool :args) " "))
-     (mapconcat (lambda (p) (concat ";; " (toolspec-format-problem p) "\n"))
-                (toolspec-validate tool) "")
-     (toolspec--form-text (toolspec-gptel-form tool `(function ,fn))))))
+  "Source text of a `gptel-make-tool' form defining TOOL, with comments.
+The comments name the placeholder function to define and list TOOL's
+problems; `toolspec-gptel-form-text' writes it."
+  (toolspec-gptel-form-text tool `(function ,(toolspec--placeholder-function tool)) nil t))
 
 (defun toolspec--tools-near-point ()
   "Tools of the JSON around or after point, or nil when there is none.

@@ -126,6 +126,7 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 (declare-function toolspec--mod-read-file "toolspec-module")
 (declare-function toolspec--mod-to-json "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
+(declare-function toolspec--mod-gptel-form "toolspec-module")
 
 (defun toolspec--module-ready-p ()
   "Non-nil when the module is loaded and of the right version."
@@ -396,19 +397,32 @@ do not make TOOL invalid."
     tool))
 
 ;;;###autoload
+(defun toolspec-gptel-form-text (tool &optional function category comments)
+  "Return the source text of a `gptel-make-tool' form defining TOOL.
+TOOL is a plist, a `gptel-tool' or an `llm-tool'.  FUNCTION is the
+form for `:function' (default `#\='ignore'), CATEGORY an optional
+category string.  With COMMENTS non-nil, comments before the form
+name the function to define (when FUNCTION is `#\='NAME') and list
+TOOL's problems.  The form reads as a person would write it:
+`:args' as a `list' of quoted arg plists, one per line, a plist
+too long for a line with one key per line.  It is indented as
+`indent-region' indents Emacs Lisp, and ends with a newline.  Keys
+gptel has no use for are left out.  The command line's `toolspec
+convert --to elisp' writes the same text."
+  (toolspec--ensure-module)
+  (toolspec--mod-gptel-form (toolspec--print (toolspec--printable (toolspec--plist tool)))
+                            (if function (toolspec--print function) "")
+                            category (and comments t)))
+
+;;;###autoload
 (defun toolspec-gptel-form (tool &optional function category)
   "Return a `gptel-make-tool' form to define TOOL, a plist.
-FUNCTION is the form for `:function' (default `#'ignore'), CATEGORY
-an optional category string.  The form evaluates to the gptel tool
-and reads as a person would write it: `:args' as a `list' of quoted
-arg plists.  Keys gptel has no use for are left out."
-  (let ((tool (toolspec--plist tool)))
-    `(gptel-make-tool
-      :name ,(plist-get tool :name)
-      :function ,(or function '#'ignore)
-      :description ,(plist-get tool :description)
-      ,@(and category (list :category category))
-      :args (list ,@(mapcar (lambda (arg) (list 'quote arg)) (plist-get tool :args))))))
+FUNCTION is the form for `:function' (default `#\='ignore'), CATEGORY
+an optional category string.  The form is the one
+`toolspec-gptel-form-text' writes, read: it evaluates to the gptel
+tool, with `:args' as a `list' of quoted arg plists.  Keys gptel has
+no use for are left out."
+  (car (read-from-string (toolspec-gptel-form-text tool function category))))
 
 ;; Load the module now if it is there; otherwise the first call offers to
 ;; build it.

@@ -7,8 +7,12 @@
 //! into elisp text.  [`module`] is the thin Emacs layer over this core.
 
 pub mod args;
+pub mod check;
+pub mod elisp_source;
+pub mod elisp_tools;
 pub mod error;
 pub mod gemini;
+pub mod gptel_form;
 pub mod locate;
 pub mod model;
 pub mod plist;

@@ -216,6 +216,42 @@ fn locate<'e>(env: &'e Env, text: Value<'e>, path: String) -> emacs::Result<Valu
     env.cons(line as i64, column as i64)
 }
 
+/// Check the tool definitions in Emacs Lisp source TEXT; returns elisp
+/// text `((SEVERITY LINE COLUMN PATH MESSAGE) ...)`, SEVERITY `error',
+/// `warning' or `note', an unreadable TEXT an error at its place.
+#[defun]
+fn lint_elisp<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {
+    guard(env, || {
+        let s = self::text(text, "the Lisp text")?;
+        Ok(crate::check::diagnostics_to_elisp(&crate::check::check_elisp(&s).diagnostics))
+    })
+}
+
+/// Source text of a `gptel-make-tool' form for the tool in printed plist
+/// TEXT: FUNCTION is the text of its `:function' ("" for `#'ignore'),
+/// CATEGORY a string or nil, COMMENTS non-nil to precede it with comments.
+#[defun]
+fn gptel_form<'e>(
+    env: &'e Env,
+    text: Value<'e>,
+    function: Value<'e>,
+    category: Value<'e>,
+    comments: Value<'e>,
+) -> emacs::Result<Value<'e>> {
+    let function = opt_text(function).unwrap_or_default();
+    let category = opt_text(category);
+    let comments = comments.is_not_nil();
+    guard(env, || {
+        let s = self::text(text, "the printed plist")?;
+        let sexp = crate::plist::parse_sexp(&s)?;
+        let opts =
+            crate::gptel_form::FormOptions { function: &function, category: category.as_deref(), comments, define: comments };
+        let r = crate::gptel_form::gptel_form(&sexp, &opts);
+        crate::plist::dispose(sexp);
+        r
+    })
+}
+
 /// Panic on purpose (debug builds only), to test that a panic reaches
 /// Lisp as a `toolspec-error` and Emacs goes on.
 #[cfg(debug_assertions)]

@@ -1,0 +1,525 @@
+//! `toolspec`: convert and check LLM tool definitions from the command
+//! line, with the same core as the Emacs module.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{json, Value};
+
+use toolspec::check::{self, Checked, Diagnostic, Input, Level};
+use toolspec::gptel_form::{gptel_form, FormOptions};
+use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
+use toolspec::write::{self, Dialect, DIALECT_NAMES};
+use toolspec::{plist, Error, ErrorKind, Tool};
+
+/// Largest file read, in bytes.
+const MAX_INPUT: usize = 64 << 20;
+
+/// Show progress on stderr (when it is a terminal) from this many files.
+const PROGRESS_FROM: usize = 20;
+
+const ABOUT: &str = "Convert and check LLM tool definitions: JSON in the formats of OpenAI, Anthropic, MCP, \
+Gemini, Bedrock, Ollama and JSON Schema, and gptel-make-tool / llm-make-tool forms in Emacs Lisp.";
+
+const AFTER_HELP: &str = "\
+Input formats (--from): auto (detected for each tool), elisp, and the JSON formats
+  openai, ollama, openai-functions, openai-responses, anthropic, mcp, gemini,
+  bedrock, json-schema.  A FILE ending in .el, or not starting with { or [, is
+  read as Emacs Lisp.  `-' reads standard input.
+
+Exit status: 0 clean, 1 problems (errors; with --strict also warnings),
+  2 unusable input (a file that cannot be read, invalid JSON or Lisp, no tool
+  definitions) or a usage error.
+
+Examples:
+  toolspec convert tools.json --to gemini
+  toolspec convert tools.el --to mcp -o tools-mcp.json
+  toolspec convert weather.json --to elisp --category weather >> my-tools.el
+  toolspec check ~/tools/*.json ~/.emacs.d/my-tools.el
+  toolspec check --format json tools.el | jq '.problems[]'
+  curl -s https://example.invalid/tools | toolspec detect -";
+
+#[derive(Parser)]
+#[command(name = "toolspec", version, about = ABOUT, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert tool definitions into a JSON dialect, or into (gptel-make-tool ...) forms
+    #[command(after_help = "The tools of every FILE go into one document, in the shape the dialect's \
+clients load: an array for OpenAI, Ollama and Anthropic, {\"tools\": [...]} for MCP and Bedrock, \
+{\"functionDeclarations\": [...]} for Gemini.  With --to elisp, each tool becomes a \
+(gptel-make-tool ...) form with a placeholder :function to define, as M-x \
+toolspec-insert-gptel-form writes it.\n\nIn Emacs Lisp input only literal data is read: a tool \
+whose name, description or arguments are computed when the code runs is skipped with a warning \
+(exit status 1).")]
+    Convert(ConvertArgs),
+    /// Check tool definitions: JSON spec files and Emacs Lisp source files
+    #[command(after_help = "Each problem is printed as FILE:LINE:COLUMN: SEVERITY: PATH: MESSAGE, PATH \
+the place in the tool (args[1].type); Emacs's compilation-mode and next-error follow these lines.  \
+SEVERITY is error, warning, or note: a note says what could not be checked because it is computed \
+when the code runs.\n\nExit status: 0 when there are no errors (warnings and notes do not count \
+unless --strict makes warnings count), 1 when there are, 2 when a FILE cannot be read as a whole \
+(missing, not UTF-8, invalid JSON, unreadable Lisp, no tool definitions in any known format).")]
+    Check(CheckArgs),
+    /// Print which format each FILE is in: mcp, openai, ..., elisp, or mixed (A, B)
+    Detect(DetectArgs),
+}
+
+fn format_names() -> Vec<&'static str> {
+    FORMAT_NAMES.iter().map(|(n, _)| *n).chain(["elisp"]).collect()
+}
+
+fn dialect_names() -> Vec<&'static str> {
+    DIALECT_NAMES.iter().map(|(n, _)| *n).chain(["elisp"]).collect()
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    /// Files to read; `-' is standard input
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// What to write: a JSON dialect, or `elisp' for (gptel-make-tool ...) forms
+    #[arg(long, short, value_name = "DIALECT", value_parser = PossibleValuesParser::new(dialect_names()))]
+    to: String,
+    /// Format of the input
+    #[arg(long, short, value_name = "FORMAT", default_value = "auto", value_parser = PossibleValuesParser::new(format_names()))]
+    from: String,
+    /// Write to FILE instead of standard output
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// JSON on one line instead of indented
+    #[arg(long)]
+    compact: bool,
+    /// With --to elisp: name of each tool's placeholder :function, %s standing for the tool's name
+    /// with hyphens for underscores
+    #[arg(long, value_name = "FORMAT", default_value = "my-%s-function")]
+    function: String,
+    /// With --to elisp: the gptel :category of the tools
+    #[arg(long, value_name = "NAME")]
+    category: Option<String>,
+    /// Do not report what reading changed to make the input fit
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// FILE:LINE:COLUMN: SEVERITY: PATH: MESSAGE lines
+    Text,
+    /// one JSON document
+    Json,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Files to check: JSON tool specs or Emacs Lisp source; `-' is standard input
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// How to print the problems
+    #[arg(long, value_enum, default_value = "text")]
+    format: OutputFormat,
+    /// Format of the input
+    #[arg(long, short, value_name = "FORMAT", default_value = "auto", value_parser = PossibleValuesParser::new(format_names()))]
+    from: String,
+    /// Warnings count as problems for the exit status
+    #[arg(long)]
+    strict: bool,
+    /// Leave out notes (what could not be checked without running the code)
+    #[arg(long)]
+    no_notes: bool,
+    /// Show progress on stderr (by default only from 20 files, when stderr is a terminal)
+    #[arg(long, overrides_with = "no_progress")]
+    progress: bool,
+    /// Never show progress
+    #[arg(long)]
+    no_progress: bool,
+}
+
+#[derive(Args)]
+struct DetectArgs {
+    /// Files to look at; `-' is standard input
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+}
+
+/// How a run ends: the worst of its files.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Status {
+    Clean = 0,
+    Problems = 1,
+    Unusable = 2,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let status = match cli.command {
+        Command::Convert(a) => convert(a),
+        Command::Check(a) => check_files(a),
+        Command::Detect(a) => detect(a),
+    };
+    ExitCode::from(status as u8)
+}
+
+/// The text of FILE, or of standard input for `-`.
+fn read_input(file: &str) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    if file == "-" {
+        std::io::stdin().lock().take(MAX_INPUT as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    } else {
+        let f = std::fs::File::open(file).map_err(|e| e.to_string())?;
+        f.take(MAX_INPUT as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    }
+    if bytes.len() > MAX_INPUT {
+        return Err(format!("more than {MAX_INPUT} bytes"));
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let (l, c) = toolspec::error::line_column(e.as_bytes(), at);
+        format!("not UTF-8 text (invalid byte at line {l}, column {c}): re-save it as UTF-8")
+    })
+}
+
+/// How FILE is named in messages.
+fn label(file: &str) -> &str {
+    if file == "-" {
+        "<stdin>"
+    } else {
+        file
+    }
+}
+
+/// The kind of input: forced by --from, else by name and content.
+fn input_kind(from: &str, file: &str, text: &str) -> Input {
+    match from {
+        "elisp" => Input::Elisp,
+        "auto" => check::sniff(Some(file), text),
+        _ => Input::Json,
+    }
+}
+
+fn read_options<'a>(from: &str, file: &'a str) -> ReadOptions<'a> {
+    let format = match from {
+        "auto" | "elisp" => Format::Auto,
+        f => Format::parse(f).unwrap_or(Format::Auto),
+    };
+    let default_name = (file != "-").then(|| Path::new(file).file_stem().and_then(|s| s.to_str())).flatten();
+    ReadOptions { format, default_name, max_size: MAX_INPUT }
+}
+
+fn line(file: &str, d: &Diagnostic) -> String {
+    if d.path.is_empty() {
+        format!("{}:{}:{}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.message)
+    } else {
+        format!("{}:{}:{}: {}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.path, d.message)
+    }
+}
+
+// ------------------------------------------------------------------ check
+
+struct Progress {
+    total: usize,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: usize, args: &CheckArgs) -> Progress {
+        let on = !args.no_progress && (args.progress || (total >= PROGRESS_FROM && std::io::stderr().is_terminal()));
+        Progress { total, on }
+    }
+
+    fn step(&self, i: usize) {
+        if self.on {
+            eprint!("\rtoolspec: checked {i}/{} files", self.total);
+            let _ = std::io::stderr().flush();
+        }
+    }
+
+    fn done(&self) {
+        if self.on {
+            eprintln!();
+        }
+    }
+}
+
+fn check_one(file: &str, from: &str) -> Result<Checked, String> {
+    let text = read_input(file)?;
+    Ok(match input_kind(from, file, &text) {
+        Input::Elisp => check::check_elisp(&text),
+        Input::Json => check::check_json(&text, &read_options(from, file)),
+    })
+}
+
+fn check_files(args: CheckArgs) -> Status {
+    let progress = Progress::new(args.files.len(), &args);
+    let mut worst = Status::Clean;
+    let mut problems: Vec<Value> = Vec::new();
+    let mut files: Vec<Value> = Vec::new();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let (mut errors, mut warnings, mut notes) = (0, 0, 0);
+    for (i, file) in args.files.iter().enumerate() {
+        let (status, counts) = match check_one(file, &args.from) {
+            Err(e) => {
+                if args.format == OutputFormat::Text {
+                    let _ = out.flush();
+                    eprintln!("toolspec: {}: cannot read: {e}", label(file));
+                }
+                files.push(json!({"file": label(file), "status": Status::Unusable as u8, "error": format!("cannot read: {e}")}));
+                (Status::Unusable, (0, 0, 0))
+            }
+            Ok(c) => {
+                let counts = (c.count(Level::Error), c.count(Level::Warning), c.count(Level::Note));
+                let status = if c.unusable {
+                    Status::Unusable
+                } else if counts.0 > 0 || (args.strict && counts.1 > 0) {
+                    Status::Problems
+                } else {
+                    Status::Clean
+                };
+                for d in c.diagnostics.iter().filter(|d| !(args.no_notes && d.level == Level::Note)) {
+                    match args.format {
+                        OutputFormat::Text => {
+                            let _ = writeln!(out, "{}", line(file, d));
+                        }
+                        OutputFormat::Json => problems.push(json!({
+                            "file": label(file),
+                            "line": d.line,
+                            "column": d.column,
+                            "severity": d.level.as_str(),
+                            "path": d.path,
+                            "message": d.message,
+                            "tool": d.tool,
+                        })),
+                    }
+                }
+                files.push(json!({
+                    "file": label(file),
+                    "status": status as u8,
+                    "errors": counts.0,
+                    "warnings": counts.1,
+                    "notes": counts.2,
+                }));
+                (status, counts)
+            }
+        };
+        errors += counts.0;
+        warnings += counts.1;
+        notes += counts.2;
+        worst = worst.max(status);
+        progress.step(i + 1);
+    }
+    progress.done();
+    if args.format == OutputFormat::Json {
+        let doc = json!({
+            "status": worst as u8,
+            "errors": errors,
+            "warnings": warnings,
+            "notes": notes,
+            "files": files,
+            "problems": problems,
+        });
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    let _ = out.flush();
+    if args.format == OutputFormat::Text && (progress.on || args.files.len() > 1) && std::io::stderr().is_terminal() {
+        eprintln!(
+            "toolspec: {} files: {errors} error{}, {warnings} warning{}, {notes} note{}",
+            args.files.len(),
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" },
+            if notes == 1 { "" } else { "s" },
+        );
+    }
+    worst
+}
+
+// ---------------------------------------------------------------- convert
+
+fn report_error(file: &str, text: &str, e: &Error) {
+    let (l, c) = match (e.line, e.column, &e.path) {
+        (Some(l), Some(c), _) => (l, c),
+        (_, _, Some(p)) if text.trim_start().starts_with(['{', '[']) => toolspec::locate::locate(text, p),
+        _ => (1, 1),
+    };
+    eprintln!("{}:{l}:{c}: error: {}", label(file), check::error_message(e));
+}
+
+fn error_text(e: &Error) -> String {
+    match &e.path {
+        Some(p) => format!("{p}: {}", e.message),
+        None => e.message.clone(),
+    }
+}
+
+/// A tool to write, with what Emacs Lisp input gave besides: the source
+/// text of its function, and its keys for Emacs (`:async`...).
+struct Converted {
+    tool: Tool,
+    function: Option<String>,
+    emacs: Vec<(String, lexpr::Value)>,
+}
+
+/// The tools of one file, warnings printed; Err with the status when the
+/// file is unusable.
+fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<Converted>, Status> {
+    let text = read_input(file).map_err(|e| {
+        eprintln!("toolspec: {}: cannot read: {e}", label(file));
+        Status::Unusable
+    })?;
+    match input_kind(&args.from, file, &text) {
+        Input::Elisp => {
+            let found = check::elisp_tools(&text).map_err(|e| {
+                report_error(file, &text, &e);
+                Status::Unusable
+            })?;
+            let mut tools = Vec::new();
+            for (l, c, t) in found {
+                match t.tool {
+                    Ok(tool) => tools.push(Converted {
+                        tool,
+                        function: t.function.as_ref().and_then(|f| check::function_text(&text, f)),
+                        emacs: t.emacs,
+                    }),
+                    Err(why) => {
+                        let name = t.name.map(|n| format!(" \"{n}\"")).unwrap_or_default();
+                        eprintln!("{}:{l}:{c}: warning: tool{name} skipped: {why}", label(file));
+                        *status = (*status).max(Status::Problems);
+                    }
+                }
+            }
+            Ok(tools)
+        }
+        Input::Json => {
+            let imp = toolspec::parse_json(&text, &read_options(&args.from, file)).map_err(|e| {
+                report_error(file, &text, &e);
+                Status::Unusable
+            })?;
+            if !args.quiet {
+                for w in &imp.warnings {
+                    let (l, c) = toolspec::locate::locate(&text, &w.path);
+                    eprintln!("{}:{l}:{c}: {}: {}: {}", label(file), w.severity.as_str(), w.path, w.message);
+                }
+            }
+            Ok(imp.tools.into_iter().map(|tool| Converted { tool, function: None, emacs: Vec::new() }).collect())
+        }
+    }
+}
+
+/// The placeholder function of `tool` for --to elisp.
+fn placeholder(format: &str, tool: &Tool) -> String {
+    let name = tool.name.replace('_', "-");
+    let mut f = String::from("#'");
+    plist::print_symbol(&format.replace("%s", &name), &mut f);
+    f
+}
+
+fn to_elisp(tools: &[Converted], args: &ConvertArgs) -> Result<String, Error> {
+    let mut out = String::new();
+    for (i, Converted { tool, function, emacs }) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut printed = String::new();
+        plist::print_tool(tool, &mut printed);
+        let mut sexp = plist::parse_sexp(&printed)?;
+        if !emacs.is_empty() {
+            let mut items = sexp.to_vec().unwrap_or_default();
+            for (k, v) in emacs {
+                items.push(lexpr::Value::keyword(k.as_str()));
+                items.push(v.clone());
+            }
+            plist::dispose(sexp);
+            sexp = lexpr::Value::list(items);
+        }
+        let define = function.is_none();
+        let function = function.clone().unwrap_or_else(|| placeholder(&args.function, tool));
+        let opts = FormOptions { function: &function, category: args.category.as_deref(), comments: true, define };
+        let text = gptel_form(&sexp, &opts);
+        plist::dispose(sexp);
+        out.push_str(&text?);
+    }
+    Ok(out)
+}
+
+fn convert(args: ConvertArgs) -> Status {
+    let mut status = Status::Clean;
+    let mut tools = Vec::new();
+    for file in &args.files {
+        match tools_of(file, &args, &mut status) {
+            Ok(t) => tools.extend(t),
+            Err(s) => status = status.max(s),
+        }
+    }
+    if status == Status::Unusable {
+        eprintln!("toolspec: nothing written");
+        return status;
+    }
+    if tools.is_empty() {
+        eprintln!("toolspec: no tool definitions found: nothing written");
+        return Status::Unusable;
+    }
+    let text = if args.to == "elisp" {
+        to_elisp(&tools, &args)
+    } else {
+        let tools: Vec<Tool> = tools.into_iter().map(|c| c.tool).collect();
+        Dialect::parse(&args.to)
+            .and_then(|d| write::write_tools(&tools, d))
+            .map(|v| write::to_text(&v, !args.compact) + "\n")
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("toolspec: cannot write {}: {}", args.to, error_text(&e));
+            return Status::Unusable;
+        }
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|_| out.flush()).map_err(|e| e.to_string())
+        }
+    };
+    if let Err(e) = written {
+        eprintln!("toolspec: cannot write the output: {e}");
+        return Status::Unusable;
+    }
+    status
+}
+
+// ----------------------------------------------------------------- detect
+
+fn detect(args: DetectArgs) -> Status {
+    let mut status = Status::Clean;
+    let several = args.files.len() > 1;
+    for file in &args.files {
+        let prefix = if several { format!("{}: ", label(file)) } else { String::new() };
+        let result = read_input(file).and_then(|text| {
+            check::detect(Some(file), &text).map_err(|e| match e.kind {
+                ErrorKind::Json => format!("not JSON: {e}"),
+                _ => format!("no tool definitions recognised: {}", error_text(&e)),
+            })
+        });
+        match result {
+            Ok(d) => println!("{prefix}{}", d.describe()),
+            Err(e) => {
+                eprintln!("toolspec: {}: {e}", label(file));
+                if several {
+                    println!("{prefix}unknown");
+                }
+                status = Status::Unusable;
+            }
+        }
+    }
+    status
+}

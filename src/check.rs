@@ -1,0 +1,368 @@
+//! Checking whole texts: JSON tool specs and Emacs Lisp source, every
+//! problem with its line and column.  The command line and the Emacs
+//! module (Flymake in Lisp buffers) share this.
+
+use serde_json::Value;
+
+use crate::elisp_source::Source;
+use crate::elisp_tools::{analyze, steps, FunctionSource, SourceTool};
+pub use crate::elisp_tools::Level;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{join, Tool};
+use crate::read::{self, Format, ReadOptions};
+
+/// A problem at a line and column of a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub level: Level,
+    /// 1-based line, and column counted in characters from 1.
+    pub line: usize,
+    pub column: usize,
+    /// Where in the tool plist (`args[1].type`), or in the JSON for what
+    /// reading it changed; empty when there is nothing more precise.
+    pub path: String,
+    pub message: String,
+    /// The tool the problem belongs to, when known.
+    pub tool: Option<String>,
+}
+
+/// What checking one text found.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text could not be read as a whole (not JSON, unreadable Lisp,
+    /// no tool definitions in any known format): the diagnostics say why.
+    pub unusable: bool,
+}
+
+impl Checked {
+    pub fn count(&self, level: Level) -> usize {
+        self.diagnostics.iter().filter(|d| d.level == level).count()
+    }
+}
+
+/// The two kinds of input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Json,
+    Elisp,
+}
+
+/// Which kind `text` is: by the file name's extension when it has a known
+/// one, else by its first character (`{` or `[` is JSON).
+pub fn sniff(name: Option<&str>, text: &str) -> Input {
+    let ext = name.and_then(|n| std::path::Path::new(n).extension()).and_then(|e| e.to_str());
+    match ext {
+        Some("el") => Input::Elisp,
+        Some("json") => Input::Json,
+        _ => match text.trim_start_matches('\u{feff}').trim_start().chars().next() {
+            Some('{' | '[') => Input::Json,
+            Some(_) => Input::Elisp,
+            None => Input::Json,
+        },
+    }
+}
+
+fn title(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Json => "invalid JSON: ",
+        ErrorKind::Shape => "not a valid tool definition: ",
+        ErrorKind::Ref => "cannot resolve $ref: ",
+        ErrorKind::Plist => "cannot read the Lisp: ",
+        _ => "",
+    }
+}
+
+/// Whether an error while reading leaves nothing to check.
+fn unusable(kind: ErrorKind) -> bool {
+    matches!(kind, ErrorKind::Json | ErrorKind::Limit | ErrorKind::UnsupportedFormat | ErrorKind::Plist)
+}
+
+/// The message of an error while reading, saying what kind it is
+/// (`invalid JSON: ...`), with its path when it has one.
+pub fn error_message(e: &Error) -> String {
+    match &e.path {
+        Some(p) => format!("{}{p}: {}", title(e.kind), e.message),
+        None => format!("{}{}", title(e.kind), e.message),
+    }
+}
+
+fn error_diagnostic(e: &Error, text: &str) -> Diagnostic {
+    let (line, column) = match (e.line, e.column, &e.path) {
+        (Some(l), Some(c), _) => (l, c),
+        (_, _, Some(p)) => crate::locate::locate(text, p),
+        _ => (1, 1),
+    };
+    Diagnostic {
+        level: Level::Error,
+        line,
+        column,
+        path: e.path.clone().unwrap_or_default(),
+        message: format!("{}{}", title(e.kind), e.message),
+        tool: None,
+    }
+}
+
+/// The value at a JSON path.
+fn value_at<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut cur = doc;
+    for step in steps(path) {
+        cur = match step {
+            Ok(k) => cur.as_object()?.get(k)?,
+            Err(i) => cur.as_array()?.get(i)?,
+        };
+    }
+    Some(cur)
+}
+
+/// Where the formats keep a tool's parameter schema, relative to the tool.
+const SCHEMA_KEYS: &[&str] =
+    &["function.parameters", "parameters", "parametersJsonSchema", "input_schema", "inputSchema", "toolSpec.inputSchema.json", ""];
+
+fn join_all(parts: &[&str]) -> String {
+    parts.iter().fold(String::new(), |acc, p| join(&acc, p))
+}
+
+/// The JSON path of problem `path`, a path in the plist of `tool`, which
+/// was read from `tool_path` of `doc`: an argument's problem maps into its
+/// property of the parameter schema, a tool key to the key; otherwise the
+/// tool itself.
+pub fn problem_json_path(doc: &Value, tool: &Tool, tool_path: &str, path: &str) -> String {
+    if let Some(rest) = path.strip_prefix("args") {
+        let (index, rest) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            Some((i, r)) => (i.parse::<usize>().ok(), r.strip_prefix('.').unwrap_or(r)),
+            None => (None, rest.strip_prefix('.').unwrap_or(rest)),
+        };
+        let name = index.and_then(|i| tool.args.get(i)).map(|a| a.name.as_str());
+        for key in SCHEMA_KEYS {
+            let schema = join(tool_path, key);
+            let props = join(&schema, "properties");
+            match name {
+                Some(n) if value_at(doc, &join(&props, n)).is_some() => return join_all(&[&props, n, rest]),
+                None if value_at(doc, &props).is_some() => return schema,
+                _ => {}
+            }
+        }
+    } else {
+        let end = path.find(['.', '[']).unwrap_or(path.len());
+        let (key, rest) = path.split_at(end);
+        if !key.is_empty() {
+            let keys: &[&str] = if key == "name" { &["name", "title"] } else { &[key] };
+            for prefix in ["", "function", "toolSpec"] {
+                for k in keys {
+                    let p = join_all(&[tool_path, prefix, k]);
+                    if value_at(doc, &p).is_some() {
+                        return format!("{p}{rest}");
+                    }
+                }
+            }
+        }
+    }
+    tool_path.to_string()
+}
+
+/// Check JSON tool definitions: the problems of every tool, and what
+/// reading had to change, each at its place in `text`.
+pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
+    let imp = match read::read_str(text, opts) {
+        Ok(imp) => imp,
+        Err(e) => {
+            return Checked { diagnostics: vec![error_diagnostic(&e, text)], unusable: unusable(e.kind) };
+        }
+    };
+    let doc: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    for w in &imp.warnings {
+        let (line, column) = crate::locate::locate(text, &w.path);
+        let tool = imp
+            .paths
+            .iter()
+            .zip(&imp.tools)
+            .filter(|(p, _)| p.is_empty() || w.path == **p || w.path.starts_with(&format!("{p}.")))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(_, t)| t.name.clone());
+        out.push(Diagnostic { level: w.severity.into(), line, column, path: w.path.clone(), message: w.message.clone(), tool });
+    }
+    for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
+        let mut printed = String::new();
+        crate::plist::print_tool(tool, &mut printed);
+        let problems = match crate::validate_elisp(&printed) {
+            Ok(p) => p,
+            Err(e) => {
+                out.push(error_diagnostic(&e, text));
+                continue;
+            }
+        };
+        for p in problems {
+            let json_path = problem_json_path(&doc, tool, tool_path, &p.path);
+            let (line, column) = crate::locate::locate(text, &json_path);
+            out.push(Diagnostic {
+                level: p.severity.into(),
+                line,
+                column,
+                path: p.path,
+                message: p.message,
+                tool: Some(tool.name.clone()),
+            });
+        }
+    }
+    out.sort_by_key(|d| (d.line, d.column));
+    Checked { diagnostics: out, unusable: false }
+}
+
+/// Check the tool definitions in Emacs Lisp source.  A text that cannot
+/// be read to its end is unusable; the forms before the error are still
+/// checked.
+pub fn check_elisp(text: &str) -> Checked {
+    let src = Source::read(text);
+    let analysis = analyze(&src.forms);
+    let mut out: Vec<Diagnostic> = analysis
+        .findings
+        .iter()
+        .map(|f| {
+            let (line, column) = src.line_column(f.at);
+            Diagnostic { level: f.level, line, column, path: f.path.clone(), message: f.message.clone(), tool: f.tool.clone() }
+        })
+        .collect();
+    let unusable = src.error.is_some();
+    if let Some(e) = &src.error {
+        out.push(error_diagnostic(e, text));
+    }
+    out.sort_by_key(|d| (d.line, d.column));
+    Checked { diagnostics: out, unusable }
+}
+
+/// The tool definitions of Emacs Lisp source, each read or with the reason
+/// it cannot be; an error when the text cannot be read.
+pub fn elisp_tools(text: &str) -> Result<Vec<(usize, usize, SourceTool)>> {
+    let src = Source::read(text);
+    if let Some(e) = src.error {
+        return Err(e);
+    }
+    Ok(analyze(&src.forms)
+        .tools
+        .into_iter()
+        .map(|t| {
+            let (l, c) = src.line_column(t.at);
+            (l, c, t)
+        })
+        .collect())
+}
+
+/// Source text for the `:function` of a tool read from `text`: `#'NAME`,
+/// or the lambda as written when it takes one line.
+pub fn function_text(text: &str, f: &FunctionSource) -> Option<String> {
+    match f {
+        FunctionSource::Named(n) => {
+            let mut out = String::from("#'");
+            crate::plist::print_symbol(n, &mut out);
+            Some(out)
+        }
+        FunctionSource::Lambda(start, end) => text.get(*start..*end).filter(|t| !t.contains('\n')).map(String::from),
+    }
+}
+
+/// What [`detect`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Detected {
+    /// The format names, one for each format present, in order: `mcp`,
+    /// `openai`..., or `elisp`.
+    pub formats: Vec<String>,
+    pub tools: usize,
+}
+
+impl Detected {
+    /// `mcp`, or `mixed (openai, anthropic)`.
+    pub fn describe(&self) -> String {
+        match self.formats.as_slice() {
+            [one] => one.clone(),
+            many => format!("mixed ({})", many.join(", ")),
+        }
+    }
+}
+
+/// Which format `text` is in.
+pub fn detect(name: Option<&str>, text: &str) -> Result<Detected> {
+    if sniff(name, text) == Input::Elisp {
+        let tools = elisp_tools(text)?;
+        if tools.is_empty() {
+            return Err(Error::new(
+                ErrorKind::UnsupportedFormat,
+                "Emacs Lisp without gptel-make-tool or llm-make-tool definitions",
+            ));
+        }
+        return Ok(Detected { formats: vec!["elisp".into()], tools: tools.len() });
+    }
+    let imp = read::read_str(text, &ReadOptions { default_name: Some("tool"), ..ReadOptions::default() })?;
+    let doc: Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
+    let mut formats: Vec<String> = Vec::new();
+    for p in &imp.paths {
+        let f = if p.contains("unctionDeclarations") || p.contains("unction_declarations") {
+            Some(Format::Gemini)
+        } else {
+            value_at(&doc, p).and_then(Value::as_object).and_then(read::detect)
+        };
+        let name = f.map_or("unknown", Format::name).to_string();
+        if !formats.contains(&name) {
+            formats.push(name);
+        }
+    }
+    Ok(Detected { formats, tools: imp.tools.len() })
+}
+
+/// Diagnostics as elisp text for the module:
+/// `((SEVERITY LINE COLUMN "PATH" "MESSAGE") ...)`.
+pub fn diagnostics_to_elisp(ds: &[Diagnostic]) -> String {
+    let mut out = String::from("(");
+    for (i, d) in ds.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push('(');
+        out.push_str(d.level.as_str());
+        out.push_str(&format!(" {} {} ", d.line, d.column));
+        crate::plist::print_string(&d.path, &mut out);
+        out.push(' ');
+        crate::plist::print_string(&d.message, &mut out);
+        out.push(')');
+    }
+    out.push(')');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing() {
+        assert_eq!(sniff(Some("a.el"), "{"), Input::Elisp);
+        assert_eq!(sniff(Some("a.json"), "(x)"), Input::Json);
+        assert_eq!(sniff(None, "  [1]"), Input::Json);
+        assert_eq!(sniff(Some("-"), ";; tools\n(gptel-make-tool)"), Input::Elisp);
+    }
+
+    #[test]
+    fn json_problems_at_their_place() {
+        let text = "{\"tools\": [\n {\"name\": \"a\", \"description\": \"d\",\n  \"inputSchema\": {\"type\": \"object\",\n   \"properties\": {\"q\": {\"type\": \"array\", \"description\": \"Q\"}}}}]}";
+        let c = check_json(text, &ReadOptions::default());
+        assert!(!c.unusable);
+        assert_eq!(c.diagnostics.len(), 1, "{:?}", c.diagnostics);
+        let d = &c.diagnostics[0];
+        assert_eq!((d.line, d.column, d.path.as_str()), (4, 24, "args[0].items"));
+        let bad = check_json("{\"tools\": [,]}", &ReadOptions::default());
+        assert!(bad.unusable);
+        assert_eq!((bad.diagnostics[0].line, bad.diagnostics[0].column), (1, 12));
+    }
+
+    #[test]
+    fn detects_formats() {
+        let d = detect(None, "[{\"name\": \"a\", \"input_schema\": {}}, {\"type\": \"function\", \"function\": {\"name\": \"b\"}}]")
+            .unwrap();
+        assert_eq!(d.describe(), "mixed (anthropic, openai)");
+        let g = detect(None, "{\"functionDeclarations\": [{\"name\": \"a\"}]}").unwrap();
+        assert_eq!(g.describe(), "gemini");
+        let e = detect(Some("t.el"), "(gptel-make-tool :name \"a\")").unwrap();
+        assert_eq!((e.describe(), e.tools), ("elisp".to_string(), 1));
+    }
+}
