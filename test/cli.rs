@@ -21,6 +21,15 @@ fn elisp(name: &str) -> String {
     root().join("test/fixtures/elisp").join(name).to_string_lossy().into_owned()
 }
 
+/// The examples that import without any warning: those of the formats
+/// that say how a tool runs carry names and slips that are reported.
+fn clean_examples() -> Vec<String> {
+    examples()
+        .into_iter()
+        .filter(|f| !["arcade.json", "gloodata.json", "skydeck.json"].iter().any(|n| f.ends_with(n)))
+        .collect()
+}
+
 fn examples() -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(root().join("examples"))
         .unwrap()
@@ -181,7 +190,7 @@ fn usage_errors_exit_2() {
 #[test]
 fn check_clean_files_exits_0_silently() {
     let mut args = vec!["check"];
-    let files = examples();
+    let files = clean_examples();
     args.extend(files.iter().map(String::as_str));
     let clean = elisp("clean-tools.el");
     let collections = elisp("collections.el");
@@ -485,7 +494,7 @@ fn convert_elisp_skips_what_runs_only_at_run_time() {
 #[test]
 fn convert_to_elisp_reads_back_and_checks_clean() {
     let mut args = vec!["convert", "--to", "elisp", "--category", "demo"];
-    let files = examples();
+    let files = clean_examples();
     args.extend(files.iter().map(String::as_str));
     let o = run(&args);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
