@@ -11,6 +11,7 @@ pub mod error;
 pub mod gemini;
 pub mod locate;
 pub mod model;
+pub mod openapi;
 pub mod plist;
 pub mod read;
 pub mod schema;

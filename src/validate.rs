@@ -31,6 +31,8 @@ const TOOL_KEYS: &[&str] = &[
     "icons",
     "strict",
     "cache_control",
+    // How to run the tool, set by readers of formats that say (OpenAPI).
+    "executor",
 ];
 
 /// Validate a tool plist.
