@@ -114,6 +114,9 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => crate::openapi::parse_yaml(text)?,
         Err(e) => return Err(Error::from_json(&e)),
     };
+    if matches!(opts.format, Format::Auto | Format::OpenApi) && doc.as_object().is_some_and(crate::openapi::is_openapi) {
+        return crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default());
+    }
     read_value(&doc, opts)
 }
 

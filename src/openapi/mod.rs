@@ -94,7 +94,33 @@ pub fn parse_document(text: &str) -> Result<Value> {
 
 /// Read the operations `opts` selects from OpenAPI text (JSON or YAML).
 pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    read(&parse_document(text)?, opts)
+    read_document(parse_document(text)?, text, opts)
+}
+
+/// [`read`] on a document parsed from `text`: the text tells cheaply
+/// whether any `x-lookup` is to be looked for, and a large document is
+/// freed on another thread (freeing GitHub's takes as long as parsing it).
+pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
+    let result = read_with(&root, opts, Some(text.contains("x-lookup")));
+    free_later(root, text.len());
+    result
+}
+
+/// Drop a document of `size` bytes, on another thread when it is large.
+fn free_later(root: Value, size: usize) {
+    if size > 1 << 20 {
+        let dropper = std::thread::Builder::new().name("toolspec-free".into());
+        // When no thread can be made, the document is dropped here.
+        let _ = dropper.spawn(move || drop(root));
+    }
+}
+
+/// [`operations`] of OpenAPI text (JSON or YAML).
+pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
+    let root = parse_document(text)?;
+    let result = operations(&root);
+    free_later(root, text.len());
+    result
 }
 
 /// [`read_text`] on bytes, refused beyond `max_size`.
@@ -115,7 +141,12 @@ pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
 
 /// Read the operations `opts` selects from a parsed OpenAPI document.
 pub fn read(root: &Value, opts: &OpenApiOptions) -> Result<Imported> {
-    let doc = Doc::new(root)?;
+    read_with(root, opts, None)
+}
+
+fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> Result<Imported> {
+    let mut doc = Doc::new(root)?;
+    doc.has_lookup = has_lookup.unwrap_or_else(|| has_key(root, "x-lookup", 0));
     let mut out = Imported { warnings: doc.warnings.clone(), ..Imported::default() };
     let selected = doc.select(opts, &mut out.warnings)?;
     let mut norm = Normalizer::new(vec![root], false).with_ref_cache();
@@ -231,8 +262,8 @@ pub(crate) struct Doc<'a> {
     pub ops: Vec<Op<'a>>,
     /// Problems met while listing the operations.
     pub warnings: Vec<Problem>,
-    /// Whether any `x-lookup` is in the document (most have none: then
-    /// response schemas are not searched).
+    /// Whether any `x-lookup` may be in the document (most have none:
+    /// then response schemas are not searched).
     pub has_lookup: bool,
 }
 
@@ -314,7 +345,6 @@ impl<'a> Doc<'a> {
                 doc.ops.push(Op { path, method, item, item_path: item_path.clone(), op, json_path, name });
             }
         }
-        doc.has_lookup = has_key(root, "x-lookup", 0);
         Ok(doc)
     }
 
@@ -424,7 +454,9 @@ fn version(obj: &Map<String, Value>) -> Result<Version> {
             ))
         };
     }
-    let s = obj.get("swagger").map(text).unwrap_or_default();
+    let Some(s) = obj.get("swagger").map(text) else {
+        return Err(Error::shape("", "not an OpenAPI document: it has no `openapi` or `swagger` key"));
+    };
     if s == "2.0" || s == "2" {
         Ok(Version::Swagger2)
     } else {
