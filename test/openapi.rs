@@ -909,6 +909,7 @@ fn bad_documents_are_clear_errors() {
         (json!({"swagger": "1.2", "paths": {}}), ErrorKind::UnsupportedFormat, Some("swagger"), "Swagger version"),
         (json!({"openapi": "3.0.0", "paths": []}), ErrorKind::Shape, Some("paths"), "`paths` must be an object"),
         (json!({"openapi": "3.0.0"}), ErrorKind::Shape, Some("paths"), "no operations"),
+        (json!({"tools": []}), ErrorKind::Shape, None, "not an OpenAPI document"),
         (json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": {}}}}}), ErrorKind::Shape,
          Some("paths./a.get.parameters"), "must be an array"),
         (json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": [{"in": "query"}]}}}}), ErrorKind::Shape,
@@ -969,3 +970,4 @@ fn options_from_elisp_json() {
     let e = OpenApiOptions::from_json(r#"{"tags":"a"}"#).unwrap_err();
     assert!(e.message.contains("bad OpenAPI selection options"), "{}", e.message);
 }
+
