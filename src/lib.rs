@@ -15,6 +15,7 @@ pub mod gemini;
 pub mod gptel_form;
 pub mod locate;
 pub mod model;
+pub mod openapi;
 pub mod plist;
 pub mod read;
 pub mod schema;

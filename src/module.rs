@@ -252,6 +252,53 @@ fn gptel_form<'e>(
     })
 }
 
+/// The bytes of SOURCE: the text itself, or the file it names when
+/// FILE-P; refused beyond MAX bytes.
+fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Vec<u8>> {
+    if !file_p {
+        let s = self::text(source, "the OpenAPI text")?;
+        crate::openapi::check_size(s.len(), max)?;
+        return Ok(s.into_bytes());
+    }
+    let file = self::text(source, "the file name")?;
+    let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+    crate::openapi::check_size(meta.len() as usize, max)?;
+    std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))
+}
+
+/// Import operations of the OpenAPI document SOURCE (JSON or YAML text,
+/// or a file name when FILE-P) as tools.  OPTIONS is nil or a JSON object
+/// text `{"tags", "paths", "operations", "server"}` selecting them.
+/// Returns elisp text `(TOOLS WARNINGS PATHS)`.
+#[defun]
+fn openapi_read<'e>(env: &'e Env, source: Value<'e>, file_p: Value<'e>, options: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+    let file_p = file_p.is_not_nil();
+    let options = opt_text(options);
+    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    guard(env, || {
+        let opts = match options.as_deref() {
+            Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
+            None => crate::openapi::OpenApiOptions::default(),
+        };
+        let bytes = source_bytes(source, file_p, max)?;
+        crate::openapi::read_bytes(&bytes, &opts, max).map(|imp| crate::imported_to_elisp(&imp))
+    })
+}
+
+/// The operations of the OpenAPI document SOURCE (as for `openapi-read`),
+/// as elisp text: a list of plists (:name :method :path :tags
+/// :operationId :summary :deprecated).
+#[defun]
+fn openapi_operations<'e>(env: &'e Env, source: Value<'e>, file_p: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+    let file_p = file_p.is_not_nil();
+    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    guard(env, || {
+        let bytes = source_bytes(source, file_p, max)?;
+        let text = crate::error::check_utf8(&bytes)?;
+        crate::openapi::operations_of_text(text).map(|ops| crate::openapi::operations_to_elisp(&ops))
+    })
+}
+
 /// Panic on purpose (debug builds only), to test that a panic reaches
 /// Lisp as a `toolspec-error` and Emacs goes on.
 #[cfg(debug_assertions)]

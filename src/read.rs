@@ -26,6 +26,8 @@ pub enum Format {
     Mcp,
     Gemini,
     Bedrock,
+    /// An OpenAPI (or Swagger) document: one tool per operation.
+    OpenApi,
     JsonSchema,
     /// Gloodata extension info (`ns` + `tools` object).
     Gloodata,
@@ -45,6 +47,7 @@ pub const FORMAT_NAMES: &[(&str, Format)] = &[
     ("mcp", Format::Mcp),
     ("gemini", Format::Gemini),
     ("bedrock", Format::Bedrock),
+    ("openapi", Format::OpenApi),
     ("json-schema", Format::JsonSchema),
     ("gloodata", Format::Gloodata),
     ("arcade", Format::Arcade),
@@ -116,8 +119,13 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     }
     let (doc, repairs) = match serde_json::from_str(text) {
         Ok(doc) => (doc, Vec::new()),
+        // Not JSON: an OpenAPI document may be YAML.
+        Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
         Err(e) => lenient_parse(text, opts, &e)?,
     };
+    if matches!(opts.format, Format::Auto | Format::OpenApi) && doc.as_object().is_some_and(crate::openapi::is_openapi) {
+        return crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default());
+    }
     let mut imp = read_value(&doc, opts)?;
     imp.warnings.splice(0..0, repairs);
     Ok(imp)
@@ -192,6 +200,12 @@ impl<'a> Reader<'a> {
     }
 
     fn object(&mut self, v: &'a Value, o: &'a Map<String, Value>, path: &str, depth: usize) -> Result<()> {
+        if matches!(self.opts.format, Format::Auto | Format::OpenApi) && crate::openapi::is_openapi(o) {
+            return self.openapi(v, path);
+        }
+        if self.opts.format == Format::OpenApi {
+            return Err(Error::shape(path, "not an OpenAPI document: it has no `openapi` or `swagger` key"));
+        }
         // Wrappers, whatever the format.
         if o.contains_key("jsonrpc") {
             if let Some(r) = o.get("result") {
@@ -225,6 +239,19 @@ impl<'a> Reader<'a> {
             f => f,
         };
         self.tool(v, path, format)
+    }
+
+    /// Every operation of an OpenAPI document (select some with
+    /// [`crate::openapi::read`]).
+    fn openapi(&mut self, v: &Value, path: &str) -> Result<()> {
+        let imp = crate::openapi::read(v, &crate::openapi::OpenApiOptions::default()).map_err(|mut e| {
+            e.path = e.path.map(|p| join(path, &p)).or_else(|| (!path.is_empty()).then(|| path.to_string()));
+            e
+        })?;
+        self.out.tools.extend(imp.tools);
+        self.out.paths.extend(imp.paths.iter().map(|p| join(path, p)));
+        self.out.warnings.extend(imp.warnings.into_iter().map(|w| Problem { path: join(path, &w.path), ..w }));
+        Ok(())
     }
 
     fn tool(&mut self, v: &Value, path: &str, format: Format) -> Result<()> {
@@ -399,18 +426,13 @@ fn looks_gemini(v: &Value) -> bool {
 
 fn unrecognised(o: &Map<String, Value>, path: &str) -> Error {
     let keys: Vec<&str> = o.keys().map(String::as_str).take(8).collect();
-    let hint = if o.contains_key("openapi") || o.contains_key("swagger") {
-        " (this is an OpenAPI document, not a list of tool definitions)"
-    } else {
-        ""
-    };
     Error::at(
         ErrorKind::UnsupportedFormat,
         path,
         format!(
-            "not a tool definition in any known format{hint}: found keys {{{}}}; expected OpenAI (`type`+`function`), \
-             Anthropic (`input_schema`), MCP (`inputSchema`), Gemini (`functionDeclarations`), Bedrock (`toolSpec`) \
-             or a JSON Schema",
+            "not a tool definition in any known format: found keys {{{}}}; expected OpenAI (`type`+`function`), \
+             Anthropic (`input_schema`), MCP (`inputSchema`), Gemini (`functionDeclarations`), Bedrock (`toolSpec`), \
+             an OpenAPI document (`openapi` or `swagger`) or a JSON Schema",
             keys.join(", ")
         ),
     )
@@ -479,7 +501,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 bare: false,
             }
         }
-        Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck => Parts {
+        // OpenAPI documents are read in `Reader::object`.
+        Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck | Format::OpenApi => Parts {
             base: path.to_string(),
             name: o.get("title"),
             description: o.get("description"),

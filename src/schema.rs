@@ -119,18 +119,67 @@ pub struct Normalizer<'a> {
     pub warnings: Vec<Problem>,
     /// Gemini's schema dialect: upper-case types are its convention.
     pub gemini: bool,
+    /// A `$ref` cycle, or a dangling or external reference, becomes a
+    /// placeholder schema (with a warning) instead of an error: for large
+    /// documents (OpenAPI) where recursive types are common.
+    pub lenient_refs: bool,
     nodes: usize,
     ref_stack: Vec<String>,
+    /// With [`Normalizer::lenient_refs`]: past this many nodes (counted
+    /// since [`Normalizer::reset_budget`]), a `$ref` is not expanded but
+    /// becomes a placeholder.
+    pub soft_nodes: usize,
+    /// Expansions of sibling-free `$ref`s already made, when enabled.
+    cache: Option<std::collections::HashMap<String, CachedRef>>,
+    /// The lowest `ref_stack` index a placeholder made so far depends on
+    /// (a cycle back to it, or a limit reached below it): an expansion
+    /// that depends on nothing above itself can be reused anywhere.
+    depends_on: usize,
+    /// Deepest `depth` reached, to know the height of an expansion.
+    deepest: usize,
+}
+
+/// One cached `$ref` expansion: the schema, how many nodes making it
+/// took, and its height (levels below the ref).
+struct CachedRef {
+    schema: Schema,
+    nodes: usize,
+    height: usize,
 }
 
 impl<'a> Normalizer<'a> {
     pub fn new(roots: Vec<&'a Value>, gemini: bool) -> Self {
-        Normalizer { roots, warnings: Vec::new(), gemini, nodes: 0, ref_stack: Vec::new() }
+        Normalizer {
+            roots,
+            warnings: Vec::new(),
+            gemini,
+            lenient_refs: false,
+            soft_nodes: usize::MAX,
+            nodes: 0,
+            ref_stack: Vec::new(),
+            cache: None,
+            depends_on: usize::MAX,
+            deepest: 0,
+        }
+    }
+
+    /// Reuse the expansion of each `$ref` (without sibling keywords) once
+    /// made, for normalising many schemas of one document.  Warnings are
+    /// then given once, where a reference is first expanded.
+    pub fn with_ref_cache(mut self) -> Self {
+        self.cache = Some(std::collections::HashMap::new());
+        self
+    }
+
+    /// Start a new node budget ([`MAX_NODES`]), e.g. for the next tool.
+    pub fn reset_budget(&mut self) {
+        self.nodes = 0;
     }
 
     /// Normalise one schema node found at `path`, returning the new node.
     pub fn node(&mut self, value: &Value, path: &str, depth: usize) -> Result<Schema> {
         self.nodes += 1;
+        self.deepest = self.deepest.max(depth);
         if self.nodes > MAX_NODES {
             return Err(Error::at(
                 ErrorKind::Limit,
@@ -358,33 +407,58 @@ impl<'a> Normalizer<'a> {
         let rp = join(path, "$ref");
         let r = r.as_str().ok_or_else(|| Error::shape(&rp, "`$ref` must be a string"))?;
         if !r.starts_with('#') {
-            return Err(Error::at(
-                ErrorKind::Ref,
-                &rp,
-                format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined"),
-            ));
+            let msg = format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined");
+            return self.unresolved(obj, None, r, &rp, msg);
         }
-        if self.ref_stack.iter().any(|s| s == r) {
-            let mut chain = self.ref_stack.clone();
+        if let Some(at) = self.ref_stack.iter().position(|s| s == r) {
+            let mut chain = self.ref_stack[at..].to_vec();
             chain.push(r.to_string());
-            return Err(Error::at(
-                ErrorKind::Ref,
-                &rp,
-                format!(
-                    "recursive $ref cycle {} cannot be inlined: tool schemas must be finite",
-                    chain.join(" -> ")
-                ),
-            ));
+            let msg = format!(
+                "recursive $ref cycle {} cannot be inlined: tool schemas must be finite",
+                chain.join(" -> ")
+            );
+            let target = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..]));
+            self.depends_on = self.depends_on.min(at);
+            return self.unresolved(obj, target, r, &rp, msg);
         }
-        let target = self
-            .roots
-            .iter()
-            .find_map(|root| resolve_pointer(root, &r[1..]))
-            .ok_or_else(|| {
-                Error::at(ErrorKind::Ref, &rp, format!("\"{r}\" points to nothing in this document"))
-            })?;
+        let Some(target) = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])) else {
+            let msg = format!("\"{r}\" points to nothing in this document");
+            return self.unresolved(obj, None, r, &rp, msg);
+        };
+        let plain = obj.len() == 1;
+        let level = self.ref_stack.len();
+        let cached = if plain { self.cache.as_ref().and_then(|c| c.get(r)) } else { None };
+        // A cached expansion that would go past the limits is made again.
+        let cached = cached.filter(|c| depth + c.height <= MAX_DEPTH);
+        let ahead = cached.map_or(0, |c| c.nodes);
+        if self.lenient_refs && self.nodes + ahead > self.soft_nodes {
+            // Depends on everything above: never cached.
+            self.depends_on = 0;
+            let msg = format!("the schema is larger than {} nodes here: \"{r}\" is not expanded", self.soft_nodes);
+            return self.unresolved(obj, Some(target), r, &rp, msg).map(|mut s| {
+                if let Some(Value::String(d)) = s.get_mut("description") {
+                    *d = d.replace("recursive, not expanded again", "not expanded");
+                }
+                s
+            });
+        }
+        if let Some(c) = cached {
+            self.nodes += c.nodes;
+            if self.nodes > MAX_NODES {
+                return Err(Error::at(
+                    ErrorKind::Limit,
+                    path,
+                    format!("schema expands to more than {MAX_NODES} nodes (too much $ref fan-out)"),
+                ));
+            }
+            self.deepest = self.deepest.max(depth + c.height);
+            return Ok(c.schema.clone());
+        }
         // Sibling keywords of `$ref` override the target's.
-        let merged: Value = if obj.len() > 1 {
+        let merged;
+        let source: &Value = if plain {
+            target
+        } else {
             let mut m = match target {
                 Value::Object(t) => t.clone(),
                 _ => Map::new(),
@@ -394,14 +468,61 @@ impl<'a> Normalizer<'a> {
                     m.insert(k.clone(), v.clone());
                 }
             }
-            Value::Object(m)
-        } else {
-            target.clone()
+            merged = Value::Object(m);
+            &merged
         };
+        let (nodes_before, depends_before, deepest_before) = (self.nodes, self.depends_on, self.deepest);
+        self.deepest = depth;
+        self.depends_on = usize::MAX;
         self.ref_stack.push(r.to_string());
-        let out = self.node(&merged, path, depth + 1);
+        let out = self.node(source, path, depth + 1);
         self.ref_stack.pop();
-        out
+        let height = self.deepest - depth;
+        self.deepest = self.deepest.max(deepest_before);
+        let self_contained = self.depends_on >= level;
+        self.depends_on = self.depends_on.min(depends_before);
+        let out = out?;
+        if plain && self_contained {
+            if let Some(cache) = self.cache.as_mut() {
+                let cached = CachedRef { schema: out.clone(), nodes: self.nodes - nodes_before, height };
+                cache.insert(r.to_string(), cached);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A `$ref` that cannot be inlined: an error, or with
+    /// [`Normalizer::lenient_refs`] a placeholder of the target's type
+    /// (object when unknown) whose description says what is missing.
+    fn unresolved(
+        &mut self,
+        obj: &Map<String, Value>,
+        target: Option<&Value>,
+        r: &str,
+        path: &str,
+        message: String,
+    ) -> Result<Schema> {
+        if !self.lenient_refs {
+            return Err(Error::at(ErrorKind::Ref, path, message));
+        }
+        let name = r.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(r);
+        let field = |k: &str| obj.get(k).or_else(|| target.and_then(|t| t.get(k)));
+        let ty = field("type")
+            .and_then(Value::as_str)
+            .and_then(canonical_type)
+            .map_or("object", |(t, _)| t);
+        let recursive = target.is_some();
+        let what = if recursive { "recursive, not expanded again" } else { "unresolved reference" };
+        let description = match field("description").and_then(Value::as_str) {
+            Some(d) => format!("{d} ({name}: {what})"),
+            None => format!("{name} ({what})"),
+        };
+        let mut out = Schema::new();
+        out.insert("type".into(), Value::from(ty));
+        out.insert("description".into(), Value::from(description));
+        let fix = if recursive { "replaced by an unexpanded schema" } else { "replaced by a placeholder schema" };
+        self.warnings.push(Problem::warning(path.strip_suffix(".$ref").unwrap_or(path), format!("{message}: {fix}")));
+        Ok(out)
     }
 }
 
@@ -583,6 +704,67 @@ mod tests {
         let e = n.node(&doc, "", 0).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Ref);
         assert!(e.message.contains("#/$defs/a -> #/$defs/b -> #/$defs/a"), "{}", e.message);
+    }
+
+    #[test]
+    fn lenient_refs_degrade_cycles_and_dangling_refs() {
+        let doc = json!({"$defs": {"node": {"type": "object", "description": "A node",
+                                            "properties": {"next": {"$ref": "#/$defs/node"}}}},
+                         "type": "object",
+                         "properties": {"x": {"$ref": "#/$defs/node"}, "y": {"$ref": "#/$defs/gone"},
+                                        "z": {"$ref": "other.json#/a"}}});
+        let mut n = Normalizer::new(vec![&doc], false);
+        n.lenient_refs = true;
+        let s = n.node(&doc, "", 0).unwrap();
+        assert_eq!(
+            s["properties"]["x"]["properties"]["next"],
+            json!({"type": "object", "description": "A node (node: recursive, not expanded again)"})
+        );
+        assert_eq!(s["properties"]["y"], json!({"type": "object", "description": "gone (unresolved reference)"}));
+        assert_eq!(s["properties"]["z"]["type"], "object");
+        let paths: Vec<&str> = n.warnings.iter().map(|w| w.path.as_str()).collect();
+        assert_eq!(paths, ["properties.x.properties.next", "properties.y", "properties.z"]);
+        assert!(n.warnings[0].message.contains("#/$defs/node -> #/$defs/node"), "{}", n.warnings[0].message);
+    }
+
+    #[test]
+    fn cached_refs_give_the_same_schemas() {
+        let doc = json!({"$defs": {"a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
+                                   "b": {"type": "str"},
+                                   "r": {"type": "object", "properties": {"self": {"$ref": "#/$defs/r"},
+                                                                          "a": {"$ref": "#/$defs/a"}}}},
+                         "properties": {"x": {"$ref": "#/$defs/a"}, "y": {"$ref": "#/$defs/a"},
+                                        "r1": {"$ref": "#/$defs/r"}, "r2": {"$ref": "#/$defs/r"}}});
+        let plain = {
+            let mut n = Normalizer::new(vec![&doc], false);
+            n.lenient_refs = true;
+            n.node(&doc, "", 0).unwrap()
+        };
+        let mut n = Normalizer::new(vec![&doc], false).with_ref_cache();
+        n.lenient_refs = true;
+        let cached = n.node(&doc, "", 0).unwrap();
+        assert_eq!(plain, cached);
+        assert_eq!(cached["properties"]["x"], cached["properties"]["y"]);
+        assert_eq!(cached["properties"]["r1"], cached["properties"]["r2"]);
+        // The warning about "str" is given once, where `b` is first expanded.
+        assert_eq!(n.warnings.iter().filter(|w| w.message.contains("\"str\"")).count(), 1);
+    }
+
+    #[test]
+    fn soft_budget_stops_expanding() {
+        let doc = json!({"$defs": {"big": {"type": "object", "properties": {
+                             "a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}}}},
+                         "properties": {"x": {"$ref": "#/$defs/big"}, "y": {"$ref": "#/$defs/big"}}});
+        let mut n = Normalizer::new(vec![&doc], false).with_ref_cache();
+        n.lenient_refs = true;
+        n.soft_nodes = 7;
+        let s = n.node(&doc, "", 0).unwrap();
+        assert_eq!(s["properties"]["x"]["properties"]["c"]["type"], "string");
+        assert_eq!(s["properties"]["y"], json!({"type": "object", "description": "big (not expanded)"}));
+        assert!(n.warnings[0].message.contains("larger than 7 nodes"), "{:?}", n.warnings);
+        n.reset_budget();
+        let again = n.node(&doc["properties"]["y"], "y", 0).unwrap();
+        assert_eq!(again["properties"]["a"]["type"], "string");
     }
 
     #[test]

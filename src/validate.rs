@@ -31,7 +31,8 @@ const TOOL_KEYS: &[&str] = &[
     "icons",
     "strict",
     "cache_control",
-    // How a tool runs, set by the readers of formats that say so.
+    // How a tool runs, set by the readers of formats that say so (OpenAPI,
+    // Gloodata, Arcade, SkyDeck).
     "executor",
 ];
 

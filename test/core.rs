@@ -1146,10 +1146,11 @@ fn tool_names_must_be_present_strings() {
 }
 
 #[test]
-fn openapi_document_is_unsupported() {
+fn openapi_document_without_operations() {
+    // OpenAPI documents are read by the OpenAPI reader (test/openapi.rs).
     let e = read_err(&json!({"openapi": "3.0.0", "info": {"title": "x", "version": "1"}, "paths": {}}).to_string());
-    assert_eq!(e.kind, ErrorKind::UnsupportedFormat);
-    assert!(e.message.contains("OpenAPI"), "{}", e.message);
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert!(e.message.contains("OpenAPI document has no operations"), "{}", e.message);
 }
 
 #[test]

@@ -1,0 +1,399 @@
+//! OpenAPI schemas made into tool argument schemas, after the
+//! Normalizer has inlined their `$ref`s: what only describes responses or
+//! documentation goes (`readOnly` properties, `xml`, `discriminator`,
+//! `x-` keywords), `allOf` of compatible schemas is merged, and what
+//! gptel, llm or a JSON Schema validator would reject is repaired (each
+//! repair a warning).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::model::{join, Problem, Schema};
+use crate::schema::walk_mut;
+
+/// Schema keywords that do not describe a value to send.
+const DROPPED: &[&str] = &["xml", "externalDocs", "discriminator", "collectionFormat", "readOnly", "writeOnly"];
+
+/// Keywords whose value must be a non-negative integer.
+const COUNTS: &[&str] = &["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"];
+/// Keywords whose value must be a number.
+const NUMBERS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+
+/// What tidying learns once per document: which `pattern`s the argument
+/// checker's regex engine compiles.
+#[derive(Default)]
+pub struct Fixer {
+    patterns: HashMap<String, bool>,
+}
+
+impl Fixer {
+    fn pattern_ok(&mut self, p: &str) -> bool {
+        if let Some(ok) = self.patterns.get(p) {
+            return *ok;
+        }
+        let mut schema = Map::new();
+        schema.insert("pattern".into(), Value::from(p));
+        let ok = jsonschema::validator_for(&Value::Object(schema)).is_ok();
+        self.patterns.insert(p.to_string(), ok);
+        ok
+    }
+}
+
+/// Tidy one argument's (normalised) schema in place.
+pub fn tidy(schema: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
+    let _ = walk_mut(schema, path, &mut |node, p| {
+        tidy_node(node, p, warnings);
+        check_keywords(node, p, warnings, fixer);
+        Ok(())
+    });
+}
+
+/// Keywords whose values a JSON Schema validator would refuse (the
+/// argument checker compiles every tool's schema): converted when they
+/// can be, else dropped.
+fn check_keywords(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
+    let mut drop: Vec<(&str, &str)> = Vec::new();
+    for k in COUNTS {
+        let Some(v) = node.get_mut(*k) else { continue };
+        let n = match &*v {
+            Value::Number(n) if n.is_u64() => continue,
+            Value::Number(n) => n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64),
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        match n {
+            Some(n) => *v = Value::from(n),
+            None => drop.push((k, "must be a non-negative integer")),
+        }
+    }
+    for k in NUMBERS {
+        let Some(v) = node.get_mut(*k) else { continue };
+        let n = match &*v {
+            Value::Number(_) => continue,
+            Value::String(s) => s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64),
+            _ => None,
+        };
+        match n {
+            Some(n) => *v = Value::Number(n),
+            None => drop.push((k, "must be a number")),
+        }
+    }
+    match node.get("pattern") {
+        Some(Value::String(p)) if !fixer.pattern_ok(p) => {
+            drop.push(("pattern", "is not a regular expression the argument checker can use"))
+        }
+        Some(Value::String(_)) | None => {}
+        Some(_) => drop.push(("pattern", "must be a string")),
+    }
+    if node.get("format").is_some_and(|f| !f.is_string()) {
+        drop.push(("format", "must be a string"));
+    }
+    for (k, why) in drop {
+        node.shift_remove(k);
+        warnings.push(Problem::warning(join(path, k), format!("`{k}` {why}: dropped")));
+    }
+}
+
+fn tidy_node(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
+    if node.contains_key("allOf") {
+        merge_all_of(node, 0);
+    }
+    // Swagger's `x-nullable`.
+    if node.get("x-nullable") == Some(&Value::Bool(true)) {
+        node.insert("nullable".into(), Value::Bool(true));
+    }
+    if node.keys().any(|k| k.starts_with("x-") || DROPPED.contains(&k.as_str()))
+        || node.get("nullable").is_some_and(|n| n != &Value::Bool(true))
+    {
+        node.retain(|k, v| !k.starts_with("x-") && !DROPPED.contains(&k.as_str()) && (k != "nullable" || v == &Value::Bool(true)));
+    }
+    drop_read_only(node);
+    for (bound, limit) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+        // OpenAPI 3.0 and Swagger: a boolean beside `minimum`.
+        if let Some(Value::Bool(b)) = node.get(bound) {
+            let b = *b;
+            node.shift_remove(bound);
+            if b {
+                if let Some(n) = node.shift_remove(limit) {
+                    node.insert(bound.into(), n);
+                }
+            }
+        }
+    }
+    ensure_type(node, path, warnings);
+    if node.get("type").and_then(Value::as_str) == Some("array") && !node.contains_key("items") {
+        let mut items = Map::new();
+        items.insert("type".into(), Value::from("string"));
+        node.insert("items".into(), Value::Object(items));
+        warnings.push(Problem::warning(path, "an array without `items`: its items are taken to be strings"));
+    }
+    if node.contains_key("enum") {
+        fix_enum(node, path, warnings);
+    }
+    if node.contains_key("required") {
+        fix_required(node, path, warnings);
+    }
+}
+
+/// `allOf` whose members agree on the type becomes one schema: properties
+/// merged, `required` joined, other keywords taken where not set yet.
+fn merge_all_of(node: &mut Schema, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let Some(Value::Array(members)) = node.get_mut("allOf") else { return };
+    for m in members.iter_mut() {
+        if let Value::Object(m) = m {
+            if m.contains_key("allOf") {
+                merge_all_of(m, depth + 1);
+            }
+        }
+    }
+    let mut ty = node.get("type").cloned();
+    let Some(Value::Array(members)) = node.get("allOf") else { return };
+    for m in members {
+        let Value::Object(m) = m else { return };
+        match (m.get("type"), &ty) {
+            (Some(t), Some(u)) if t != u => return,
+            (Some(t), None) => ty = Some(t.clone()),
+            _ => {}
+        }
+        if m.contains_key("allOf") {
+            return; // a member that could not be merged itself
+        }
+    }
+    let Some(Value::Array(members)) = node.shift_remove("allOf") else { return };
+    for m in members {
+        let Value::Object(m) = m else { continue };
+        for (k, v) in m {
+            match (k.as_str(), v) {
+                ("properties", Value::Object(props)) => {
+                    let Value::Object(mine) = node.entry("properties").or_insert_with(|| Value::Object(Map::new()))
+                    else {
+                        continue;
+                    };
+                    for (name, p) in props {
+                        match (mine.get_mut(&name), p) {
+                            (Some(Value::Object(have)), Value::Object(more)) => {
+                                for (pk, pv) in more {
+                                    have.entry(pk).or_insert(pv);
+                                }
+                            }
+                            (Some(_), _) => {}
+                            (None, p) => {
+                                mine.insert(name, p);
+                            }
+                        }
+                    }
+                }
+                ("required", Value::Array(names)) => {
+                    let Value::Array(mine) = node.entry("required").or_insert_with(|| Value::Array(Vec::new())) else {
+                        continue;
+                    };
+                    for n in names {
+                        if !mine.contains(&n) {
+                            mine.push(n);
+                        }
+                    }
+                }
+                (_, v) => {
+                    node.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    // `type` first, as people write it.
+    if let Some(t) = node.shift_remove("type") {
+        let rest = std::mem::take(node);
+        node.insert("type".into(), t);
+        node.extend(rest);
+    }
+}
+
+/// Properties the server sets (`readOnly`) are not sent.
+fn drop_read_only(node: &mut Schema) {
+    let Some(Value::Object(props)) = node.get_mut("properties") else { return };
+    let gone: Vec<String> = props
+        .iter()
+        .filter(|(_, p)| p.get("readOnly") == Some(&Value::Bool(true)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if gone.is_empty() {
+        return;
+    }
+    props.retain(|k, _| !gone.contains(k));
+    if let Some(Value::Array(req)) = node.get_mut("required") {
+        req.retain(|r| !r.as_str().is_some_and(|r| gone.iter().any(|g| g == r)));
+    }
+}
+
+/// A node without `type` (left so by a combinator the Normalizer kept,
+/// or after merging `allOf`) that the plist format cannot do without.
+fn ensure_type(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
+    if node.contains_key("type") || ["anyOf", "oneOf", "allOf", "const"].iter().any(|k| node.contains_key(*k)) {
+        return;
+    }
+    let t = if node.contains_key("properties") || node.contains_key("additionalProperties") {
+        "object"
+    } else if node.contains_key("items") {
+        "array"
+    } else {
+        "string"
+    };
+    warnings.push(Problem::warning(path, format!("no `type`: assumed \"{t}\"")));
+    let rest = std::mem::take(node);
+    node.insert("type".into(), Value::from(t));
+    node.extend(rest);
+}
+
+/// `enum` values of another type than `type`: converted when they can be
+/// (`1` for a string is `"1"`), else the `enum` is dropped.
+fn fix_enum(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
+    let Some(ty) = node.get("type").and_then(Value::as_str).map(String::from) else { return };
+    let Some(Value::Array(values)) = node.get_mut("enum") else {
+        node.shift_remove("enum");
+        warnings.push(Problem::warning(join(path, "enum"), "`enum` must be an array: dropped"));
+        return;
+    };
+    let mut converted = false;
+    let mut bad = false;
+    for v in values.iter_mut() {
+        let fixed = match (ty.as_str(), &*v) {
+            (_, Value::Null) => continue,
+            ("string", Value::String(_)) => continue,
+            ("string", Value::Number(_) | Value::Bool(_)) => Some(Value::from(v.to_string())),
+            ("integer", Value::Number(n)) if n.is_i64() || n.is_u64() => continue,
+            ("integer", Value::Number(n)) => n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| Value::from(f as i64)),
+            ("number", Value::Number(_)) => continue,
+            ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
+            ("number", Value::String(s)) => s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number),
+            ("boolean", Value::Bool(_)) => continue,
+            ("boolean", Value::String(s)) => match s.as_str() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match fixed {
+            Some(f) => {
+                *v = f;
+                converted = true;
+            }
+            None => bad = true,
+        }
+    }
+    if bad {
+        node.shift_remove("enum");
+        warnings.push(Problem::warning(join(path, "enum"), format!("`enum` values do not match type \"{ty}\": enum dropped")));
+    } else if converted {
+        warnings.push(Problem::warning(join(path, "enum"), format!("`enum` values converted to type \"{ty}\"")));
+    }
+}
+
+/// `required` naming properties the object does not have (common beside
+/// `allOf`): those names go.
+fn fix_required(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
+    let props = node.get("properties").and_then(Value::as_object);
+    let unknown: Vec<String> = match node.get("required") {
+        Some(Value::Array(req)) => req
+            .iter()
+            .filter(|r| !r.as_str().is_some_and(|r| props.is_some_and(|p| p.contains_key(r))))
+            .map(|r| r.as_str().map_or_else(|| r.to_string(), String::from))
+            .collect(),
+        Some(_) => {
+            node.shift_remove("required");
+            warnings.push(Problem::warning(join(path, "required"), "`required` must be an array of names: dropped"));
+            return;
+        }
+        None => return,
+    };
+    if unknown.is_empty() {
+        return;
+    }
+    if let Some(Value::Array(req)) = node.get_mut("required") {
+        req.retain(|r| r.as_str().is_some_and(|r| !unknown.iter().any(|u| u == r)));
+        if req.is_empty() {
+            node.shift_remove("required");
+        }
+    }
+    warnings.push(Problem::warning(
+        join(path, "required"),
+        format!("required {} not among the properties: dropped", unknown.join(", ")),
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tidied(v: Value) -> (Value, Vec<Problem>) {
+        let mut s = v.as_object().unwrap().clone();
+        let mut w = Vec::new();
+        tidy(&mut s, "p", &mut w, &mut Fixer::default());
+        (Value::Object(s), w)
+    }
+
+    #[test]
+    fn merges_all_of_and_drops_read_only() {
+        let (s, w) = tidied(json!({"allOf": [
+            {"type": "object", "properties": {"id": {"type": "integer", "readOnly": true}, "a": {"type": "string"}},
+             "required": ["id", "a"]},
+            {"type": "object", "properties": {"b": {"type": "string", "xml": {"name": "b"}}}, "required": ["b"]}],
+            "description": "d"}));
+        assert_eq!(
+            s,
+            json!({"type": "object", "description": "d",
+                   "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a", "b"]})
+        );
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn merges_nested_all_of() {
+        let (s, _) = tidied(json!({"allOf": [{"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]},
+                                              {"properties": {"b": {"type": "string"}}}]}));
+        assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}));
+    }
+
+    #[test]
+    fn keywords_a_validator_refuses() {
+        let (s, w) = tidied(json!({"type": "string", "pattern": "\\p{XDigit}{8}", "minLength": "2", "maxLength": -1,
+                                   "format": 3, "minimum": "1.5"}));
+        assert_eq!(s, json!({"type": "string", "minLength": 2, "minimum": 1.5}));
+        let paths: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["p.maxLength", "p.pattern", "p.format"]);
+        let (s, w) = tidied(json!({"type": "string", "pattern": "^[a-z]+$"}));
+        assert_eq!(s["pattern"], "^[a-z]+$");
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn keeps_all_of_of_different_types() {
+        let (s, _) = tidied(json!({"allOf": [{"type": "string"}, {"type": "integer"}]}));
+        assert!(s.get("allOf").is_some());
+    }
+
+    #[test]
+    fn repairs() {
+        let (s, w) = tidied(json!({"type": "object", "properties": {
+            "n": {"type": "number", "minimum": 0, "exclusiveMinimum": true},
+            "e": {"type": "string", "enum": [1, "b", true, null]},
+            "i": {"type": "integer", "enum": ["1", 2.0]},
+            "x": {"type": "integer", "enum": ["one"]},
+            "l": {"type": "array"},
+            "z": {"type": "string", "nullable": false, "x-internal": 1}},
+            "required": ["n", "ghost"]}));
+        assert_eq!(s["properties"]["n"], json!({"type": "number", "exclusiveMinimum": 0}));
+        assert_eq!(s["properties"]["e"]["enum"], json!(["1", "b", "true", null]));
+        assert_eq!(s["properties"]["i"]["enum"], json!([1, 2]));
+        assert!(s["properties"]["x"].get("enum").is_none());
+        assert_eq!(s["properties"]["l"]["items"], json!({"type": "string"}));
+        assert_eq!(s["properties"]["z"], json!({"type": "string"}));
+        assert_eq!(s["required"], json!(["n"]));
+        let msgs: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(msgs, ["p.required", "p.properties.e.enum", "p.properties.i.enum", "p.properties.x.enum", "p.properties.l"]);
+    }
+}

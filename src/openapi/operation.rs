@@ -1,0 +1,800 @@
+//! One operation -> one tool, with its executor metadata.
+//!
+//! The tool's arguments are the operation's path, query, header and
+//! cookie parameters, then the top-level properties of its JSON request
+//! body (a body that is not an object with properties is one argument,
+//! `body`).  Argument names are made safe for every provider
+//! (`^[a-zA-Z0-9_.-]{1,64}$`) and unique: a body property named like a
+//! parameter becomes `body_NAME`.
+//!
+//! `extra["executor"]` (the plist key `:executor`) says how to call the
+//! operation:
+//!
+//! ```text
+//! {"type": "openapi",
+//!  "server": base URL, no trailing slash ("" when the document has none),
+//!  "method": "GET", "path": "/pets/{petId}",
+//!  "parameters": [{"name": "petId", "in": "path", "arg": "petId",
+//!                  "style"?: "simple", "explode"?: false}, ...],
+//!                 ("arg" is null for a parameter given by a bootstrap value)
+//!  "body": null | {"contentType": "application/json",
+//!                  "args": [[ARG, PROPERTY], ...], "whole": ARG | null},
+//!  "auth": x-plugin-auth | null,
+//!  "filter": Jinja template | null, "outputModules": [template, ...],
+//!  "bootstrap": bool, "bootstrapValues": {PARAMETER: template},
+//!  "lookup": [{"field": "/items/*/provider_id", "operation": TOOL,
+//!              "parameter": "$request.query.provider_id"}],
+//!  "title": info.title | null, "operationId": ... | null,
+//!  "security": [{"id": SCHEME, ...the security scheme object}]}
+//! ```
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
+use super::fixup::{tidy, Fixer};
+use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::schema::{kind_of, Normalizer};
+
+/// Follow `$ref`s (of parameters, request bodies, responses, path items)
+/// inside the document.
+pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v Value> {
+    let mut cur = v;
+    for _ in 0..32 {
+        let Some(r) = cur.as_object().and_then(|o| o.get("$ref")) else { return Ok(cur) };
+        let rp = join(path, "$ref");
+        let r = r.as_str().ok_or_else(|| Error::shape(&rp, "`$ref` must be a string"))?;
+        if !r.starts_with('#') {
+            return Err(Error::at(
+                ErrorKind::Ref,
+                &rp,
+                format!("external reference \"{r}\" is not supported: only references inside the document can be resolved"),
+            ));
+        }
+        cur = resolve_ref(root, r)
+            .ok_or_else(|| Error::at(ErrorKind::Ref, &rp, format!("\"{r}\" points to nothing in this document")))?;
+    }
+    Err(Error::at(ErrorKind::Ref, &join(path, "$ref"), "a cycle of $refs (or a chain of more than 32)"))
+}
+
+/// Parameter styles OpenAPI 3 allows, by location; the first is the default.
+const STYLES: &[(&str, &[&str])] = &[
+    ("path", &["simple", "label", "matrix"]),
+    ("query", &["form", "spaceDelimited", "pipeDelimited", "deepObject"]),
+    ("header", &["simple"]),
+    ("cookie", &["form"]),
+];
+
+/// Keys of a Swagger 2 non-body parameter that make its schema.
+const SWAGGER_SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "items",
+    "enum",
+    "default",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "x-nullable",
+];
+
+/// Build the tool of `op`; its warnings are returned beside it.
+pub(super) fn build<'a>(
+    doc: &Doc<'a>,
+    op: &Op<'a>,
+    opts: &OpenApiOptions,
+    norm: &mut Normalizer<'a>,
+    fixer: &mut Fixer,
+) -> Result<(Tool, Vec<Problem>)> {
+    let mut b = Builder {
+        doc,
+        op,
+        norm,
+        fixer,
+        warnings: Vec::new(),
+        args: Vec::new(),
+        taken: HashSet::new(),
+        params: Vec::new(),
+        arg_of: Vec::new(),
+        bootstrap: Map::new(),
+    };
+    let (params, body_param, form) = b.collect_params()?;
+    for p in &params {
+        b.param(p.0, &p.1)?;
+    }
+    b.undeclared_path_params();
+    let body = match doc.version {
+        Version::Swagger2 => b.swagger_body(body_param, &form)?,
+        _ => b.request_body()?,
+    };
+    let fallback = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
+    let arg_of = |k: &str| b.arg_of.iter().find(|(n, _)| n == k).map_or_else(|| k.to_string(), |(_, a)| a.clone());
+    let description = describe::tool_description(op.op, &fallback, &op.name, &arg_of);
+    let executor = b.executor(opts, body);
+    let mut extra = Schema::new();
+    extra.insert("executor".into(), Value::Object(executor));
+    let tool = Tool { name: op.name.clone(), description: Some(description), args: b.args, extra, ..Tool::default() };
+    Ok((tool, b.warnings))
+}
+
+struct Builder<'d, 'a, 'n> {
+    doc: &'d Doc<'a>,
+    op: &'d Op<'a>,
+    norm: &'n mut Normalizer<'a>,
+    fixer: &'n mut Fixer,
+    warnings: Vec<Problem>,
+    args: Vec<Arg>,
+    taken: HashSet<String>,
+    /// The executor's `parameters`.
+    params: Vec<Value>,
+    /// Parameter or property name -> argument name.
+    arg_of: Vec<(String, String)>,
+    bootstrap: Map<String, Value>,
+}
+
+type Param<'a> = (&'a Map<String, Value>, String);
+
+impl<'a> Builder<'_, 'a, '_> {
+    fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(Problem::warning(path, message));
+    }
+
+    /// The parameters of the path item and the operation (the operation's
+    /// win by name and location), Swagger's body parameter, and Swagger's
+    /// form fields.
+    #[allow(clippy::type_complexity)]
+    fn collect_params(&mut self) -> Result<(Vec<Param<'a>>, Option<Param<'a>>, Vec<Param<'a>>)> {
+        let root = self.doc.root;
+        let mut list: Vec<Param<'a>> = Vec::new();
+        let mut body = None;
+        let mut form = Vec::new();
+        for (holder, holder_path) in [(self.op.item, &self.op.item_path), (self.op.op, &self.op.json_path)] {
+            let Some(ps) = holder.get("parameters") else { continue };
+            let pp = join(holder_path, "parameters");
+            let ps = match ps {
+                Value::Array(ps) => ps,
+                Value::Null => continue,
+                other => return Err(Error::shape(&pp, format!("`parameters` must be an array, found {}", kind_of(other)))),
+            };
+            for (i, p) in ps.iter().enumerate() {
+                let path = index(&pp, i);
+                let p = match deref(root, p, &path)? {
+                    Value::Object(p) => p,
+                    other => {
+                        return Err(Error::shape(&path, format!("a parameter must be an object, found {}", kind_of(other))))
+                    }
+                };
+                let key = (p.get("name"), p.get("in"));
+                match key.1.and_then(Value::as_str) {
+                    Some("body") => {
+                        body = Some((p, path));
+                        continue;
+                    }
+                    Some("formData") => {
+                        form.retain(|(q, _): &Param| q.get("name") != key.0);
+                        form.push((p, path));
+                        continue;
+                    }
+                    _ => {}
+                }
+                match list.iter().position(|(q, _)| (q.get("name"), q.get("in")) == key) {
+                    Some(at) => list[at] = (p, path),
+                    None => list.push((p, path)),
+                }
+            }
+        }
+        Ok((list, body, form))
+    }
+
+    /// A new argument name for `name` (a parameter's or property's), made
+    /// safe and unique; `alt` is tried before numbering on a clash.
+    fn new_arg_name(&mut self, name: &str, alt: &str) -> String {
+        let base = sanitize_arg_name(name);
+        if self.taken.contains(&base) {
+            let alt = sanitize_arg_name(alt);
+            unique_name(&alt, &mut self.taken, 64)
+        } else {
+            unique_name(&base, &mut self.taken, 64)
+        }
+    }
+
+    fn param(&mut self, p: &'a Map<String, Value>, path: &str) -> Result<()> {
+        let name = match p.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => n.as_str(),
+            _ => return Err(Error::shape(path, "a parameter needs a `name` (a non-empty string)")),
+        };
+        let loc = match p.get("in").and_then(Value::as_str) {
+            Some(l @ ("path" | "query" | "header" | "cookie")) => l,
+            Some(other) => {
+                self.warn(path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
+                return Ok(());
+            }
+            None => return Err(Error::shape(path, format!("parameter \"{name}\" needs `in` (path, query, header or cookie)"))),
+        };
+        if loc == "header" && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str()) {
+            self.warn(path, format!("header \"{name}\" is set by the HTTP client, not by the model: skipped"));
+            return Ok(());
+        }
+        let (style, explode) = match self.doc.version {
+            Version::Swagger2 => (None, None), // settled below, from the schema's type
+            _ => self.style(p, loc, path),
+        };
+        if let Some(value) = p.get("x-bootstrap-value") {
+            self.bootstrap.insert(name.to_string(), value.clone());
+            self.params.push(param_entry(name, loc, None, style, explode));
+            return Ok(());
+        }
+        let owned;
+        let (raw, schema_path): (&Value, String) = match self.doc.version {
+            Version::Swagger2 => {
+                if p.get("type").and_then(Value::as_str) == Some("file") {
+                    self.warn(path, format!("file parameter \"{name}\" is not supported: skipped"));
+                    return Ok(());
+                }
+                owned = Value::Object(
+                    p.iter().filter(|(k, _)| SWAGGER_SCHEMA_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+                );
+                (&owned, path.to_string())
+            }
+            _ => match (p.get("schema"), p.get("content")) {
+                (Some(s), _) => (s, join(path, "schema")),
+                (None, Some(Value::Object(content))) if !content.is_empty() => {
+                    let (mt, media) = content.iter().next().expect("not empty");
+                    let cp = join(&join(path, "content"), mt);
+                    self.warn(&cp, format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"));
+                    match media.get("schema") {
+                        Some(s) => (s, join(&cp, "schema")),
+                        None => {
+                            owned = serde_json::json!({"type": "string"});
+                            (&owned, cp)
+                        }
+                    }
+                }
+                _ => {
+                    self.warn(path, format!("parameter \"{name}\" has no schema: taken to be a string"));
+                    owned = serde_json::json!({"type": "string"});
+                    (&owned, path.to_string())
+                }
+            },
+        };
+        let mut schema = self.norm.node(raw, &schema_path, 0)?;
+        tidy(&mut schema, &schema_path, &mut self.warnings, self.fixer);
+        let (style, explode) = match self.doc.version {
+            Version::Swagger2 => self.collection_format(p, loc, &schema, path),
+            _ => (style, explode),
+        };
+        let own = p.get("description").and_then(Value::as_str).map(String::from);
+        let base = own.or_else(|| schema.get("description").and_then(Value::as_str).map(String::from));
+        let helpers = describe::strings(p.get("x-helpers"));
+        let dependent = p.get("x-dependent").map(|d| self.dependent_note(d, &join(path, "x-dependent")));
+        let deprecated = p.get("deprecated") == Some(&Value::Bool(true));
+        let base = base.unwrap_or_else(|| format!("The {name} {loc} parameter."));
+        if let Some(d) = arg_description(Some(&base), deprecated, &helpers, dependent.as_deref()) {
+            set_description(&mut schema, d);
+        }
+        let required = loc == "path" || p.get("required") == Some(&Value::Bool(true));
+        let arg = self.new_arg_name(name, &format!("{loc}_{name}"));
+        self.params.push(param_entry(name, loc, Some(&arg), style, explode));
+        self.arg_of.push((name.to_string(), arg.clone()));
+        self.args.push(Arg { name: arg, optional: !required, schema });
+        Ok(())
+    }
+
+    /// OpenAPI 3 `style` and `explode`, as the document gives them.
+    fn style(&mut self, p: &Map<String, Value>, loc: &str, path: &str) -> (Option<String>, Option<bool>) {
+        let allowed = STYLES.iter().find(|(l, _)| *l == loc).map_or(&[][..], |(_, s)| *s);
+        let style = match p.get("style") {
+            None => None,
+            Some(Value::String(s)) if allowed.contains(&s.as_str()) => Some(s.clone()),
+            Some(other) => {
+                let shown = other.as_str().map_or_else(|| other.to_string(), String::from);
+                self.warn(
+                    join(path, "style"),
+                    format!("style \"{shown}\" is not supported for {loc} parameters: the default ({}) is used", allowed[0]),
+                );
+                None
+            }
+        };
+        let explode = match p.get("explode") {
+            None => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(other) => {
+                self.warn(join(path, "explode"), format!("`explode` must be a boolean, found {}: ignored", kind_of(other)));
+                None
+            }
+        };
+        (style, explode)
+    }
+
+    /// Swagger 2's `collectionFormat` of an array parameter, as an
+    /// OpenAPI 3 style (Swagger's default, csv, is not OpenAPI 3's).
+    fn collection_format(&mut self, p: &Map<String, Value>, loc: &str, schema: &Schema, path: &str) -> (Option<String>, Option<bool>) {
+        if schema.get("type").and_then(Value::as_str) != Some("array") {
+            return (None, None);
+        }
+        let csv = || (Some(if loc == "query" || loc == "cookie" { "form" } else { "simple" }.to_string()), Some(false));
+        match (p.get("collectionFormat").and_then(Value::as_str).unwrap_or("csv"), loc) {
+            ("csv", _) => csv(),
+            ("multi", "query") => (Some("form".into()), Some(true)),
+            ("ssv", "query") => (Some("spaceDelimited".into()), Some(false)),
+            ("pipes", "query") => (Some("pipeDelimited".into()), Some(false)),
+            (other, _) => {
+                self.warn(
+                    join(path, "collectionFormat"),
+                    format!("collectionFormat \"{other}\" is not supported for {loc} parameters: csv is used"),
+                );
+                csv()
+            }
+        }
+    }
+
+    /// Where a dependent parameter's value comes from, for its description.
+    fn dependent_note(&mut self, d: &Value, path: &str) -> String {
+        let p = d.get("path").and_then(Value::as_str).unwrap_or("");
+        let m = d.get("method").and_then(Value::as_str).unwrap_or("get");
+        match self.doc.find(p, m) {
+            Some(op) => format!("Get this value with the tool {}.", op.name),
+            None => {
+                self.warn(path, format!("x-dependent names no operation of this document ({} {p})", m.to_ascii_uppercase()));
+                format!("Get this value from {} {p}.", m.to_ascii_uppercase())
+            }
+        }
+    }
+
+    /// Path template variables no parameter declares become string arguments.
+    fn undeclared_path_params(&mut self) {
+        let mut rest = self.op.path;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else { break };
+            let name = &rest[open + 1..open + close];
+            rest = &rest[open + close + 1..];
+            let declared = self
+                .params
+                .iter()
+                .any(|p| p.get("in").and_then(Value::as_str) == Some("path") && p.get("name").and_then(Value::as_str) == Some(name));
+            if name.is_empty() || declared {
+                continue;
+            }
+            self.warn(
+                join(&self.op.json_path, "parameters"),
+                format!("path parameter \"{name}\" is not declared: added as a required string argument"),
+            );
+            let arg = self.new_arg_name(name, &format!("path_{name}"));
+            let mut schema = Schema::new();
+            schema.insert("type".into(), Value::from("string"));
+            schema.insert("description".into(), Value::from(format!("The {{{name}}} part of the path {}", self.op.path)));
+            self.params.push(param_entry(name, "path", Some(&arg), None, None));
+            self.arg_of.push((name.to_string(), arg.clone()));
+            self.args.push(Arg { name: arg, optional: false, schema });
+        }
+    }
+
+    /// OpenAPI 3's `requestBody`.
+    fn request_body(&mut self) -> Result<Option<Value>> {
+        let Some(rb) = self.op.op.get("requestBody") else { return Ok(None) };
+        let path = join(&self.op.json_path, "requestBody");
+        let rb = match deref(self.doc.root, rb, &path)? {
+            Value::Object(rb) => rb,
+            other => return Err(Error::shape(&path, format!("`requestBody` must be an object, found {}", kind_of(other)))),
+        };
+        let required = rb.get("required") == Some(&Value::Bool(true));
+        let content = match rb.get("content") {
+            Some(Value::Object(c)) if !c.is_empty() => c,
+            _ => {
+                self.warn(&path, "a request body without `content`: the tool sends no body");
+                return Ok(None);
+            }
+        };
+        let cp = join(&path, "content");
+        let Some((mt, media)) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v))) else {
+            let types: Vec<&str> = content.keys().map(String::as_str).collect();
+            return self.unsendable(required, &cp, &types.join(", "));
+        };
+        let ct = if mt.contains('*') { "application/json" } else { mt };
+        let desc = rb.get("description").and_then(Value::as_str);
+        self.body(media.get("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some)
+    }
+
+    /// Swagger 2's body parameter (and form fields, which are not sent).
+    fn swagger_body(&mut self, body: Option<Param<'a>>, form: &[Param<'a>]) -> Result<Option<Value>> {
+        let consumes = self.op.op.get("consumes").or_else(|| self.doc.obj.get("consumes"));
+        let consumes: Vec<&str> = consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        if !form.is_empty() {
+            let required = form.iter().any(|(p, _)| p.get("required") == Some(&Value::Bool(true)));
+            let what = if consumes.is_empty() { "form fields (formData)".to_string() } else { consumes.join(", ") };
+            let path = form[0].1.clone();
+            self.unsendable(required, &path, &what)?;
+        }
+        let Some((p, path)) = body else { return Ok(None) };
+        let required = p.get("required") == Some(&Value::Bool(true));
+        let ct = if consumes.is_empty() {
+            "application/json"
+        } else {
+            match pick_json(consumes.iter().map(|c| (*c, &Value::Null))) {
+                Some((c, _)) if !c.contains('*') => c,
+                Some(_) => "application/json",
+                None => return self.unsendable(required, &path, &consumes.join(", ")),
+            }
+        };
+        let desc = p.get("description").and_then(Value::as_str);
+        self.body(p.get("schema"), &join(&path, "schema"), required, ct, desc).map(Some)
+    }
+
+    /// A body toolspec cannot send: the operation is skipped when it is
+    /// required, else the tool sends none.
+    fn unsendable(&mut self, required: bool, path: &str, types: &str) -> Result<Option<Value>> {
+        if required {
+            return Err(Error::shape(
+                path,
+                format!("the request body can only be {types}, and toolspec sends JSON bodies only"),
+            ));
+        }
+        self.warn(path, format!("request body ({types}) not supported (JSON only): the tool sends no body"));
+        Ok(None)
+    }
+
+    /// The arguments of a JSON body; returns the executor's `body`.
+    fn body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+        let mut schema = match raw {
+            Some(r) => self.norm.node(r, path, 0)?,
+            None => {
+                let mut s = Schema::new();
+                s.insert("type".into(), Value::from("object"));
+                s
+            }
+        };
+        tidy(&mut schema, path, &mut self.warnings, self.fixer);
+        let mut body = Map::new();
+        body.insert("contentType".into(), Value::from(ct));
+        let flatten = schema.get("type").and_then(Value::as_str) == Some("object")
+            && schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        if flatten {
+            let Some(Value::Object(props)) = schema.shift_remove("properties") else { unreachable!() };
+            let required: Vec<Value> = match schema.get("required") {
+                Some(Value::Array(r)) => r.clone(),
+                _ => Vec::new(),
+            };
+            let mut pairs = Vec::with_capacity(props.len());
+            for (prop, s) in props {
+                let arg = self.new_arg_name(&prop, &format!("body_{prop}"));
+                let mut s = match s {
+                    Value::Object(s) => s,
+                    _ => Schema::new(),
+                };
+                match s.get_mut("description") {
+                    Some(Value::String(d)) => {
+                        if d.chars().count() > MAX_ARG_DESCRIPTION {
+                            *d = truncate(d, MAX_ARG_DESCRIPTION);
+                        }
+                    }
+                    _ => set_description(&mut s, format!("The {prop} field of the request body.")),
+                }
+                let optional = !required.iter().any(|r| r.as_str() == Some(prop.as_str()));
+                pairs.push(Value::Array(vec![Value::from(arg.clone()), Value::from(prop.clone())]));
+                self.arg_of.push((prop, arg.clone()));
+                self.args.push(Arg { name: arg, optional, schema: s });
+            }
+            body.insert("args".into(), Value::Array(pairs));
+            body.insert("whole".into(), Value::Null);
+        } else {
+            if !schema.get("description").is_some_and(Value::is_string) {
+                set_description(&mut schema, truncate(desc.unwrap_or("The request body."), MAX_ARG_DESCRIPTION));
+            }
+            let arg = self.new_arg_name("body", "request_body");
+            body.insert("args".into(), Value::Array(Vec::new()));
+            body.insert("whole".into(), Value::from(arg.clone()));
+            self.args.push(Arg { name: arg, optional: !required, schema });
+        }
+        Ok(Value::Object(body))
+    }
+
+    /// The successful responses, best first: 200, other 2xx, 2XX, default.
+    fn responses(&mut self) -> Vec<(&'a Map<String, Value>, String)> {
+        let Some(Value::Object(rs)) = self.op.op.get("responses") else { return Vec::new() };
+        let rp = join(&self.op.json_path, "responses");
+        let rank = |code: &str| match code {
+            "200" => Some(0),
+            c if c.len() == 3 && c.starts_with('2') && c.bytes().all(|b| b.is_ascii_digit()) => Some(1),
+            "2XX" | "2xx" => Some(2),
+            "default" => Some(3),
+            _ => None,
+        };
+        let mut found: Vec<(usize, &String, &'a Value)> =
+            rs.iter().filter_map(|(code, r)| rank(code).map(|k| (k, code, r))).collect();
+        found.sort_by_key(|(k, _, _)| *k);
+        let mut out = Vec::with_capacity(found.len());
+        for (_, code, r) in found {
+            let path = join(&rp, code);
+            match deref(self.doc.root, r, &path) {
+                Ok(Value::Object(r)) => out.push((r, path)),
+                Ok(_) => {}
+                Err(e) => self.warn(&path, format!("response ignored: {}", e.message)),
+            }
+        }
+        out
+    }
+
+    /// The executor metadata.
+    fn executor(&mut self, opts: &OpenApiOptions, body: Option<Value>) -> Map<String, Value> {
+        let responses = self.responses();
+        let mut holders: Vec<(&'a Map<String, Value>, String)> = vec![(self.op.op, self.op.json_path.clone())];
+        holders.extend(responses.iter().cloned());
+        let filter = holders.iter().find_map(|(h, p)| h.get("x-filter").map(|f| (f, join(p, "x-filter"))));
+        let filter = match filter {
+            Some((f, p)) => self.template(f, &p).map_or(Value::Null, Value::from),
+            None => Value::Null,
+        };
+        let modules = holders.iter().find_map(|(h, p)| h.get("x-output-modules").map(|m| (m, join(p, "x-output-modules"))));
+        let mut output_modules = Vec::new();
+        match modules {
+            Some((Value::Array(list), p)) => {
+                for (i, m) in list.iter().enumerate() {
+                    if let Some(t) = self.template(m, &index(&p, i)) {
+                        output_modules.push(Value::from(t));
+                    }
+                }
+            }
+            Some((m, p)) => output_modules.extend(self.template(m, &p).map(Value::from)),
+            None => {}
+        }
+        let mut lookup = Vec::new();
+        if self.doc.has_lookup {
+            if let Some((schema, path)) = responses.iter().find_map(|(r, p)| self.response_schema(r, p)) {
+                let mut stack = Vec::new();
+                self.lookups(schema, &path, "", &mut lookup, &mut stack, 0);
+            }
+        }
+        let op = self.op.op;
+        let mut e = Map::new();
+        e.insert("type".into(), Value::from("openapi"));
+        e.insert("server".into(), Value::from(self.server(opts)));
+        e.insert("method".into(), Value::from(self.op.method.to_ascii_uppercase()));
+        e.insert("path".into(), Value::from(self.op.path));
+        e.insert("parameters".into(), Value::Array(std::mem::take(&mut self.params)));
+        e.insert("body".into(), body.unwrap_or(Value::Null));
+        e.insert("auth".into(), self.doc.obj.get("x-plugin-auth").cloned().unwrap_or(Value::Null));
+        e.insert("filter".into(), filter);
+        e.insert("outputModules".into(), Value::Array(output_modules));
+        e.insert("bootstrap".into(), Value::Bool(op.get("x-bootstrap") == Some(&Value::Bool(true))));
+        e.insert("bootstrapValues".into(), Value::Object(std::mem::take(&mut self.bootstrap)));
+        e.insert("lookup".into(), Value::Array(lookup));
+        e.insert("title".into(), self.doc.title().map_or(Value::Null, Value::from));
+        e.insert("operationId".into(), self.op.operation_id().map_or(Value::Null, Value::from));
+        e.insert("security".into(), Value::Array(self.security()));
+        e
+    }
+
+    /// The base URL: the option, else the operation's, path item's or
+    /// document's first server (variables at their defaults); Swagger 2:
+    /// scheme://host + basePath.
+    fn server(&mut self, opts: &OpenApiOptions) -> String {
+        if let Some(s) = &opts.server {
+            return s.trim_end_matches('/').to_string();
+        }
+        let obj = self.doc.obj;
+        let url = match self.doc.version {
+            Version::Swagger2 => {
+                let base = obj.get("basePath").and_then(Value::as_str).unwrap_or("");
+                match obj.get("host").and_then(Value::as_str) {
+                    Some(host) => {
+                        let schemes = self.op.op.get("schemes").or_else(|| obj.get("schemes"));
+                        let schemes: Vec<&str> =
+                            schemes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+                        let scheme = if schemes.is_empty() || schemes.contains(&"https") { "https" } else { schemes[0] };
+                        format!("{scheme}://{host}{base}")
+                    }
+                    None => base.to_string(),
+                }
+            }
+            _ => {
+                let candidates = [(self.op.op, &self.op.json_path), (self.op.item, &self.op.item_path)];
+                let found = candidates
+                    .iter()
+                    .find_map(|(h, p)| first_server(h).map(|s| (s, join(p, "servers[0]"))))
+                    .or_else(|| first_server(obj).map(|s| (s, "servers[0]".to_string())));
+                match found {
+                    Some((server, path)) => self.server_url(server, &path),
+                    None => String::new(),
+                }
+            }
+        };
+        url.trim_end_matches('/').to_string()
+    }
+
+    fn server_url(&mut self, server: &Map<String, Value>, path: &str) -> String {
+        let url = server.get("url").and_then(Value::as_str).unwrap_or("");
+        let vars = server.get("variables").and_then(Value::as_object);
+        let mut out = String::with_capacity(url.len());
+        let mut rest = url;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else { break };
+            let name = &rest[open + 1..open + close];
+            out.push_str(&rest[..open]);
+            match vars.and_then(|v| v.get(name)).and_then(|v| v.get("default")).and_then(Value::as_str) {
+                Some(d) => out.push_str(d),
+                None => {
+                    self.warn(join(path, "url"), format!("server variable \"{name}\" has no default: left as is"));
+                    out.push_str(&rest[open..=open + close]);
+                }
+            }
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// The Jinja template of an `x-filter` or output module: its
+    /// `template_engine_with_jinja` processor's `metadata.template` (or
+    /// the value itself, when it is a string).
+    fn template(&mut self, flow: &Value, path: &str) -> Option<String> {
+        if let Value::String(s) = flow {
+            return Some(s.clone());
+        }
+        let processors = flow.get("processors").and_then(Value::as_array);
+        let found = processors.into_iter().flatten().find_map(|p| {
+            (p.get("processor_implementation_type").and_then(Value::as_str) == Some("template_engine_with_jinja"))
+                .then(|| p.get("metadata").and_then(|m| m.get("template")).and_then(Value::as_str))
+                .flatten()
+        });
+        if found.is_none() {
+            self.warn(path, "no template_engine_with_jinja processor with a metadata.template: ignored");
+        }
+        found.map(String::from)
+    }
+
+    /// The JSON schema of a response, and its path.
+    fn response_schema(&self, r: &'a Map<String, Value>, path: &str) -> Option<(&'a Value, String)> {
+        match self.doc.version {
+            Version::Swagger2 => r.get("schema").map(|s| (s, join(path, "schema"))),
+            _ => {
+                let content = r.get("content")?.as_object()?;
+                let (mt, media) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v)))?;
+                media.get("schema").map(|s| (s, join(&join(&join(path, "content"), mt), "schema")))
+            }
+        }
+    }
+
+    /// Every `x-lookup` in a response schema, with the place of its field
+    /// in the response (a JSON pointer; `*` stands for any array item).
+    fn lookups(
+        &mut self,
+        schema: &'a Value,
+        path: &str,
+        field: &str,
+        out: &mut Vec<Value>,
+        stack: &mut Vec<&'a str>,
+        depth: usize,
+    ) {
+        if depth > 64 {
+            return;
+        }
+        let mut node = schema;
+        let mut pushed = 0;
+        while let Some(r) = node.get("$ref").and_then(Value::as_str) {
+            if stack.contains(&r) || pushed > 32 {
+                stack.truncate(stack.len() - pushed);
+                return;
+            }
+            let Some(target) = resolve_ref(self.doc.root, r) else { break };
+            stack.push(r);
+            pushed += 1;
+            node = target;
+        }
+        if let Some(l) = node.get("x-lookup") {
+            let lp = join(path, "x-lookup");
+            let p = l.get("path").and_then(Value::as_str).unwrap_or("");
+            let m = l.get("method").and_then(Value::as_str).unwrap_or("get");
+            match self.doc.find(p, m) {
+                Some(op) => {
+                    let mut entry = Map::new();
+                    entry.insert("field".into(), Value::from(field));
+                    entry.insert("operation".into(), Value::from(op.name.clone()));
+                    entry.insert("parameter".into(), l.get("parameter").cloned().unwrap_or(Value::Null));
+                    out.push(Value::Object(entry));
+                }
+                None => self.warn(lp, format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase())),
+            }
+        }
+        if let Some(Value::Object(props)) = node.get("properties") {
+            for (k, s) in props {
+                let f = format!("{field}/{}", k.replace('~', "~0").replace('/', "~1"));
+                self.lookups(s, &join(&join(path, "properties"), k), &f, out, stack, depth + 1);
+            }
+        }
+        if let Some(items @ Value::Object(_)) = node.get("items") {
+            self.lookups(items, &join(path, "items"), &format!("{field}/*"), out, stack, depth + 1);
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(alts)) = node.get(key) {
+                for (i, s) in alts.iter().enumerate() {
+                    self.lookups(s, &index(&join(path, key), i), field, out, stack, depth + 1);
+                }
+            }
+        }
+        stack.truncate(stack.len() - pushed);
+    }
+
+    /// The security schemes of the operation's first security requirement
+    /// (the operation's, else the document's), each with its name as `id`.
+    fn security(&self) -> Vec<Value> {
+        let obj = self.doc.obj;
+        let reqs = self.op.op.get("security").or_else(|| obj.get("security")).and_then(Value::as_array);
+        let Some(first) = reqs.and_then(|r| r.first()).and_then(Value::as_object) else { return Vec::new() };
+        let schemes = match self.doc.version {
+            Version::Swagger2 => obj.get("securityDefinitions"),
+            _ => obj.get("components").and_then(|c| c.get("securitySchemes")),
+        };
+        first
+            .keys()
+            .filter_map(|id| {
+                let scheme = deref(self.doc.root, schemes?.get(id)?, "").ok()?.as_object()?;
+                let mut m = Map::new();
+                m.insert("id".into(), Value::from(id.clone()));
+                for (k, v) in scheme {
+                    if k != "id" && !k.starts_with("x-") {
+                        m.insert(k.clone(), v.clone());
+                    }
+                }
+                Some(Value::Object(m))
+            })
+            .collect()
+    }
+}
+
+/// One entry of the executor's `parameters`.
+fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, explode: Option<bool>) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), Value::from(name));
+    m.insert("in".into(), Value::from(loc));
+    m.insert("arg".into(), arg.map_or(Value::Null, Value::from));
+    if let Some(s) = style {
+        m.insert("style".into(), Value::from(s));
+    }
+    if let Some(e) = explode {
+        m.insert("explode".into(), Value::Bool(e));
+    }
+    Value::Object(m)
+}
+
+/// The first entry of a `servers` list, when there is one.
+fn first_server(holder: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    holder.get("servers")?.as_array()?.first()?.as_object()
+}
+
+/// The JSON media type among `types`: `application/json`, else another
+/// JSON type (`...+json`, `text/json`), else a wildcard.
+fn pick_json<'m, V>(types: impl Iterator<Item = (&'m str, V)> + Clone) -> Option<(&'m str, V)> {
+    let essence = |t: &str| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let mut types = types;
+    if let Some(found) = types.clone().find(|(t, _)| essence(t) == "application/json") {
+        return Some(found);
+    }
+    if let Some(found) = types.clone().find(|(t, _)| {
+        let e = essence(t);
+        e.ends_with("+json") || e == "text/json" || e == "application/x-json"
+    }) {
+        return Some(found);
+    }
+    types.find(|(t, _)| matches!(essence(t).as_str(), "*/*" | "application/*"))
+}
+
+/// Set a schema's description, placed after `type`.
+fn set_description(schema: &mut Schema, d: String) {
+    if let Some(v) = schema.get_mut("description") {
+        *v = Value::from(d);
+    } else {
+        let at = usize::from(schema.contains_key("type"));
+        schema.shift_insert(at, "description".into(), Value::from(d));
+    }
+}
