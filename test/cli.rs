@@ -219,9 +219,15 @@ fn check_invalid_json_is_unusable() {
     let o = run_in(&dir.0, &["check", "broken.json"], None);
     assert_eq!(code(&o), 2);
     assert_eq!(lines(&o), ["broken.json:3:18: error: invalid JSON: key must be a string"].map(String::from).to_vec(),);
+    // An OpenAPI document is read; having no operations is its problem.
     let o = run_in(&dir.0, &["check", "notools.json"], None);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).starts_with("notools.json:1:31: error: paths: "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("has no operations"), "{}", stdout(&o));
+    dir.file("unknown.json", "{\"swaggerish\": 1}");
+    let o = run_in(&dir.0, &["check", "unknown.json"], None);
     assert_eq!(code(&o), 2);
-    assert!(stdout(&o).starts_with("notools.json:1:1: error: not a tool definition in any known format"), "{}", stdout(&o));
+    assert!(stdout(&o).starts_with("unknown.json:1:1: error: not a tool definition in any known format"), "{}", stdout(&o));
 }
 
 #[test]
