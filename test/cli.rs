@@ -26,7 +26,7 @@ fn elisp(name: &str) -> String {
 fn clean_examples() -> Vec<String> {
     examples()
         .into_iter()
-        .filter(|f| !["arcade.json", "gloodata.json", "skydeck.json"].iter().any(|n| f.ends_with(n)))
+        .filter(|f| !["arcade.json", "gloodata.json", "skydeck.json", "openapi.json"].iter().any(|n| f.ends_with(n)))
         .collect()
 }
 

@@ -137,7 +137,7 @@ WHICH is one of `toolspec-gptel-test--backend-names'."
                           :region "us-east-1" :aws-bearer-token "dummy"))))))
 
 (defconst toolspec-gptel-test--runnable-files
-  '("gloodata.json" "arcade.json" "skydeck.json")
+  '("gloodata.json" "arcade.json" "skydeck.json" "openapi.json")
   "Examples of formats that say how a tool runs, not tool schemas.
 They are tested in toolspec-seeds-test.el.")
 

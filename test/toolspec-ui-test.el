@@ -687,7 +687,7 @@ The place is the start of GROUP (default the whole match)."
 (ert-deftest toolspec-ui-problem-paths-map-into-every-format ()
   "Argument and tool-key problems map to their JSON place in every example format."
   (dolist (file (cl-remove-if (lambda (f) (member (file-name-nondirectory f)
-                                                  '("gloodata.json" "arcade.json" "skydeck.json")))
+                                                  '("gloodata.json" "arcade.json" "skydeck.json" "openapi.json")))
                               (directory-files toolspec-ui-test--examples t "\\.json\\'")))
     (let* ((tools (toolspec-read-file file))
            (paths toolspec-last-import-paths)
