@@ -1268,25 +1268,16 @@ fn suppressed(p: &Problem, unknowns: &[Unknown]) -> bool {
     })
 }
 
-/// Steps of a validator path: `args[1].items.properties.r`.
+/// Steps of a validator path: `args[1].items.properties.r`, a key as
+/// `Ok`, an index as `Err`.
 pub(crate) fn steps(path: &str) -> Vec<Result<&str, usize>> {
-    let mut out = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (key, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            out.push(Ok(key));
-        }
-        while let Some(end) = rest.find(']') {
-            if let Ok(i) = rest[1..end].parse() {
-                out.push(Err(i));
-            }
-            rest = &rest[end + 1..];
-        }
-    }
-    out
+    crate::locate::steps(path)
+        .into_iter()
+        .map(|s| match s {
+            crate::locate::Step::Key(k) => Ok(k),
+            crate::locate::Step::Index(i) => Err(i),
+        })
+        .collect()
 }
 
 /// Where problem `p` of the tool `root` is: the form at its path, the

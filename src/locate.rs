@@ -5,12 +5,13 @@ use crate::error::line_column;
 
 /// One step of a path.
 #[derive(Debug, PartialEq)]
-enum Step<'a> {
+pub(crate) enum Step<'a> {
     Key(&'a str),
     Index(usize),
 }
 
-fn steps(path: &str) -> Vec<Step<'_>> {
+/// The steps of a path: `args[1].items.properties.r`.
+pub(crate) fn steps(path: &str) -> Vec<Step<'_>> {
     let mut out = Vec::new();
     for part in path.split('.').filter(|p| !p.is_empty()) {
         let (key, mut rest) = match part.find('[') {
