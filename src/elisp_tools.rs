@@ -1038,7 +1038,7 @@ impl<'s> Analyzer<'s> {
         }
         for u in &unknowns {
             if let (Some(what), false) = (&u.what, u.splice) {
-                if u.path != "function" && !unknowns.iter().any(|o| o.path != u.path && under(&u.path, &o.path)) {
+                if u.path != "function" && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path)) {
                     self.finding(Level::Note, u.at, &u.path, format!("not checked: {what} is known only when the code runs"), tool_name);
                 }
             } else if let (Some(_), true) = (&u.what, u.splice) {
@@ -1046,7 +1046,11 @@ impl<'s> Analyzer<'s> {
                     Level::Note,
                     u.at,
                     &u.path,
-                    "not checked: part of this list is spliced in when the code runs",
+                    if u.path.is_empty() {
+                        "not checked: part of the tool spec is known only when the code runs"
+                    } else {
+                        "not checked: part of this list is known only when the code runs"
+                    },
                     tool_name,
                 );
             }
@@ -1496,6 +1500,25 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].1, (1, 21));
         assert!(found[0].3.contains("quote the plist"));
+    }
+
+    #[test]
+    fn partly_known_specs() {
+        let (found, a) = lint(
+            "(apply #'gptel-make-tool :name \"x\" :description (format \"%s\" 1) (my-more-keys))\n\
+             (gptel-make-tool :name \"y\" :description \"Y\" :args `((:name \"a\" :type string :description \"A\") ,@(my-args)))",
+        );
+        let short: Vec<_> = found.iter().map(|(l, pos, p, m)| (l.as_str(), *pos, p.as_str(), m.as_str())).collect();
+        assert_eq!(
+            short,
+            [
+                ("note", (1, 1), "", "not checked: part of the tool spec is known only when the code runs"),
+                ("note", (1, 49), "description", "not checked: the value of (format ...) is known only when the code runs"),
+                ("note", (2, 52), "args", "not checked: part of this list is known only when the code runs"),
+            ],
+            "{found:#?}"
+        );
+        assert!(a.tools.iter().all(|t| t.tool.is_err()));
     }
 
     #[test]
