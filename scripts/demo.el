@@ -41,7 +41,7 @@
         (terpri))
       (demo--rule "Registration")
       (let ((form (toolspec-gptel-form (copy-tree tool) nil "toolspec-demo")))
-        (princ (pp-to-string form))
+        (princ (toolspec-gptel-form-text tool nil "toolspec-demo"))
         (if demo--gptel
             (let ((registered (eval form t)))
               (princ (format ";; registered with gptel %s: (gptel-get-tool %S) => %s\n"

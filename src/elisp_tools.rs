@@ -229,6 +229,30 @@ struct Analyzer<'s> {
     read_evals: HashSet<usize>,
     spent: usize,
     over_budget: bool,
+    /// Functions of the file whose bodies are being walked for a mapping.
+    inlining: Vec<&'s str>,
+    /// Above 0 while the forms of a tool definition are evaluated.
+    in_tool: usize,
+}
+
+/// Whether `forms` mention `gptel-make-tool` or `llm-make-tool`: only then
+/// is a loop's body walked once per element.
+fn mentions_maker(forms: &[Form]) -> bool {
+    fn walk(f: &Form, depth: usize) -> bool {
+        if depth > crate::elisp_source::MAX_DEPTH {
+            return false;
+        }
+        match &f.kind {
+            Kind::Symbol(s) => s == "gptel-make-tool" || s == "llm-make-tool",
+            Kind::List(items, tail) => {
+                items.iter().any(|x| walk(x, depth + 1)) || tail.as_ref().is_some_and(|t| walk(t, depth + 1))
+            }
+            Kind::Vector(items) => items.iter().any(|x| walk(x, depth + 1)),
+            Kind::Prefixed(_, x) => walk(x, depth + 1),
+            _ => false,
+        }
+    }
+    forms.iter().any(|f| walk(f, 0))
 }
 
 fn is_maker(f: &Form) -> Option<&'static str> {
@@ -505,6 +529,10 @@ impl<'s> Analyzer<'s> {
         let at = f.start;
         let args = &items[1..];
         if let Some(k) = items[0].keyword() {
+            if self.in_tool == 0 {
+                // Outside a tool definition this may be a macro's business.
+                return Node::unknown(at, format!("the value of (:{k} ...)"));
+            }
             self.finding(
                 Level::Error,
                 at,
@@ -700,7 +728,16 @@ impl<'s> Analyzer<'s> {
     /// Walk `body` once per element of `seq`, `var` bound to it.
     fn walk_loop(&mut self, var: &str, seq: &'s Form, body: &'s [Form], scope: &mut Scope, depth: usize) {
         self.walk(seq, scope, depth + 1);
+        if !mentions_maker(body) {
+            scope.push((var.to_string(), Node::unknown(seq.start, format!("an element of {}", short(seq)))));
+            self.walk_all(body, scope, depth);
+            scope.pop();
+            return;
+        }
+        // The elements become tool specs: evaluated as a tool's parts.
+        self.in_tool += 1;
         let value = self.eval(seq, scope, depth + 1);
+        self.in_tool -= 1;
         let elements = match value.v {
             V::List { items, open: false } | V::Vector(items) => Ok(items),
             V::Atom(Sexp::Null) => Ok(Vec::new()),
@@ -729,18 +766,20 @@ impl<'s> Analyzer<'s> {
     /// The variable and body of the function a mapping function calls:
     /// `(lambda (VAR) BODY...)`, `#'(lambda ...)` or `#'FN` defined in the
     /// file.
-    fn mapped(&self, fun: &'s Form) -> Option<(&'s Form, &'s [Form])> {
+    /// The function's name is returned for a function of the file (whose
+    /// body is walked anyway as a `defun`), None for a lambda.
+    fn mapped(&self, fun: &'s Form) -> Option<(&'s Form, &'s [Form], Option<&'s str>)> {
         let lambda = match fun.prefixed() {
             Some((Prefix::Function | Prefix::Quote, x)) => x,
             _ => fun,
         };
         if let Some(("lambda", [arglist, body @ ..])) = lambda.call() {
-            return Some((arglist, body));
+            return Some((arglist, body, None));
         }
         let name = lambda.symbol()?;
         let def = self.defuns.get(name)?;
         match def.call()? {
-            (_, [_, arglist, body @ ..]) => Some((arglist, body)),
+            (_, [_, arglist, body @ ..]) => Some((arglist, body, Some(name))),
             _ => None,
         }
     }
@@ -786,7 +825,9 @@ impl<'s> Analyzer<'s> {
                     if a.prefixed().and_then(|(_, x)| x.symbol()) == Some("apply") && is_maker(m).is_some() {
                         // (mapcar (apply-partially #'apply #'gptel-make-tool) specs)
                         self.walk(seq, scope, depth + 1);
+                        self.in_tool += 1;
                         let value = self.eval(seq, scope, depth + 1);
+                        self.in_tool -= 1;
                         let maker = is_maker(m).unwrap_or("gptel-make-tool");
                         match value.v {
                             V::List { items, open: false } => {
@@ -803,11 +844,33 @@ impl<'s> Analyzer<'s> {
                     }
                 }
                 match self.mapped(fun) {
-                    Some((arglist, body)) => {
+                    Some((arglist, body, named)) => {
                         let var = params(arglist).first().map(|s| s.to_string());
-                        match var {
-                            Some(var) => self.walk_loop(&var, seq, body, scope, depth),
-                            None => self.walk_all(args, scope, depth),
+                        match (var, named) {
+                            (Some(var), None) => self.walk_loop(&var, seq, body, scope, depth),
+                            // A function of the file: its body says more
+                            // than its own walk only for elements known
+                            // here, and it is not walked into itself.
+                            (Some(var), Some(name)) if !self.inlining.contains(&name) && mentions_maker(body) => {
+                                self.walk(seq, scope, depth + 1);
+                                self.in_tool += 1;
+                                let value = self.eval(seq, scope, depth + 1);
+                                self.in_tool -= 1;
+                                if let V::List { items, open: false } = value.v {
+                                    self.inlining.push(name);
+                                    let mut inner: Scope = Vec::new();
+                                    for item in items {
+                                        if !self.spend() {
+                                            break;
+                                        }
+                                        inner.push((var.clone(), item));
+                                        self.walk_all(body, &mut inner, depth);
+                                        inner.pop();
+                                    }
+                                    self.inlining.pop();
+                                }
+                            }
+                            _ => self.walk_all(args, scope, depth),
                         }
                     }
                     None => self.walk_all(args, scope, depth),
@@ -872,6 +935,7 @@ impl<'s> Analyzer<'s> {
 
     /// `(gptel-make-tool :key VALUE ...)`.
     fn tool_call(&mut self, f: &'s Form, maker: &'static str, args: &'s [Form], scope: &mut Scope, depth: usize) {
+        self.in_tool += 1;
         let mut items = Vec::new();
         let mut i = 0;
         while i < args.len() {
@@ -888,12 +952,14 @@ impl<'s> Analyzer<'s> {
                 i += 1;
             }
         }
+        self.in_tool -= 1;
         self.add_found(f.start, maker, Node { at: f.start, v: V::List { items, open: false } }, None);
     }
 
     /// `(apply #'gptel-make-tool [:key VALUE...] SPEC)`.
     fn tool_apply(&mut self, f: &'s Form, maker: &'static str, args: &'s [Form], scope: &mut Scope, depth: usize) {
         let (last, leading) = args.split_last().expect("apply has arguments");
+        self.in_tool += 1;
         let lead: Vec<Node> = leading
             .iter()
             .map(|a| {
@@ -903,6 +969,7 @@ impl<'s> Analyzer<'s> {
             .collect();
         self.walk(last, scope, depth + 1);
         let spec = self.eval(last, scope, depth + 1);
+        self.in_tool -= 1;
         self.apply_spec(f, maker, lead, spec);
     }
 
@@ -971,7 +1038,7 @@ impl<'s> Analyzer<'s> {
         }
         for u in &unknowns {
             if let (Some(what), false) = (&u.what, u.splice) {
-                if u.path != "function" && !unknowns.iter().any(|o| o.path != u.path && under(&u.path, &o.path)) {
+                if u.path != "function" && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path)) {
                     self.finding(Level::Note, u.at, &u.path, format!("not checked: {what} is known only when the code runs"), tool_name);
                 }
             } else if let (Some(_), true) = (&u.what, u.splice) {
@@ -979,7 +1046,11 @@ impl<'s> Analyzer<'s> {
                     Level::Note,
                     u.at,
                     &u.path,
-                    "not checked: part of this list is spliced in when the code runs",
+                    if u.path.is_empty() {
+                        "not checked: part of the tool spec is known only when the code runs"
+                    } else {
+                        "not checked: part of this list is known only when the code runs"
+                    },
                     tool_name,
                 );
             }
@@ -1409,6 +1480,36 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!((found[0].1, found[0].2.as_str()), ((2, 35), "args[0].properties.name.description:"));
         assert!(found[0].3.contains("write :description"), "{}", found[0].3);
+    }
+
+    #[test]
+    fn unquoted_plist_in_a_spec_list_and_macros_left_alone() {
+        let (found, _) = lint(
+            "(defvar specs (list (:name \"a\" :description \"A\")))\n(dolist (s specs) (apply #'gptel-make-tool s))\n\
+             (define-overloadable-function f () (let ((x (:override (foo)))) x))",
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].1, (1, 21));
+        assert!(found[0].3.contains("quote the plist"));
+    }
+
+    #[test]
+    fn partly_known_specs() {
+        let (found, a) = lint(
+            "(apply #'gptel-make-tool :name \"x\" :description (format \"%s\" 1) (my-more-keys))\n\
+             (gptel-make-tool :name \"y\" :description \"Y\" :args `((:name \"a\" :type string :description \"A\") ,@(my-args)))",
+        );
+        let short: Vec<_> = found.iter().map(|(l, pos, p, m)| (l.as_str(), *pos, p.as_str(), m.as_str())).collect();
+        assert_eq!(
+            short,
+            [
+                ("note", (1, 1), "", "not checked: part of the tool spec is known only when the code runs"),
+                ("note", (1, 49), "description", "not checked: the value of (format ...) is known only when the code runs"),
+                ("note", (2, 52), "args", "not checked: part of this list is known only when the code runs"),
+            ],
+            "{found:#?}"
+        );
+        assert!(a.tools.iter().all(|t| t.tool.is_err()));
     }
 
     #[test]
