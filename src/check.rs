@@ -294,15 +294,21 @@ pub fn detect(name: Option<&str>, text: &str) -> Result<Detected> {
         return Ok(Detected { formats: vec!["elisp".into()], tools: tools.len() });
     }
     let imp = read::read_str(text, &ReadOptions { default_name: Some("tool"), ..ReadOptions::default() })?;
-    let doc: Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
+    // The reader may have repaired the text (SkyDeck's slips): then only the
+    // tools themselves say where they came from.
+    let doc: Option<Value> = serde_json::from_str(text).ok();
     let mut formats: Vec<String> = Vec::new();
-    for p in &imp.paths {
-        let f = if p.contains("unctionDeclarations") || p.contains("unction_declarations") {
-            Some(Format::Gemini)
+    for (tool, p) in imp.tools.iter().zip(&imp.paths) {
+        // Readers of formats that say how a tool runs name them in its executor.
+        let runs = tool.extra.get("executor").and_then(|e| e.get("type")).and_then(Value::as_str);
+        let name = if let Some(t) = runs {
+            t.to_string()
+        } else if p.contains("unctionDeclarations") || p.contains("unction_declarations") {
+            Format::Gemini.name().to_string()
         } else {
-            value_at(&doc, p).and_then(Value::as_object).and_then(read::detect)
+            let f = doc.as_ref().and_then(|d| value_at(d, p)).and_then(Value::as_object).and_then(read::detect);
+            f.map_or("unknown", Format::name).to_string()
         };
-        let name = f.map_or("unknown", Format::name).to_string();
         if !formats.contains(&name) {
             formats.push(name);
         }
@@ -362,6 +368,8 @@ mod tests {
         assert_eq!(d.describe(), "mixed (anthropic, openai)");
         let g = detect(None, "{\"functionDeclarations\": [{\"name\": \"a\"}]}").unwrap();
         assert_eq!(g.describe(), "gemini");
+        let o = detect(None, "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"t\", \"version\": \"1\"}, \"paths\": {\"/a\": {\"get\": {\"operationId\": \"a\", \"responses\": {}}}}}").unwrap();
+        assert_eq!(o.describe(), "openapi");
         let e = detect(Some("t.el"), "(gptel-make-tool :name \"a\")").unwrap();
         assert_eq!((e.describe(), e.tools), ("elisp".to_string(), 1));
     }

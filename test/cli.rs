@@ -543,3 +543,28 @@ fn convert_elisp_to_elisp_keeps_functions() {
     // A lambda over several lines becomes a placeholder to define.
     assert!(text.contains(";; read_buffer: define `my-read-buffer-function', e.g.\n"), "{text}");
 }
+
+#[test]
+fn detect_names_the_format_of_every_example() {
+    let expected = [
+        ("anthropic.json", "anthropic"),
+        ("arcade.json", "arcade"),
+        ("bedrock.json", "bedrock"),
+        ("gemini.json", "gemini"),
+        ("gloodata.json", "gloodata"),
+        ("json-schema.json", "json-schema"),
+        ("mcp-tools-list.json", "mcp"),
+        ("openai-chat.json", "openai"),
+        ("openai-responses.json", "openai-responses"),
+        ("openapi.json", "openapi"),
+        ("skydeck.json", "skydeck"),
+    ];
+    let files = examples();
+    assert_eq!(files.len(), expected.len(), "every example has its expected format here");
+    for (file, format) in expected {
+        let path = files.iter().find(|f| f.ends_with(file)).unwrap_or_else(|| panic!("no example {file}"));
+        let o = run(&["detect", path]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert!(stdout(&o).trim_end().ends_with(format), "{file}: {}", stdout(&o));
+    }
+}
