@@ -99,14 +99,22 @@ Otherwise they arrive as gptel parses them (`:json-false', `:null')."
   :group 'toolspec)
 
 (autoload 'toolspec-http-make-executor "toolspec-http")
+(autoload 'toolspec-gloodata-executor "toolspec-seeds")
+(autoload 'toolspec-arcade-executor "toolspec-seeds")
+(autoload 'toolspec-skydeck-executor "toolspec-seeds")
 
-(defvar toolspec-executor-makers '(("openapi" . toolspec-http-make-executor))
+(defvar toolspec-executor-makers
+  '(("openapi" . toolspec-http-make-executor)
+    ("gloodata" . toolspec-gloodata-executor)
+    ("arcade" . toolspec-arcade-executor)
+    ("skydeck" . toolspec-skydeck-executor))
   "Alist (TYPE . MAKER) of the executors tool formats can carry.
 TYPE is a string.  A tool plist with `:executor' (:type TYPE ...) is
 bound by calling MAKER with the tool plist and the import options;
 it returns what a resolver returns (a function, or a plist with
 `:function', `:async' and `:confirm').  \"openapi\" runs HTTP API
-operations (toolspec-http.el).")
+operations (toolspec-http.el); the others are in toolspec-seeds.el.
+Each file is loaded when a tool of its kind is first bound.")
 
 ;;;; Arguments
 
@@ -431,9 +439,6 @@ a file, show the document in buffer *toolspec-export*."
     (when (called-interactively-p 'any)
       (toolspec--export-report json dialect file (length tools)))
     (or file json)))
-
-;; The executors of the formats that say how their tools run.
-(require 'toolspec-seeds)
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

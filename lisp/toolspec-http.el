@@ -210,8 +210,6 @@ toolspec-http.el); OPTIONS are the import options, of which
           :async t
           :confirm t)))
 
-(add-to-list 'toolspec-executor-makers '("openapi" . toolspec-http-make-executor))
-
 ;;;; Building requests
 
 (defun toolspec-http--arg-spec (op name)

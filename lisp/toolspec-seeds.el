@@ -60,7 +60,6 @@
 (declare-function gptel-tool-name "ext:gptel-request")
 (declare-function gptel-tool-p "ext:gptel-request")
 (declare-function gptel-openai-p "ext:gptel-openai")
-(defvar toolspec-executor-makers)
 (defvar gptel-backend)
 (defvar gptel-model)
 (defvar gptel-temperature)
@@ -754,18 +753,6 @@ signals `toolspec-write-error'."
   (toolspec--ensure-module)
   (toolspec--mod-skydeck-document
    (toolspec--print (toolspec--printable (toolspec--seed-plist tool))) pretty))
-
-;;;; Registration
-
-(defconst toolspec-seeds--makers
-  '(("gloodata" . toolspec-gloodata-executor)
-    ("arcade" . toolspec-arcade-executor)
-    ("skydeck" . toolspec-skydeck-executor))
-  "The executor makers of this file, by executor type.")
-
-(with-eval-after-load 'toolspec-gptel
-  (dolist (maker toolspec-seeds--makers)
-    (setf (alist-get (car maker) toolspec-executor-makers nil nil #'equal) (cdr maker))))
 
 (provide 'toolspec-seeds)
 ;;; toolspec-seeds.el ends here

@@ -384,5 +384,18 @@
     (should (string-match-p (format "VERSION %s x" (regexp-quote toolspec-version)) (cdr r)))
     (should (file-exists-p installed))))
 
+(ert-deftest toolspec-test-executors-load-on-first-use ()
+  "Loading toolspec-gptel loads no executor; binding a tool loads its own."
+  (let ((r (toolspec-test--sub-emacs
+            `(setq toolspec-module-file ,toolspec-module-file)
+            '(require 'toolspec-gptel)
+            '(princ (format "BEFORE %s %s " (featurep 'toolspec-seeds) (featurep 'toolspec-http)))
+            `(let ((tool (car (toolspec-read-file ,(toolspec-test--example "gloodata.json")))))
+               (princ (format "BOUND %s AFTER %s %s"
+                              (plist-get (toolspec--resolve tool nil) :bound)
+                              (featurep 'toolspec-seeds) (featurep 'toolspec-http)))))))
+    (should (eq (car r) 0))
+    (should (string-match-p "BEFORE nil nil BOUND t AFTER t nil" (cdr r)))))
+
 (provide 'toolspec-test)
 ;;; toolspec-test.el ends here
