@@ -171,9 +171,11 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
         }
     };
     let doc: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    // Diagnostics are made without positions, then all are located in
+    // one scan of the text.
     let mut out = Vec::new();
+    let mut json_paths = Vec::new();
     for w in &imp.warnings {
-        let (line, column) = crate::locate::locate(text, &w.path);
         let tool = imp
             .paths
             .iter()
@@ -181,31 +183,38 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
             .filter(|(p, _)| p.is_empty() || w.path == **p || w.path.starts_with(&format!("{p}.")))
             .max_by_key(|(p, _)| p.len())
             .map(|(_, t)| t.name.clone());
-        out.push(Diagnostic { level: w.severity.into(), line, column, path: w.path.clone(), message: w.message.clone(), tool });
+        json_paths.push(w.path.clone());
+        out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.clone(), message: w.message.clone(), tool });
     }
+    let mut errors = Vec::new();
     for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
         let mut printed = String::new();
         crate::plist::print_tool(tool, &mut printed);
         let problems = match crate::validate_elisp(&printed) {
             Ok(p) => p,
             Err(e) => {
-                out.push(error_diagnostic(&e, text));
+                errors.push(error_diagnostic(&e, text));
                 continue;
             }
         };
         for p in problems {
-            let json_path = problem_json_path(&doc, tool, tool_path, &p.path);
-            let (line, column) = crate::locate::locate(text, &json_path);
+            json_paths.push(problem_json_path(&doc, tool, tool_path, &p.path));
             out.push(Diagnostic {
                 level: p.severity.into(),
-                line,
-                column,
+                line: 0,
+                column: 0,
                 path: p.path,
                 message: p.message,
                 tool: Some(tool.name.clone()),
             });
         }
     }
+    let paths: Vec<&str> = json_paths.iter().map(String::as_str).collect();
+    for (d, (line, column)) in out.iter_mut().zip(crate::locate::locate_many(text, &paths)) {
+        d.line = line;
+        d.column = column;
+    }
+    out.extend(errors);
     out.sort_by_key(|d| (d.line, d.column));
     Checked { diagnostics: out, unusable: false }
 }

@@ -1,6 +1,8 @@
 //! Find where a path (`tools[2].inputSchema.properties.x`) is in JSON
 //! text, so that a problem can be shown at its place in the file.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::error::line_column;
 
 /// One step of a path.
@@ -139,6 +141,134 @@ impl Scanner<'_> {
     }
 }
 
+/// The paths still sought below one place of the document: a trie of
+/// their steps.
+#[derive(Default)]
+struct Node<'p> {
+    /// Indices of the paths that end here.
+    ends: Vec<usize>,
+    /// Indices of every path at or below this node.
+    all: Vec<usize>,
+    keys: HashMap<&'p str, Node<'p>>,
+    items: HashMap<usize, Node<'p>>,
+}
+
+impl<'p> Node<'p> {
+    fn insert(&mut self, steps: &[Step<'p>], index: usize) {
+        self.all.push(index);
+        match steps.split_first() {
+            None => self.ends.push(index),
+            Some((Step::Key(k), rest)) => self.keys.entry(k).or_default().insert(rest, index),
+            Some((Step::Index(n), rest)) => self.items.entry(*n).or_default().insert(rest, index),
+        }
+    }
+}
+
+impl Scanner<'_> {
+    /// Walk the value at the cursor, recording in `found` the offset of
+    /// every path of `node` (the deepest part that exists), and leave the
+    /// cursor after the value.  Only the branches some path goes down are
+    /// entered, each once, so a document is scanned once whatever the
+    /// number of paths; the recursion is as deep as the longest path.
+    fn walk(&mut self, node: &Node, found: &mut [usize]) -> Option<()> {
+        self.ws();
+        for &i in &node.all {
+            found[i] = self.i;
+        }
+        match self.b.get(self.i)? {
+            b'{' if !node.keys.is_empty() => {
+                let mut seen = HashSet::new();
+                self.i += 1;
+                loop {
+                    self.ws();
+                    if self.b.get(self.i)? == &b'}' {
+                        self.i += 1;
+                        return Some(());
+                    }
+                    let key = self.string()?;
+                    self.ws();
+                    if self.b.get(self.i)? != &b':' {
+                        return None;
+                    }
+                    self.i += 1;
+                    match node.keys.get_key_value(key.as_str()) {
+                        // The first of duplicate keys, as `locate` finds.
+                        Some((k, child)) if seen.insert(*k) => self.walk(child, found)?,
+                        _ => self.skip()?,
+                    }
+                    self.ws();
+                    if self.b.get(self.i)? == &b',' {
+                        self.i += 1;
+                    }
+                }
+            }
+            b'[' if !node.items.is_empty() => {
+                self.i += 1;
+                let mut n = 0;
+                loop {
+                    self.ws();
+                    if self.b.get(self.i)? == &b']' {
+                        self.i += 1;
+                        return Some(());
+                    }
+                    match node.items.get(&n) {
+                        Some(child) => self.walk(child, found)?,
+                        None => self.skip()?,
+                    }
+                    n += 1;
+                    self.ws();
+                    if self.b.get(self.i)? == &b',' {
+                        self.i += 1;
+                    }
+                }
+            }
+            _ => self.skip(),
+        }
+    }
+}
+
+/// 1-based (line, column) of each of `paths` in `text`, as [`locate`]
+/// finds them, in one scan of the text: checking a file of thousands of
+/// tools with a problem each stays linear.
+pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
+    let all: Vec<Vec<Step>> = paths.iter().map(|p| steps(p)).collect();
+    let mut root = Node::default();
+    for (i, s) in all.iter().enumerate() {
+        root.insert(s, i);
+    }
+    let mut found = vec![0; paths.len()];
+    let mut s = Scanner { b: text.as_bytes(), i: 0 };
+    let _ = s.walk(&root, &mut found);
+    line_columns(text.as_bytes(), &found)
+}
+
+/// [`line_column`] of many offsets, in one pass over `text`.
+pub fn line_columns(text: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    // `pos` moves forward only; the column is counted from the last
+    // offset of the same line, so a long line is counted once too.
+    let (mut pos, mut line, mut column) = (0usize, 1usize, 1usize);
+    for i in order {
+        let target = offsets[i].min(text.len());
+        while pos < target {
+            match text[pos] {
+                b'\n' => {
+                    line += 1;
+                    column = 1;
+                }
+                // Characters are counted at their first byte.
+                b if b & 0xC0 != 0x80 => column += 1,
+                _ => {}
+            }
+            pos += 1;
+        }
+        out[i] = (line, column);
+    }
+    out
+}
+
 /// 1-based (line, column) of the value at `path` in `text`, or of the
 /// deepest part of the path that exists.
 pub fn locate(text: &str, path: &str) -> (usize, usize) {
@@ -165,5 +295,26 @@ mod tests {
         assert_eq!(locate(text, "tools[1].x.y[1].z"), (4, 38));
         // A missing key stops at the deepest part found.
         assert_eq!(locate(text, "tools[1].nope"), (4, 3));
+    }
+
+    #[test]
+    fn many_paths_are_found_as_one_by_one() {
+        let text = "{\n \"tools\": [\n  {\"name\": \"a\", \"name\": \"b\"},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ],\n \"é\": [[], {\"k\": \"ü\"}]\n}";
+        let paths = [
+            "tools[1].x.y[1].z",
+            "tools[1].name",
+            "tools[0].name",
+            "tools[1].nope",
+            "tools[7]",
+            "",
+            "é[1].k",
+            "tools[1].x.y[1].z",
+            "tools[1].x.y[5].q",
+        ];
+        let many = locate_many(text, &paths);
+        for (p, got) in paths.iter().zip(&many) {
+            assert_eq!(*got, locate(text, p), "{p}");
+        }
+        assert_eq!(many[6], (6, 18));
     }
 }
