@@ -381,14 +381,17 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (progn (require 'toolspec-ui)
              (toolspec--preview-file file options))
     (let* ((file (expand-file-name file))
-           (tools (toolspec--read-file-for-import file options)))
-      (dolist (tool tools)
-        (condition-case err
-            (toolspec-check tool)
-          (toolspec-invalid-spec
-           (signal 'toolspec-invalid-spec
-                   (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                         (append (list :file file) (toolspec-error-details err)))))))
+           (tools (toolspec--read-file-for-import file options))
+           (problems toolspec-last-import-problems))
+      ;; The module validated the tools as it read them.
+      (cl-loop for tool in tools
+               for p = (pop problems)
+               do (condition-case err
+                      (toolspec--check-problems tool p)
+                    (toolspec-invalid-spec
+                     (signal 'toolspec-invalid-spec
+                             (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                                   (append (list :file file) (toolspec-error-details err)))))))
       (dolist (w toolspec-last-import-warnings)
         (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
       (apply #'toolspec-register tools :source file

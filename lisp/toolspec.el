@@ -211,6 +211,11 @@ such as \"tools[1]\" or \"functionDeclarations[0]\"; \"\" is the
 whole document (a bare JSON Schema).  Paths are relative to the
 document read, like those of `toolspec-last-import-warnings'.")
 
+(defvar toolspec-last-import-problems nil
+  "Problems of each tool of the last JSON import, in the order of the tools.
+Each element is what `toolspec-validate' returns for that tool: nil
+for a tool without problems.")
+
 (defun toolspec--read (text)
   "Read the elisp TEXT the module printed."
   (car (read-from-string text)))
@@ -223,11 +228,11 @@ document read, like those of `toolspec-last-import-warnings'.")
         (t (signal 'toolspec-unsupported-format (list (format "Expected a symbol, found %S" x) nil)))))
 
 (defun toolspec--import (result)
-  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS) text."
-  (let ((r (toolspec--read result)))
-    (setq toolspec-last-import-warnings (nth 1 r)
-          toolspec-last-import-paths (nth 2 r))
-    (car r)))
+  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS)."
+  (setq toolspec-last-import-warnings (nth 1 result)
+        toolspec-last-import-paths (nth 2 result)
+        toolspec-last-import-problems (nth 3 result))
+  (car result))
 
 (defun toolspec--function-info (f)
   "Describe function F for the validator: (toolspec-function CALLABLE MIN MAX)."
@@ -325,7 +330,7 @@ was changed to make the input fit is left in
 `toolspec-last-import-warnings'."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size)))
+   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t)))
 
 ;;;###autoload
 (defun toolspec-read-file (file &optional format)
@@ -337,7 +342,7 @@ FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
     (condition-case err
         (toolspec--import
          (toolspec--mod-read-file file (toolspec--name format nil)
-                                  (file-name-base file) toolspec-max-input-size))
+                                  (file-name-base file) toolspec-max-input-size t))
       (toolspec-error
        (signal (car err)
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
@@ -387,8 +392,11 @@ wrong and what would be right."
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
 The error's details hold all problems under `:problems'; warnings
 do not make TOOL invalid."
-  (let* ((problems (toolspec-validate tool))
-         (errors (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems)))
+  (toolspec--check-problems tool (toolspec-validate tool)))
+
+(defun toolspec--check-problems (tool problems)
+  "Return TOOL, whose PROBLEMS are given, as `toolspec-check' does."
+  (let ((errors (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems)))
     (when errors
       (let* ((plist (ignore-errors (toolspec--plist tool)))
              (name (and (consp plist) (plist-get plist :name))))

@@ -32,9 +32,14 @@ pub mod seeds;
 pub mod skydeck;
 
 mod module;
+mod module_lisp;
 mod module_seeds;
 
 pub use error::{Error, ErrorKind, Result};
+
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub use model::{Arg, Problem, Schema, Severity, Tool};
 pub use read::{Format, Imported, ReadOptions};
 pub use write::Dialect;
@@ -50,38 +55,62 @@ pub fn parse_json(text: &str, opts: &ReadOptions) -> Result<Imported> {
 
 /// Problems as elisp: `((SEVERITY "PATH" "MESSAGE") ...)`.
 pub fn print_problems(problems: &[Problem], out: &mut String) {
-    out.push('(');
-    for (i, p) in problems.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push('(');
-        out.push_str(p.severity.as_str());
-        out.push(' ');
-        plist::print_string(&p.path, out);
-        out.push(' ');
-        plist::print_string(&p.message, out);
-        out.push(')');
+    emit_problems(problems, &mut plist::Text::new(out));
+}
+
+/// Emit problems as a list of `(SEVERITY "PATH" "MESSAGE")`.
+pub fn emit_problems<S: plist::Sink>(problems: &[Problem], s: &mut S) {
+    s.open(false);
+    for p in problems {
+        s.open(false);
+        s.symbol(p.severity.as_str());
+        s.string(&p.path);
+        s.string(&p.message);
+        s.close();
     }
-    out.push(')');
+    s.close();
 }
 
 /// An import as elisp text: `(TOOLS WARNINGS PATHS)`.
 pub fn imported_to_elisp(imp: &Imported) -> String {
     let mut out = String::with_capacity(256 * imp.tools.len());
-    out.push('(');
-    plist::print_tools(&imp.tools, &mut out);
-    out.push(' ');
-    print_problems(&imp.warnings, &mut out);
-    out.push_str(" (");
-    for (i, p) in imp.paths.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        plist::print_string(p, &mut out);
-    }
-    out.push_str("))");
+    emit_imported(imp, None, &mut plist::Text::new(&mut out));
     out
+}
+
+/// Emit an import as `(TOOLS WARNINGS PATHS)`, or with `problems` (one
+/// list per tool, see [`validate_tools`]) `(TOOLS WARNINGS PATHS PROBLEMS)`.
+pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Problem>]>, s: &mut S) {
+    s.open(false);
+    plist::emit_tools(&imp.tools, s);
+    emit_problems(&imp.warnings, s);
+    s.open(false);
+    for p in &imp.paths {
+        s.string(p);
+    }
+    s.close();
+    if let Some(problems) = problems {
+        s.open(false);
+        for p in problems {
+            emit_problems(p, s);
+        }
+        s.close();
+    }
+    s.close();
+}
+
+/// The problems of a tool the readers made, as `toolspec-validate` finds
+/// them in its plist.
+pub fn validate_tool(tool: &Tool) -> Vec<Problem> {
+    let sexp = plist::tool_to_sexp(tool);
+    let problems = validate::validate(&sexp);
+    plist::dispose(sexp);
+    problems
+}
+
+/// [`validate_tool`] of each tool.
+pub fn validate_tools(tools: &[Tool]) -> Vec<Vec<Problem>> {
+    tools.iter().map(validate_tool).collect()
 }
 
 /// Tools read from elisp text: one tool plist, or a list of them.

@@ -1,9 +1,9 @@
 //! The Emacs module: a thin layer that moves text across and turns core
 //! errors (and any panic) into `toolspec-error` signals.
 //!
-//! Values cross as text: JSON going out, printed elisp coming in and going
-//! out (read by Emacs's C reader), which is faster than building Lisp
-//! objects one module call at a time.
+//! Values from Lisp cross as text (plists printed by `prin1`, JSON);
+//! imported tools come back as Lisp objects built directly
+//! ([`crate::module_lisp`]), other results as printed elisp or JSON.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -14,6 +14,8 @@ use crate::args::ArgChecker;
 
 
 use crate::error::{Error, ErrorKind};
+use crate::module_lisp::Lisp;
+use crate::read::Imported;
 use crate::read::{Format, ReadOptions};
 use crate::write::Dialect;
 
@@ -93,6 +95,20 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
     }
 }
 
+/// An import as the list `(TOOLS WARNINGS PATHS PROBLEMS)`: PROBLEMS has
+/// the problems of each tool (see `toolspec-validate`) when `validate`,
+/// else it is nil.
+fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
+    let (imp, problems) = run(env, || {
+        let imp = imp?;
+        let problems = validate.then(|| crate::validate_tools(&imp.tools));
+        Ok((imp, problems))
+    })?;
+    let mut sink = Lisp::new(env)?;
+    crate::emit_imported(&imp, Some(problems.as_deref().unwrap_or(&[])), &mut sink);
+    sink.finish()
+}
+
 /// Version of the module, compared with the elisp package's.
 #[defun]
 fn version() -> emacs::Result<&'static str> {
@@ -100,30 +116,45 @@ fn version() -> emacs::Result<&'static str> {
 }
 
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
-/// Returns elisp text `(TOOLS WARNINGS PATHS)`.
+/// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE.
 #[defun]
-fn parse_json<'e>(env: &'e Env, text: Value<'e>, format: Value<'e>, name: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+fn parse_json<'e>(
+    env: &'e Env,
+    text: Value<'e>,
+    format: Value<'e>,
+    name: Value<'e>,
+    max: Value<'e>,
+    validate: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
-    guard(env, || {
+    let imp = (|| {
         let s = self::text(text, "the JSON text")?;
         let opts = ReadOptions {
             format: Format::parse(format.as_deref().unwrap_or("auto"))?,
             default_name: name.as_deref(),
             max_size: max,
         };
-        crate::parse_json(&s, &opts).map(|imp| crate::imported_to_elisp(&imp))
-    })
+        crate::parse_json(&s, &opts)
+    })();
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// Read FILE and parse it like `parse-json`.
 #[defun]
-fn read_file<'e>(env: &'e Env, file: String, format: Value<'e>, name: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+fn read_file<'e>(
+    env: &'e Env,
+    file: String,
+    format: Value<'e>,
+    name: Value<'e>,
+    max: Value<'e>,
+    validate: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
-    guard(env, || {
+    let imp = (|| {
         let meta = std::fs::metadata(&file)
             .map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
         if meta.len() as usize > max {
@@ -138,8 +169,9 @@ fn read_file<'e>(env: &'e Env, file: String, format: Value<'e>, name: Value<'e>,
             default_name: name.as_deref(),
             max_size: max,
         };
-        crate::read::read_bytes(&bytes, &opts).map(|imp| crate::imported_to_elisp(&imp))
-    })
+        crate::read::read_bytes(&bytes, &opts)
+    })();
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
@@ -269,20 +301,28 @@ fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Ve
 /// Import operations of the OpenAPI document SOURCE (JSON or YAML text,
 /// or a file name when FILE-P) as tools.  OPTIONS is nil or a JSON object
 /// text `{"tags", "paths", "operations", "server"}` selecting them.
-/// Returns elisp text `(TOOLS WARNINGS PATHS)`.
+/// Returns `(TOOLS WARNINGS PATHS PROBLEMS)` as `parse-json` does.
 #[defun]
-fn openapi_read<'e>(env: &'e Env, source: Value<'e>, file_p: Value<'e>, options: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+fn openapi_read<'e>(
+    env: &'e Env,
+    source: Value<'e>,
+    file_p: Value<'e>,
+    options: Value<'e>,
+    max: Value<'e>,
+    validate: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
     let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
-    guard(env, || {
+    let imp = (|| {
         let opts = match options.as_deref() {
             Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
             None => crate::openapi::OpenApiOptions::default(),
         };
         let bytes = source_bytes(source, file_p, max)?;
-        crate::openapi::read_bytes(&bytes, &opts, max).map(|imp| crate::imported_to_elisp(&imp))
-    })
+        crate::openapi::read_bytes(&bytes, &opts, max)
+    })();
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// The operations of the OpenAPI document SOURCE (as for `openapi-read`),

@@ -24,141 +24,284 @@ const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneO
 
 // ---------------------------------------------------------------- printing
 
-/// Print `items` between `open` and `close`, separated by spaces; an
-/// empty sequence prints `empty` instead when given (nil for lists).
-fn print_seq<T>(
-    out: &mut String,
-    open: char,
-    close: char,
-    empty: Option<&str>,
-    items: impl ExactSizeIterator<Item = T>,
-    mut each: impl FnMut(T, &mut String),
-) {
-    if items.len() == 0 {
-        if let Some(e) = empty {
-            out.push_str(e);
-            return;
-        }
-    }
-    out.push(open);
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        each(item, out);
-    }
-    out.push(close);
+/// Where plists are written: elisp text for `read` ([`Text`]), or, in the
+/// Emacs module, Lisp objects built directly.  The walk over the model
+/// (which keys, which values are symbols, lists or vectors) is written
+/// once, over this trait.
+pub trait Sink {
+    /// Begin a list, or a vector when `vector`.
+    fn open(&mut self, vector: bool);
+    /// End the innermost list or vector.
+    fn close(&mut self);
+    fn string(&mut self, s: &str);
+    /// A keyword, `name` without its colon.
+    fn keyword(&mut self, name: &str);
+    fn symbol(&mut self, name: &str);
+    fn number(&mut self, n: &Number);
+    fn nil(&mut self);
+    fn t(&mut self);
 }
 
-/// Print a JSON object as a plist `(:key VALUE ...)`, nil when empty.
-fn print_plist(out: &mut String, m: &Map<String, Value>, each: fn(&Value, &mut String)) {
-    print_seq(out, '(', ')', Some("nil"), m.iter(), |(k, v), out| {
-        print_keyword(k, out);
-        out.push(' ');
-        each(v, out);
+/// A [`Sink`] writing elisp text that `read` turns back into the plist.
+pub struct Text<'a> {
+    out: &'a mut String,
+    /// For each open sequence: whether nothing was written in it yet, and
+    /// the character that closes it.
+    open: Vec<(bool, char)>,
+}
+
+impl<'a> Text<'a> {
+    pub fn new(out: &'a mut String) -> Self {
+        Text { out, open: Vec::new() }
+    }
+
+    fn sep(&mut self) {
+        if let Some((first, _)) = self.open.last_mut() {
+            if *first {
+                *first = false;
+            } else {
+                self.out.push(' ');
+            }
+        }
+    }
+}
+
+impl Sink for Text<'_> {
+    fn open(&mut self, vector: bool) {
+        self.sep();
+        self.out.push(if vector { '[' } else { '(' });
+        self.open.push((true, if vector { ']' } else { ')' }));
+    }
+    fn close(&mut self) {
+        let (_, closer) = self.open.pop().unwrap_or((false, ')'));
+        self.out.push(closer);
+    }
+    fn string(&mut self, s: &str) {
+        self.sep();
+        print_string(s, self.out);
+    }
+    fn keyword(&mut self, name: &str) {
+        self.sep();
+        print_keyword(name, self.out);
+    }
+    fn symbol(&mut self, name: &str) {
+        self.sep();
+        print_symbol(name, self.out);
+    }
+    fn number(&mut self, n: &Number) {
+        self.sep();
+        print_number(n, self.out);
+    }
+    fn nil(&mut self) {
+        self.sep();
+        self.out.push_str("nil");
+    }
+    fn t(&mut self) {
+        self.sep();
+        self.out.push('t');
+    }
+}
+
+/// A [`Sink`] building the lexpr value that reading the printed text
+/// would give: how the validator sees a tool the readers made, without
+/// printing and parsing it.
+#[derive(Default)]
+pub struct Build {
+    open: Vec<(bool, Vec<Sexp>)>,
+    done: Vec<Sexp>,
+}
+
+impl Build {
+    fn push(&mut self, v: Sexp) {
+        match self.open.last_mut() {
+            Some((_, items)) => items.push(v),
+            None => self.done.push(v),
+        }
+    }
+
+    /// The values emitted at the top level.
+    pub fn finish(self) -> Vec<Sexp> {
+        self.done
+    }
+}
+
+impl Sink for Build {
+    fn open(&mut self, vector: bool) {
+        self.open.push((vector, Vec::new()));
+    }
+    fn close(&mut self) {
+        if let Some((vector, items)) = self.open.pop() {
+            self.push(if vector { Sexp::Vector(items.into()) } else { Sexp::list(items) });
+        }
+    }
+    fn string(&mut self, s: &str) {
+        self.push(Sexp::string(s));
+    }
+    fn keyword(&mut self, name: &str) {
+        self.push(Sexp::keyword(name));
+    }
+    fn symbol(&mut self, name: &str) {
+        self.push(Sexp::symbol(name));
+    }
+    fn number(&mut self, n: &Number) {
+        self.push(if let Some(i) = n.as_i64() {
+            Sexp::from(i)
+        } else if let Some(u) = n.as_u64() {
+            Sexp::from(u)
+        } else {
+            Sexp::from(n.as_f64().unwrap_or(0.0))
+        });
+    }
+    fn nil(&mut self) {
+        self.push(Sexp::Null);
+    }
+    fn t(&mut self) {
+        self.push(Sexp::symbol("t"));
+    }
+}
+
+/// A tool as the lexpr value of its plist.
+pub fn tool_to_sexp(tool: &Tool) -> Sexp {
+    let mut b = Build::default();
+    emit_tool(tool, &mut b);
+    b.finish().pop().unwrap_or(Sexp::Null)
+}
+
+/// Emit `items` as a list or vector; an empty list is nil.
+fn emit_seq<T, S: Sink>(s: &mut S, vector: bool, items: impl ExactSizeIterator<Item = T>, mut each: impl FnMut(T, &mut S)) {
+    if items.len() == 0 && !vector {
+        s.nil();
+        return;
+    }
+    s.open(vector);
+    for item in items {
+        each(item, s);
+    }
+    s.close();
+}
+
+/// Emit a JSON object as a plist `(:key VALUE ...)`, nil when empty.
+fn emit_plist<S: Sink>(s: &mut S, m: &Map<String, Value>, each: fn(&Value, &mut S)) {
+    emit_seq(s, false, m.iter(), |(k, v), s| {
+        s.keyword(k);
+        each(v, s);
     });
 }
 
 /// Print a list of tools as one elisp list.
 pub fn print_tools(tools: &[Tool], out: &mut String) {
-    print_seq(out, '(', ')', None, tools.iter(), print_tool);
+    emit_tools(tools, &mut Text::new(out));
 }
 
 /// Print one tool plist.
 pub fn print_tool(tool: &Tool, out: &mut String) {
-    out.push_str("(:name ");
-    print_string(&tool.name, out);
-    if let Some(d) = &tool.description {
-        out.push_str(" :description ");
-        print_string(d, out);
-    }
-    out.push_str(" :args ");
-    print_seq(out, '(', ')', Some("nil"), tool.args.iter(), print_arg);
-    if !tool.schema_extra.is_empty() {
-        out.push_str(" :schema-extra ");
-        print_schema(&tool.schema_extra, out);
-    }
-    for (k, v) in &tool.extra {
-        out.push(' ');
-        print_keyword(k, out);
-        out.push(' ');
-        if SCHEMA_EXTRAS.contains(&k.as_str()) {
-            print_schema_value(v, out);
-        } else {
-            print_data(v, out);
-        }
-    }
-    out.push(')');
-}
-
-fn print_arg(arg: &Arg, out: &mut String) {
-    out.push_str("(:name ");
-    print_string(&arg.name, out);
-    if !arg.schema.is_empty() {
-        out.push(' ');
-        print_schema_body(&arg.schema, out);
-    }
-    if arg.optional {
-        out.push_str(" :optional t");
-    }
-    out.push(')');
+    emit_tool(tool, &mut Text::new(out));
 }
 
 /// A schema node as a plist.
-pub fn print_schema(s: &Schema, out: &mut String) {
-    if s.is_empty() {
-        out.push_str("nil");
-        return;
-    }
-    out.push('(');
-    print_schema_body(s, out);
-    out.push(')');
-}
-
-fn print_schema_body(s: &Schema, out: &mut String) {
-    for (i, (k, v)) in s.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        print_keyword(k, out);
-        out.push(' ');
-        match (k.as_str(), slot(k), v) {
-            ("type", _, Value::Array(ts)) => print_seq(out, '[', ']', None, ts.iter(), print_type),
-            ("type", _, t) => print_type(t, out),
-            (_, Slot::Map, Value::Object(m)) => print_plist(out, m, print_schema_value),
-            (_, Slot::Single | Slot::List, _) => print_schema_value(v, out),
-            _ => print_data(v, out),
-        }
-    }
-}
-
-/// A type name as a symbol.
-fn print_type(t: &Value, out: &mut String) {
-    match t {
-        Value::String(t) => print_symbol(t, out),
-        other => print_data(other, out),
-    }
-}
-
-fn print_schema_value(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(s) => print_schema(s, out),
-        Value::Array(list) => print_seq(out, '[', ']', None, list.iter(), print_schema_value),
-        other => print_data(other, out),
-    }
+pub fn print_schema(schema: &Schema, out: &mut String) {
+    emit_schema(schema, &mut Text::new(out));
 }
 
 /// Any JSON value, as `json-parse-string` with `:object-type plist`,
 /// `:false-object :json-false` and `:null-object :null` would give it.
 pub fn print_data(v: &Value, out: &mut String) {
+    emit_data(v, &mut Text::new(out));
+}
+
+/// Emit a list of tools as one list (nil when there are none).
+pub fn emit_tools<S: Sink>(tools: &[Tool], s: &mut S) {
+    emit_seq(s, false, tools.iter(), emit_tool);
+}
+
+/// Emit one tool plist.
+pub fn emit_tool<S: Sink>(tool: &Tool, s: &mut S) {
+    s.open(false);
+    s.keyword("name");
+    s.string(&tool.name);
+    if let Some(d) = &tool.description {
+        s.keyword("description");
+        s.string(d);
+    }
+    s.keyword("args");
+    emit_seq(s, false, tool.args.iter(), emit_arg);
+    if !tool.schema_extra.is_empty() {
+        s.keyword("schema-extra");
+        emit_schema(&tool.schema_extra, s);
+    }
+    for (k, v) in &tool.extra {
+        s.keyword(k);
+        if SCHEMA_EXTRAS.contains(&k.as_str()) {
+            emit_schema_value(v, s);
+        } else {
+            emit_data(v, s);
+        }
+    }
+    s.close();
+}
+
+fn emit_arg<S: Sink>(arg: &Arg, s: &mut S) {
+    s.open(false);
+    s.keyword("name");
+    s.string(&arg.name);
+    emit_schema_body(&arg.schema, s);
+    if arg.optional {
+        s.keyword("optional");
+        s.t();
+    }
+    s.close();
+}
+
+/// Emit a schema node as a plist (nil when empty).
+pub fn emit_schema<S: Sink>(schema: &Schema, s: &mut S) {
+    if schema.is_empty() {
+        s.nil();
+        return;
+    }
+    s.open(false);
+    emit_schema_body(schema, s);
+    s.close();
+}
+
+fn emit_schema_body<S: Sink>(schema: &Schema, s: &mut S) {
+    for (k, v) in schema {
+        s.keyword(k);
+        match (k.as_str(), slot(k), v) {
+            ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_type),
+            ("type", _, t) => emit_type(t, s),
+            (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, emit_schema_value),
+            (_, Slot::Single | Slot::List, _) => emit_schema_value(v, s),
+            _ => emit_data(v, s),
+        }
+    }
+}
+
+/// A type name as a symbol.
+fn emit_type<S: Sink>(t: &Value, s: &mut S) {
+    match t {
+        Value::String(t) => s.symbol(t),
+        other => emit_data(other, s),
+    }
+}
+
+fn emit_schema_value<S: Sink>(v: &Value, s: &mut S) {
     match v {
-        Value::Null => out.push_str(":null"),
-        Value::Bool(true) => out.push('t'),
-        Value::Bool(false) => out.push_str(":json-false"),
-        Value::Number(n) => print_number(n, out),
-        Value::String(s) => print_string(s, out),
-        Value::Array(a) => print_seq(out, '[', ']', None, a.iter(), print_data),
-        Value::Object(m) => print_plist(out, m, print_data),
+        Value::Object(m) => emit_schema(m, s),
+        Value::Array(list) => emit_seq(s, true, list.iter(), emit_schema_value),
+        other => emit_data(other, s),
+    }
+}
+
+/// Emit any JSON value as [`print_data`] prints it.
+pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
+    match v {
+        Value::Null => s.keyword("null"),
+        Value::Bool(true) => s.t(),
+        Value::Bool(false) => s.keyword("json-false"),
+        Value::Number(n) => s.number(n),
+        Value::String(x) => s.string(x),
+        Value::Array(a) => emit_seq(s, true, a.iter(), emit_data),
+        Value::Object(m) => emit_plist(s, m, emit_data),
     }
 }
 

@@ -1,0 +1,125 @@
+//! Plists built as Lisp objects, for the module's results: the walk over
+//! the model is [`crate::plist`]'s, this is only its [`Sink`] for Emacs.
+//!
+//! Building the objects through module calls (symbols interned once per
+//! call, lists and vectors made by one call each) is faster than printing
+//! elisp text for `read` and reading it back.
+
+use std::collections::HashMap;
+
+use emacs::{Env, IntoLisp, Value};
+use serde_json::Number;
+
+use crate::plist::Sink;
+
+emacs::use_functions! {
+    lisp_list => "list"
+    lisp_vector => "vector"
+    lisp_intern => "intern"
+    lisp_string_to_number => "string-to-number"
+}
+
+/// A [`Sink`] making Lisp objects in `env`.  The first failing module
+/// call is kept and reported by [`Lisp::finish`]; nil stands for what
+/// could not be made.
+pub(crate) struct Lisp<'e> {
+    env: &'e Env,
+    open: Vec<(bool, Vec<Value<'e>>)>,
+    done: Vec<Value<'e>>,
+    /// Symbols and keywords (with their colon) made so far.
+    symbols: HashMap<String, Value<'e>>,
+    nil: Value<'e>,
+    t: Value<'e>,
+    error: Option<emacs::Error>,
+}
+
+impl<'e> Lisp<'e> {
+    pub(crate) fn new(env: &'e Env) -> emacs::Result<Self> {
+        Ok(Lisp {
+            env,
+            open: Vec::new(),
+            done: Vec::new(),
+            symbols: HashMap::new(),
+            nil: env.intern("nil")?,
+            t: env.intern("t")?,
+            error: None,
+        })
+    }
+
+    fn push(&mut self, v: emacs::Result<Value<'e>>) {
+        let v = v.unwrap_or_else(|e| {
+            self.error.get_or_insert(e);
+            self.nil
+        });
+        match self.open.last_mut() {
+            Some((_, items)) => items.push(v),
+            None => self.done.push(v),
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> emacs::Result<Value<'e>> {
+        if let Some(v) = self.symbols.get(name) {
+            return Ok(*v);
+        }
+        // The module's `intern` takes a C string: other names (NUL,
+        // non-ASCII) go through Lisp's `intern`.
+        let v = if name.is_ascii() && !name.contains('\0') {
+            self.env.intern(name)?
+        } else {
+            lisp_intern.call(self.env, (name,))?
+        };
+        self.symbols.insert(name.to_string(), v);
+        Ok(v)
+    }
+
+    /// The value emitted last at the top level.
+    pub(crate) fn finish(mut self) -> emacs::Result<Value<'e>> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        Ok(self.done.pop().unwrap_or(self.nil))
+    }
+}
+
+impl Sink for Lisp<'_> {
+    fn open(&mut self, vector: bool) {
+        self.open.push((vector, Vec::new()));
+    }
+    fn close(&mut self) {
+        if let Some((is_vector, items)) = self.open.pop() {
+            let v = if is_vector { lisp_vector.call(self.env, &items[..]) } else { lisp_list.call(self.env, &items[..]) };
+            self.push(v);
+        }
+    }
+    fn string(&mut self, s: &str) {
+        let v = s.into_lisp(self.env);
+        self.push(v);
+    }
+    fn keyword(&mut self, name: &str) {
+        let v = self.intern(&format!(":{name}"));
+        self.push(v);
+    }
+    fn symbol(&mut self, name: &str) {
+        let v = self.intern(name);
+        self.push(v);
+    }
+    fn number(&mut self, n: &Number) {
+        let v = if let Some(i) = n.as_i64() {
+            i.into_lisp(self.env)
+        } else if n.is_u64() {
+            // Beyond a fixnum: Emacs makes the bignum.
+            lisp_string_to_number.call(self.env, (n.to_string(),))
+        } else {
+            n.as_f64().unwrap_or(0.0).into_lisp(self.env)
+        };
+        self.push(v);
+    }
+    fn nil(&mut self) {
+        let v = Ok(self.nil);
+        self.push(v);
+    }
+    fn t(&mut self) {
+        let v = Ok(self.t);
+        self.push(v);
+    }
+}
