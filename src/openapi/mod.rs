@@ -153,7 +153,8 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
     norm.lenient_refs = true;
     norm.soft_nodes = MAX_OPERATION_NODES;
     let mut fixer = fixup::Fixer::default();
-    let mut first_error: Option<Error> = None;
+    let mut first_error: Option<(Error, &str)> = None;
+    let tried = selected.len();
     for (i, explicit) in selected {
         let op = &doc.ops[i];
         norm.reset_budget();
@@ -171,14 +172,32 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
                     e.path.clone().unwrap_or_else(|| op.json_path.clone()),
                     format!("operation {} skipped: {}", op.name, e.message),
                 ));
-                first_error.get_or_insert(e);
+                first_error.get_or_insert((e, &op.name));
             }
         }
     }
     if out.tools.is_empty() {
-        return Err(first_error.unwrap_or_else(|| Error::shape("paths", "the OpenAPI document has no operations")));
+        return Err(match first_error {
+            Some((e, name)) => none_imported(e, name, tried, doc.ops.len()),
+            None => Error::shape("paths", doc.no_operations()),
+        });
     }
     Ok(out)
+}
+
+/// The error of an import where every selected operation was skipped:
+/// the first one's error (its kind and path), saying that none was left.
+fn none_imported(mut e: Error, name: &str, tried: usize, all: usize) -> Error {
+    e.message = match (tried, all) {
+        (1, 1) => format!("the document's only operation, {name}, cannot be made into a tool: {}", e.message),
+        (1, _) => format!("the only operation selected, {name}, cannot be made into a tool: {}", e.message),
+        (t, a) => format!(
+            "none of the {} can be made into a tool; the first, {name}, was skipped because {}",
+            if t == a { format!("document's {t} operations") } else { format!("{t} operations selected") },
+            e.message
+        ),
+    };
+    e
 }
 
 /// One operation of a document, for choosing what to import.
@@ -403,7 +422,7 @@ impl<'a> Doc<'a> {
             .collect();
         if selected.is_empty() {
             let msg = if self.ops.is_empty() {
-                "the OpenAPI document has no operations".to_string()
+                self.no_operations()
             } else {
                 let mut what = Vec::new();
                 if !opts.tags.is_empty() {
@@ -421,6 +440,26 @@ impl<'a> Doc<'a> {
             return Err(Error::shape("paths", msg));
         }
         Ok(selected)
+    }
+
+    /// Why a document without operations has none.
+    fn no_operations(&self) -> String {
+        let why = match self.obj.get("paths") {
+            Some(Value::Object(p)) if p.keys().any(|k| !k.starts_with("x-")) => {
+                format!("none of its {} paths has a {} operation", p.keys().filter(|k| !k.starts_with("x-")).count(), METHODS.join(", "))
+            }
+            Some(Value::Object(_)) => "`paths` is empty".to_string(),
+            _ => "it has no `paths`".to_string(),
+        };
+        let webhooks = ["webhooks", "x-webhooks"]
+            .iter()
+            .find_map(|k| Some((*k, self.obj.get(*k)?.as_object().filter(|w| !w.is_empty())?.len())));
+        match webhooks {
+            Some((key, n)) => format!(
+                "the OpenAPI document has no operations: {why}; its `{key}` ({n}) describe requests the API sends, not operations a tool can call"
+            ),
+            None => format!("the OpenAPI document has no operations: {why}"),
+        }
     }
 
     /// ` (did you mean X?)` for a name close to `wanted`, or nothing.
