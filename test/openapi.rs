@@ -972,6 +972,23 @@ fn a_document_without_operations_says_why() {
 }
 
 #[test]
+fn an_empty_or_scalar_document_is_an_error_at_a_position() {
+    for text in ["", "  \n\n", "\u{feff}"] {
+        let e = read_text(text, &OpenApiOptions::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Json, "{text:?}");
+        assert!(e.message.starts_with("the document is empty"), "{e}");
+        assert!(e.line.is_some() && e.column.is_some(), "{e:?}");
+    }
+    let e = read_text("\n  hello\n", &OpenApiOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!((e.line, e.column), (Some(2), Some(3)));
+    assert_eq!(e.message, "an OpenAPI document is an object, found a string");
+    let e = read_text("- 1\n- 2\n", &OpenApiOptions::default()).unwrap_err();
+    assert_eq!((e.line, e.column), (Some(1), Some(1)));
+    assert!(e.message.ends_with("found an array"), "{e}");
+}
+
+#[test]
 fn an_empty_media_type_is_shown() {
     let doc = json!({"openapi": "3.0.0", "paths": {
         "/a": {"post": {"operationId": "a", "requestBody": {"required": true, "content": {"": {}}}, "responses": {}}},

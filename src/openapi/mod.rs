@@ -25,7 +25,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::error::{check_utf8, Error, ErrorKind, Result};
+use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
 use crate::model::{join, Problem};
 use crate::read::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
@@ -82,14 +82,26 @@ pub fn is_openapi(o: &Map<String, Value>) -> bool {
     o.contains_key("openapi") || o.contains_key("swagger")
 }
 
-/// Parse an OpenAPI document, JSON or YAML.
+/// Parse an OpenAPI document, JSON or YAML.  Text that is empty, or
+/// whose value is not an object, is an error at the place where the value
+/// starts.
 pub fn parse_document(text: &str) -> Result<Value> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    if t.starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::from_json(&e))
-    } else {
-        parse_yaml(text)
+    let (line, column) = line_column(text.as_bytes(), text.len() - t.len());
+    if t.is_empty() {
+        return Err(Error::new(ErrorKind::Json, "the document is empty: expected an OpenAPI document (JSON or YAML)")
+            .with_position(line, column));
     }
+    let root = if t.starts_with('{') {
+        serde_json::from_str(text).map_err(|e| Error::from_json(&e))?
+    } else {
+        parse_yaml(text)?
+    };
+    if !root.is_object() {
+        return Err(Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(&root)))
+            .with_position(line, column));
+    }
+    Ok(root)
 }
 
 /// Read the operations `opts` selects from OpenAPI text (JSON or YAML).
