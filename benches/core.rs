@@ -12,7 +12,7 @@
 //! a stage stays linear.  GitHub's REST API description (13 MB, from
 //! `make testdata`) and a real mid-size OpenAPI document (Spotify's,
 //! 240 KB) are imported when present, skipped with a notice otherwise.
-//! Sample counts and times are kept small: the whole run takes about three
+//! Sample counts and times are kept small: the whole run takes about two
 //! minutes on two cores.
 
 use std::hint::black_box;

@@ -29,7 +29,7 @@
   "Hash table (SYMBOL . REASON) -> (COUNT . EXAMPLE-FILES).")
 
 (defvar toolspec-sweep--problems nil
-  "Hash table (SEVERITY . REASON) -> (TOOLS . EXAMPLE) of validator problems.")
+  "Hash table (SEVERITY . REASON) -> (OCCURRENCES . EXAMPLES) of validator problems.")
 
 (defvar toolspec-sweep--skips nil
   "Hash table REASON -> (OPERATIONS . EXAMPLE) of skipped operations.")
@@ -225,7 +225,7 @@ something that must never happen happened."
               (dolist (row (seq-take (toolspec-sweep--sorted toolspec-sweep--skips) 15))
                 (insert (format "| %s | %d | %s |\n" (toolspec-sweep--cell (car row)) (cadr row)
                                 (toolspec-sweep--cell (string-join (cddr row) ", ")))))
-              (insert "\n## Validator problems of the produced tools (top 15)\n\n| severity | problem | tools | example |\n| --- | --- | ---: | --- |\n")
+              (insert "\n## Validator problems of the produced tools (top 15)\n\n| severity | problem | occurrences | example |\n| --- | --- | ---: | --- |\n")
               (dolist (row (seq-take (toolspec-sweep--sorted toolspec-sweep--problems) 15))
                 (insert (format "| %s | %s | %d | %s |\n" (caar row) (toolspec-sweep--cell (cdar row)) (cadr row)
                                 (toolspec-sweep--cell (or (car (cddr row)) "")))))
@@ -234,7 +234,7 @@ something that must never happen happened."
                 (insert (format "| %s | %.2f |\n" (cdr s) (car s))))
               (insert (format "\nResult: %s\n"
                               (if bad "FAILED (a non-toolspec error, a panic or a failure without a path)"
-                                "OK: every failure is a toolspec-error with a path; no crash, no panic")))
+                                "OK: every failure is a toolspec-error with a path or position; no crash, no panic")))
               (buffer-string))))
       (with-temp-file report (insert text))
       (princ "\n")
