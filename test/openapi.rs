@@ -928,6 +928,77 @@ fn bad_documents_are_clear_errors() {
     assert_eq!(e.kind, ErrorKind::Shape);
 }
 
+// Found by the corpus sweep (scripts/sweep-openapi.sh): messages that did
+// not say what was wrong.
+
+#[test]
+fn a_document_whose_operations_are_all_skipped_says_so() {
+    let doc = json!({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/a": {"post": {"operationId": "a", "requestBody": {"required": true,
+            "content": {"multipart/form-data": {"schema": {"type": "object"}}}}, "responses": {}}},
+        "/b": {"post": {"operationId": "b", "requestBody": {"required": true,
+            "content": {"text/xml": {"schema": {"type": "object"}}}}, "responses": {}}}}});
+    let e = read(&doc, &OpenApiOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!(e.path.as_deref(), Some("paths./a.post.requestBody.content"));
+    assert_eq!(
+        e.message,
+        "none of the document's 2 operations can be made into a tool; the first, a, was skipped because \
+         the request body can only be multipart/form-data, and toolspec sends JSON bodies only"
+    );
+    // A selection of one, and a document of one.
+    let e = read(&doc, &opts(&[], &["/b"], &[])).unwrap_err();
+    assert!(e.message.starts_with("the only operation selected, b, cannot be made into a tool: "), "{e}");
+    let one = json!({"openapi": "3.0.0", "paths": {"/a": doc["paths"]["/a"].clone()}});
+    let e = read(&one, &OpenApiOptions::default()).unwrap_err();
+    assert!(e.message.starts_with("the document's only operation, a, cannot be made into a tool: "), "{e}");
+}
+
+#[test]
+fn a_document_without_operations_says_why() {
+    let why = |doc: Value| read(&doc, &OpenApiOptions::default()).unwrap_err();
+    let e = why(json!({"openapi": "3.1.0", "paths": {},
+                       "webhooks": {"a.created": {"post": {"responses": {}}}, "a.deleted": {"post": {"responses": {}}}}}));
+    assert_eq!(e.path.as_deref(), Some("paths"));
+    assert_eq!(
+        e.message,
+        "the OpenAPI document has no operations: `paths` is empty; its `webhooks` (2) describe requests \
+         the API sends, not operations a tool can call"
+    );
+    let e = why(json!({"openapi": "3.0.0"}));
+    assert_eq!(e.message, "the OpenAPI document has no operations: it has no `paths`");
+    let e = why(json!({"openapi": "3.0.0", "paths": {"/a": {"parameters": []}, "/b": {"summary": "x"}}}));
+    assert!(e.message.ends_with("none of its 2 paths has a get, put, post, delete, options, head, patch, trace operation"), "{e}");
+}
+
+#[test]
+fn an_empty_or_scalar_document_is_an_error_at_a_position() {
+    for text in ["", "  \n\n", "\u{feff}"] {
+        let e = read_text(text, &OpenApiOptions::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Json, "{text:?}");
+        assert!(e.message.starts_with("the document is empty"), "{e}");
+        assert!(e.line.is_some() && e.column.is_some(), "{e:?}");
+    }
+    let e = read_text("\n  hello\n", &OpenApiOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!((e.line, e.column), (Some(2), Some(3)));
+    assert_eq!(e.message, "an OpenAPI document is an object, found a string");
+    let e = read_text("- 1\n- 2\n", &OpenApiOptions::default()).unwrap_err();
+    assert_eq!((e.line, e.column), (Some(1), Some(1)));
+    assert!(e.message.ends_with("found an array"), "{e}");
+}
+
+#[test]
+fn an_empty_media_type_is_shown() {
+    let doc = json!({"openapi": "3.0.0", "paths": {
+        "/a": {"post": {"operationId": "a", "requestBody": {"required": true, "content": {"": {}}}, "responses": {}}},
+        "/b": {"delete": {"operationId": "b", "requestBody": {"content": {"": {}}}, "responses": {}}}}});
+    let imp = import(&doc);
+    assert_eq!(names(&imp), ["b"]);
+    assert_warned(&imp, "paths./a.post.requestBody.content", "can only be \"\" (an empty media type), and");
+    assert_warned(&imp, "paths./b.delete.requestBody.content", "request body (\"\" (an empty media type)) not supported");
+}
+
 #[test]
 fn garbage_never_panics() {
     let junk = [json!(null), json!(1), json!("s"), json!([]), json!({}), json!({"a": [null, {"$ref": 3}]})];

@@ -25,7 +25,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::error::{check_utf8, Error, ErrorKind, Result};
+use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
 use crate::model::{join, Problem};
 use crate::read::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
@@ -82,14 +82,26 @@ pub fn is_openapi(o: &Map<String, Value>) -> bool {
     o.contains_key("openapi") || o.contains_key("swagger")
 }
 
-/// Parse an OpenAPI document, JSON or YAML.
+/// Parse an OpenAPI document, JSON or YAML.  Text that is empty, or
+/// whose value is not an object, is an error at the place where the value
+/// starts.
 pub fn parse_document(text: &str) -> Result<Value> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    if t.starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::from_json(&e))
-    } else {
-        parse_yaml(text)
+    let (line, column) = line_column(text.as_bytes(), text.len() - t.len());
+    if t.is_empty() {
+        return Err(Error::new(ErrorKind::Json, "the document is empty: expected an OpenAPI document (JSON or YAML)")
+            .with_position(line, column));
     }
+    let root = if t.starts_with('{') {
+        serde_json::from_str(text).map_err(|e| Error::from_json(&e))?
+    } else {
+        parse_yaml(text)?
+    };
+    if !root.is_object() {
+        return Err(Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(&root)))
+            .with_position(line, column));
+    }
+    Ok(root)
 }
 
 /// Read the operations `opts` selects from OpenAPI text (JSON or YAML).
@@ -153,7 +165,8 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
     norm.lenient_refs = true;
     norm.soft_nodes = MAX_OPERATION_NODES;
     let mut fixer = fixup::Fixer::default();
-    let mut first_error: Option<Error> = None;
+    let mut first_error: Option<(Error, &str)> = None;
+    let tried = selected.len();
     for (i, explicit) in selected {
         let op = &doc.ops[i];
         norm.reset_budget();
@@ -171,14 +184,32 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
                     e.path.clone().unwrap_or_else(|| op.json_path.clone()),
                     format!("operation {} skipped: {}", op.name, e.message),
                 ));
-                first_error.get_or_insert(e);
+                first_error.get_or_insert((e, &op.name));
             }
         }
     }
     if out.tools.is_empty() {
-        return Err(first_error.unwrap_or_else(|| Error::shape("paths", "the OpenAPI document has no operations")));
+        return Err(match first_error {
+            Some((e, name)) => none_imported(e, name, tried, doc.ops.len()),
+            None => Error::shape("paths", doc.no_operations()),
+        });
     }
     Ok(out)
+}
+
+/// The error of an import where every selected operation was skipped:
+/// the first one's error (its kind and path), saying that none was left.
+fn none_imported(mut e: Error, name: &str, tried: usize, all: usize) -> Error {
+    e.message = match (tried, all) {
+        (1, 1) => format!("the document's only operation, {name}, cannot be made into a tool: {}", e.message),
+        (1, _) => format!("the only operation selected, {name}, cannot be made into a tool: {}", e.message),
+        (t, a) => format!(
+            "none of the {} can be made into a tool; the first, {name}, was skipped because {}",
+            if t == a { format!("document's {t} operations") } else { format!("{t} operations selected") },
+            e.message
+        ),
+    };
+    e
 }
 
 /// One operation of a document, for choosing what to import.
@@ -403,7 +434,7 @@ impl<'a> Doc<'a> {
             .collect();
         if selected.is_empty() {
             let msg = if self.ops.is_empty() {
-                "the OpenAPI document has no operations".to_string()
+                self.no_operations()
             } else {
                 let mut what = Vec::new();
                 if !opts.tags.is_empty() {
@@ -421,6 +452,26 @@ impl<'a> Doc<'a> {
             return Err(Error::shape("paths", msg));
         }
         Ok(selected)
+    }
+
+    /// Why a document without operations has none.
+    fn no_operations(&self) -> String {
+        let why = match self.obj.get("paths") {
+            Some(Value::Object(p)) if p.keys().any(|k| !k.starts_with("x-")) => {
+                format!("none of its {} paths has a {} operation", p.keys().filter(|k| !k.starts_with("x-")).count(), METHODS.join(", "))
+            }
+            Some(Value::Object(_)) => "`paths` is empty".to_string(),
+            _ => "it has no `paths`".to_string(),
+        };
+        let webhooks = ["webhooks", "x-webhooks"]
+            .iter()
+            .find_map(|k| Some((*k, self.obj.get(*k)?.as_object().filter(|w| !w.is_empty())?.len())));
+        match webhooks {
+            Some((key, n)) => format!(
+                "the OpenAPI document has no operations: {why}; its `{key}` ({n}) describe requests the API sends, not operations a tool can call"
+            ),
+            None => format!("the OpenAPI document has no operations: {why}"),
+        }
     }
 
     /// ` (did you mean X?)` for a name close to `wanted`, or nothing.

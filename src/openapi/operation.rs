@@ -398,8 +398,7 @@ impl<'a> Builder<'_, 'a, '_> {
         };
         let cp = join(&path, "content");
         let Some((mt, media)) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v))) else {
-            let types: Vec<&str> = content.keys().map(String::as_str).collect();
-            return self.unsendable(required, &cp, &types.join(", "));
+            return self.unsendable(required, &cp, &media_types(content.keys().map(String::as_str)));
         };
         let ct = if mt.contains('*') { "application/json" } else { mt };
         let desc = rb.get("description").and_then(Value::as_str);
@@ -412,7 +411,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let consumes: Vec<&str> = consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         if !form.is_empty() {
             let required = form.iter().any(|(p, _)| p.get("required") == Some(&Value::Bool(true)));
-            let what = if consumes.is_empty() { "form fields (formData)".to_string() } else { consumes.join(", ") };
+            let what = if consumes.is_empty() { "form fields (formData)".to_string() } else { media_types(consumes.iter().copied()) };
             let path = form[0].1.clone();
             self.unsendable(required, &path, &what)?;
         }
@@ -424,7 +423,7 @@ impl<'a> Builder<'_, 'a, '_> {
             match pick_json(consumes.iter().map(|c| (*c, &Value::Null))) {
                 Some((c, _)) if !c.contains('*') => c,
                 Some(_) => "application/json",
-                None => return self.unsendable(required, &path, &consumes.join(", ")),
+                None => return self.unsendable(required, &path, &media_types(consumes.iter().copied())),
             }
         };
         let desc = p.get("description").and_then(Value::as_str);
@@ -770,6 +769,13 @@ fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, 
 /// The first entry of a `servers` list, when there is one.
 fn first_server(holder: &Map<String, Value>) -> Option<&Map<String, Value>> {
     holder.get("servers")?.as_array()?.first()?.as_object()
+}
+
+/// Media types for a message: `a, b`, an empty one shown as `""` (no
+/// media type) so that the message still says what is there.
+fn media_types<'m>(types: impl Iterator<Item = &'m str>) -> String {
+    let shown: Vec<&str> = types.map(|t| if t.trim().is_empty() { "\"\" (an empty media type)" } else { t }).collect();
+    shown.join(", ")
 }
 
 /// The JSON media type among `types`: `application/json`, else another
