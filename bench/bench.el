@@ -1,0 +1,425 @@
+;;; bench.el --- toolspec against its baselines, in one Emacs -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;;; Commentary:
+
+;; Run by `make bench' (scripts/bench.sh) in a batch Emacs with the
+;; release module and gptel loaded:
+;;
+;;   emacs --batch -Q -L lisp -L .deps/gptel -l bench/bench.el \
+;;         -f toolspec-bench-run-and-exit
+;;
+;; Each case times toolspec and its baselines alternately, in the same
+;; process, after a garbage collection each, and reports medians and
+;; ratios.  The baselines are what a user would otherwise run:
+;;
+;;  - mcp.el's path from an MCP tools/list result to gptel tool plists:
+;;    `json-parse-string' as mcp.el calls it, then per tool its
+;;    destructuring and `mcp--parse-tool-args' (written again below,
+;;    step for step, since mcp.el needs a running server);
+;;  - gptel's own export of registered tools: `gptel--parse-tools' for
+;;    an OpenAI backend, encoded as gptel encodes request bodies;
+;;  - `json-parse-string' alone, the floor.
+;;
+;; The figures go to stdout and to BENCHMARKS.md (or $TOOLSPEC_BENCH_OUT).
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'seq)
+(require 'subr-x)
+(require 'toolspec)
+(require 'toolspec-gptel)
+(require 'gptel)
+(require 'gptel-openai)
+
+(defvar toolspec-bench-data
+  (or (getenv "TOOLSPEC_BENCHDATA") (expand-file-name ".deps/bench"))
+  "Directory of the catalogs (scripts/fetch-bench-data.sh).")
+
+(defvar toolspec-bench-testdata
+  (or (getenv "TOOLSPEC_TESTDATA") (expand-file-name ".deps/testdata"))
+  "Directory of the OpenAPI documents (scripts/fetch-test-data.sh).")
+
+(defvar toolspec-bench-reps
+  (string-to-number (or (getenv "TOOLSPEC_BENCH_REPS") "11"))
+  "How many times each variant of a case runs.")
+
+(defvar toolspec-bench-out
+  (or (getenv "TOOLSPEC_BENCH_OUT") (expand-file-name "BENCHMARKS.md"))
+  "Where the report is written.")
+
+(defvar toolspec-bench--rows nil
+  "Rows of the report: (CASE TOOLSPEC BASELINE-NAME BASELINE RATIO TARGET MET).")
+
+(defvar toolspec-bench--notes nil
+  "Lines printed under the table.")
+
+;;;; Timing
+
+(defun toolspec-bench--time (thunk)
+  "Seconds THUNK takes, after a garbage collection."
+  (garbage-collect)
+  (let ((t0 (float-time)))
+    (funcall thunk)
+    (- (float-time) t0)))
+
+(defun toolspec-bench--median (xs)
+  "Median of the numbers XS."
+  (let* ((s (sort (copy-sequence xs) #'<))
+         (n (length s)))
+    (if (cl-oddp n)
+        (nth (/ n 2) s)
+      (/ (+ (nth (1- (/ n 2)) s) (nth (/ n 2) s)) 2.0))))
+
+(defun toolspec-bench--compare (variants &optional reps)
+  "Time VARIANTS, an alist (NAME . THUNK), alternately REPS times.
+Each round runs every variant once, in turn.  Returns an alist
+\(NAME . MEDIAN-SECONDS)."
+  (let ((times (mapcar (lambda (v) (list (car v))) variants)))
+    ;; One round to warm up (loading, caches), not counted.
+    (dolist (v variants) (funcall (cdr v)))
+    (dotimes (_ (or reps toolspec-bench-reps))
+      (dolist (v variants)
+        (push (toolspec-bench--time (cdr v)) (cdr (assoc (car v) times)))))
+    (mapcar (lambda (x) (cons (car x) (toolspec-bench--median (cdr x)))) times)))
+
+(defun toolspec-bench--ms (s)
+  "S seconds as milliseconds text."
+  (format "%.1f ms" (* 1000 s)))
+
+(defun toolspec-bench--row (case mine base-name base target-ratio &optional unit)
+  "Record CASE: toolspec took MINE, baseline BASE-NAME took BASE.
+TARGET-RATIO is the largest acceptable MINE / BASE, or nil.  UNIT
+formats times (default milliseconds)."
+  (let* ((fmt (or unit #'toolspec-bench--ms))
+         (ratio (/ mine base))
+         (met (if target-ratio (if (<= ratio target-ratio) "yes" "**no**") "")))
+    (push (list case (funcall fmt mine) base-name (funcall fmt base)
+                (format "%.2fx" ratio)
+                (if target-ratio (format "<= %sx" target-ratio) "")
+                met)
+          toolspec-bench--rows)
+    (message "%-48s toolspec %10s  %-34s %10s  ratio %6.2fx %s"
+             case (funcall fmt mine) base-name (funcall fmt base) ratio
+             (if target-ratio (format "(target <= %s: %s)" target-ratio met) ""))))
+
+(defun toolspec-bench--note (fmt &rest args)
+  "Add a note under the table: FMT and ARGS as for `format'."
+  (let ((s (apply #'format fmt args)))
+    (message "  %s" s)
+    (push s toolspec-bench--notes)))
+
+;;;; Baselines
+
+(defun toolspec-bench--mcp-parse-tool-args (properties required)
+  "gptel args of PROPERTIES and REQUIRED as mcp.el makes them.
+Each property becomes (:name NAME . ITS-SCHEMA-PLIST); required names
+are paired with the properties in order, as `mcp--parse-tool-args'
+does, and the unpaired ones get `:optional t'."
+  (let ((missing (- (/ (length properties) 2) (length required))))
+    (cl-mapcar (lambda (pair required-name)
+                 (pcase-let ((`(,key ,value) pair))
+                   `(:name ,(substring (symbol-name key) 1)
+                           ,@value
+                           ,@(unless required-name '(:optional t)))))
+               (seq-partition properties 2)
+               (append required (when (> missing 0) (make-list missing nil))))))
+
+(defun toolspec-bench--mcp-tools (text)
+  "gptel tool plists from TEXT, an MCP tools/list result, as mcp.el does.
+The JSON is parsed as mcp.el's JSON-RPC layer parses it; each tool is
+then destructured and its args made as in `mcp-make-text-tool'.  (mcp.el
+finds each tool again by name in the server's list, which makes it
+quadratic; that search is left out.)"
+  (let* ((json (json-parse-string text :object-type 'plist :null-object nil
+                                  :false-object :json-false))
+         (tools (plist-get json :tools)))
+    (cl-loop for tool across tools
+             collect
+             (cl-destructuring-bind (&key name description ((:inputSchema input-schema))
+                                          &allow-other-keys)
+                 tool
+               (cl-destructuring-bind (&key properties required &allow-other-keys) input-schema
+                 (list :function #'ignore
+                       :name name
+                       :async nil
+                       :description description
+                       :args (toolspec-bench--mcp-parse-tool-args properties (or required '()))))))))
+
+(defun toolspec-bench--json-floor (text)
+  "Parse TEXT as clients do, and nothing more."
+  (json-parse-string text :object-type 'plist :null-object nil :false-object :json-false))
+
+(defvar toolspec-bench--backend nil
+  "The OpenAI gptel backend of the export baseline.")
+
+(defun toolspec-bench--gptel-export (tools)
+  "TOOLS (gptel tools) as OpenAI JSON, by gptel's own code."
+  (gptel--json-encode (gptel--parse-tools toolspec-bench--backend tools)))
+
+;;;; Cases
+
+(defun toolspec-bench--file-text (file)
+  "The text of FILE, decoded as UTF-8."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8))
+      (insert-file-contents file))
+    (buffer-string)))
+
+(defun toolspec-bench--toolspec-import (text)
+  "TEXT to validated gptel-ready plists by toolspec; signal on errors."
+  (let ((tools (toolspec-parse-json text)))
+    (cl-loop for tool in tools
+             for problems in toolspec-last-import-problems
+             do (toolspec--check-problems tool problems))
+    tools))
+
+(defun toolspec-bench-catalog ()
+  "Catalog import: JSON text to validated gptel-ready plists."
+  (let ((results nil))
+    (dolist (name '("catalog.json" "catalog-2x.json"))
+      (let* ((file (expand-file-name name toolspec-bench-data))
+             (text (toolspec-bench--file-text file))
+             (n (length (toolspec-parse-json text)))
+             (r (toolspec-bench--compare
+                 `(("toolspec" . ,(lambda () (toolspec-bench--toolspec-import text)))
+                   ("mcp.el" . ,(lambda () (toolspec-bench--mcp-tools text)))
+                   ("json-parse-string" . ,(lambda () (toolspec-bench--json-floor text)))))))
+        (cl-assert (= n (length (toolspec-bench--mcp-tools text))))
+        (push (cons name r) results)
+        (let ((case (format "catalog import, %d tools (%s, %.1f MB)" n name
+                            (/ (string-bytes text) 1e6))))
+          (toolspec-bench--row case (cdr (assoc "toolspec" r)) "mcp.el path"
+                               (cdr (assoc "mcp.el" r)) (and (equal name "catalog.json") 0.5))
+          (toolspec-bench--row case (cdr (assoc "toolspec" r)) "json-parse-string"
+                               (cdr (assoc "json-parse-string" r)) (and (equal name "catalog.json") 3)))))
+    ;; Linearity: the catalog twice over should take about twice as long.
+    (let ((one (cdr (assoc "catalog.json" results)))
+          (two (cdr (assoc "catalog-2x.json" results))))
+      (dolist (who '("toolspec" "mcp.el" "json-parse-string"))
+        (toolspec-bench--note "linearity: %s takes %.2fx as long for the catalog twice over"
+                              who (/ (cdr (assoc who two)) (cdr (assoc who one))))))))
+
+(defun toolspec-bench-openapi ()
+  "OpenAPI import: GitHub's description to tools, from the file."
+  (let* ((file (expand-file-name "octokit-openapi/generated/api.github.com.json"
+                                 toolspec-bench-testdata))
+         (text (toolspec-bench--file-text file))
+         (n (length (toolspec-read-openapi file)))
+         (r (toolspec-bench--compare
+             `(("toolspec" . ,(lambda () (toolspec-read-openapi file)))
+               ("json-parse-string" . ,(lambda () (toolspec-bench--json-floor text)))
+               ("read+parse" . ,(lambda () (toolspec-bench--json-floor
+                                            (toolspec-bench--file-text file)))))
+             (max 5 (/ toolspec-bench-reps 2))))
+         (case (format "OpenAPI import, GitHub (%d tools, %.1f MB)" n (/ (string-bytes text) 1e6))))
+    (toolspec-bench--row case (cdr (assoc "toolspec" r)) "json-parse-string (text in memory)"
+                         (cdr (assoc "json-parse-string" r)) 2)
+    (toolspec-bench--row case (cdr (assoc "toolspec" r)) "read the file + json-parse-string"
+                         (cdr (assoc "read+parse" r)) nil)))
+
+(defun toolspec-bench-export ()
+  "Export: registered gptel tools to OpenAI JSON."
+  (let* ((text (toolspec-bench--file-text (expand-file-name "catalog.json" toolspec-bench-data)))
+         (gptel--known-tools nil)
+         (tools (toolspec-register (toolspec-parse-json text) :category "bench"))
+         (r (toolspec-bench--compare
+             `(("toolspec" . ,(lambda () (toolspec-tools-to-json tools 'openai)))
+               ("gptel" . ,(lambda () (toolspec-bench--gptel-export tools)))))))
+    (toolspec-bench--row (format "export, %d registered tools -> OpenAI JSON" (length tools))
+                         (cdr (assoc "toolspec" r)) "gptel--parse-tools + encode"
+                         (cdr (assoc "gptel" r)) 0.5)))
+
+(defun toolspec-bench-arguments ()
+  "Run-time argument check of a 5-argument tool, per call."
+  (let* ((tool (car (toolspec-parse-json
+                     (json-encode
+                      '((name . "book_flight")
+                        (description . "Book a flight.")
+                        (parameters
+                         (type . "object")
+                         (properties
+                          (from (type . "string") (description . "IATA code") (pattern . "^[A-Z]{3}$"))
+                          (to (type . "string") (description . "IATA code") (pattern . "^[A-Z]{3}$"))
+                          (date (type . "string") (description . "Day of departure") (format . "date"))
+                          (seats (type . "integer") (description . "Seats") (minimum . 1) (maximum . 9))
+                          (class (type . "string") (description . "Cabin") (enum . ["economy" "business" "first"])))
+                         (required . ["from" "to" "date" "seats"])))))))
+         (args '(:from "CDG" :to "JFK" :date "2026-12-24" :seats 2 :class "economy"))
+         (n 2000)
+         (per-call (lambda (f) (lambda () (dotimes (_ n) (funcall f)))))
+         (r (toolspec-bench--compare
+             `(("toolspec" . ,(funcall per-call (lambda () (toolspec-validate-arguments tool args))))
+               ("json-serialize" . ,(funcall per-call (lambda () (json-serialize args))))))))
+    (cl-assert (null (toolspec-validate-arguments tool args)))
+    (cl-assert (toolspec-validate-arguments tool '(:from "CDG" :to "JFK" :date "2026-12-24" :seats 12)))
+    (toolspec-bench--row "argument check, 5-arg tool, per call"
+                         (/ (cdr (assoc "toolspec" r)) n) "json-serialize of the args"
+                         (/ (cdr (assoc "json-serialize" r)) n) nil
+                         (lambda (s) (format "%.1f us" (* 1e6 s))))
+    (toolspec-bench--note "argument check: median %.1f us per call (target <= 20 us): %s"
+                          (* 1e6 (/ (cdr (assoc "toolspec" r)) n))
+                          (if (<= (/ (cdr (assoc "toolspec" r)) n) 20e-6) "met" "**missed**"))))
+
+(defun toolspec-bench--emacs (form &optional dir)
+  "Run FORM in a fresh `emacs -Q --batch' with DIR (default lisp/) in
+`load-path'; return what it prints last, read."
+  (with-temp-buffer
+    (let ((status (call-process (expand-file-name invocation-name invocation-directory)
+                                nil t nil "-Q" "--batch"
+                                "-L" (or dir (expand-file-name "lisp"))
+                                "-L" (file-name-directory (locate-library "gptel"))
+                                "--eval" (prin1-to-string form))))
+      (unless (eq status 0)
+        (error "Sub-Emacs failed (%s): %s" status (buffer-string)))
+      (car (read-from-string (buffer-substring (line-beginning-position 0) (point-max)))))))
+
+(defun toolspec-bench--installed-copy ()
+  "A directory holding toolspec as a package install has it: byte-compiled."
+  (let ((dir (make-temp-file "toolspec-bench" t)))
+    (dolist (f (directory-files "lisp" t "\\(?:\\.el\\|\\.so\\|\\.dylib\\|\\.dll\\)\\'"))
+      (copy-file f (expand-file-name (file-name-nondirectory f) dir)))
+    (toolspec-bench--emacs
+     `(progn (setq byte-compile-warnings nil)
+             (dolist (f (directory-files ,dir t "\\.el\\'"))
+               (byte-compile-file f))
+             (princ "\nt\n"))
+     dir)
+    dir))
+
+(defun toolspec-bench-require ()
+  "(require \='toolspec) with the module, in a fresh emacs -Q."
+  (let* ((dir (toolspec-bench--installed-copy))
+         (form (lambda (feature)
+                 `(let ((t0 (float-time)))
+                    (require ',feature)
+                    (princ (format "\n%S\n" (- (float-time) t0))))))
+         (mine nil) (theirs nil))
+    (unwind-protect
+        (dotimes (_ (max 7 toolspec-bench-reps))
+          (push (toolspec-bench--emacs (funcall form 'toolspec) dir) mine)
+          (push (toolspec-bench--emacs (funcall form 'url) dir) theirs))
+      (delete-directory dir t))
+    (let ((m (toolspec-bench--median mine)))
+      (toolspec-bench--row "(require 'toolspec) with the module, emacs -Q, byte-compiled"
+                           m "(require 'url), built into Emacs" (toolspec-bench--median theirs) nil)
+      (toolspec-bench--note "(require 'toolspec): median %.1f ms (target <= 20 ms): %s"
+                            (* 1000 m) (if (<= m 0.02) "met" "**missed**")))))
+
+(defun toolspec-bench-memory ()
+  "Peak RSS growth while importing GitHub's description, in a fresh Emacs."
+  (let* ((file (expand-file-name "octokit-openapi/generated/api.github.com.json"
+                                 toolspec-bench-testdata))
+         (size (file-attribute-size (file-attributes file)))
+         (form (lambda (body)
+                 `(let ((kb (lambda (field)
+                              (with-temp-buffer
+                                (insert-file-contents "/proc/self/status")
+                                (re-search-forward (concat "^" field ":[ \t]*\\([0-9]+\\)"))
+                                (string-to-number (match-string 1))))))
+                    (require 'toolspec)
+                    (require 'toolspec-openapi)
+                    (garbage-collect)
+                    (let ((before (funcall kb "VmRSS")))
+                      ,body
+                      (princ (format "\n%S\n" (* 1024 (- (funcall kb "VmHWM") before))))))))
+         (mine (toolspec-bench--median
+                (cl-loop repeat 3 collect
+                         (toolspec-bench--emacs (funcall form `(toolspec-read-openapi ,file))))))
+         (theirs (toolspec-bench--median
+                  (cl-loop repeat 3 collect
+                           (toolspec-bench--emacs
+                            (funcall form `(json-parse-string
+                                            (with-temp-buffer
+                                              (let ((coding-system-for-read 'utf-8))
+                                                (insert-file-contents ,file))
+                                              (buffer-string))
+                                            :object-type 'plist))))))
+         (mb (lambda (b) (format "%.1f MB" (/ b 1e6)))))
+    (toolspec-bench--row (format "memory: peak RSS growth, GitHub import (file %.1f MB)" (/ size 1e6))
+                         mine "read + json-parse-string" theirs nil mb)
+    (toolspec-bench--note "memory: peak RSS growth %.2fx the file size (target <= 3x): %s"
+                          (/ mine (float size)) (if (<= mine (* 3 size)) "met" "**missed**"))))
+
+;;;; Report
+
+(defun toolspec-bench--versions ()
+  "Lines naming the machine, Emacs and the crates measured."
+  (let* ((lock (with-temp-buffer
+                 (insert-file-contents "Cargo.lock")
+                 (buffer-string)))
+         (crate (lambda (name)
+                  (if (string-match (format "name = \"%s\"\nversion = \"\\([^\"]+\\)\"" name) lock)
+                      (match-string 1 lock)
+                    "?")))
+         (cpu (with-temp-buffer
+                (insert-file-contents "/proc/cpuinfo")
+                (if (re-search-forward "^model name[ \t]*: \\(.*\\)$" nil t) (match-string 1) "?"))))
+    (list (format "- machine: %s, %s, %d cores" (car (split-string system-configuration "-"))
+                  cpu (num-processors))
+          (format "- Emacs %s (native JSON: %s), gptel %s" emacs-version
+                  (if (fboundp 'json-parse-string) "yes" "no")
+                  (or (bound-and-true-p gptel-version) "?"))
+          (format "- toolspec %s (release module); crates: emacs %s, serde_json %s, lexpr %s, jsonschema %s, mimalloc %s"
+                  toolspec-version (funcall crate "emacs") (funcall crate "serde_json")
+                  (funcall crate "lexpr") (funcall crate "jsonschema") (funcall crate "mimalloc"))
+          (format "- %d runs of each variant per case, alternating, medians; garbage collected before each run"
+                  toolspec-bench-reps))))
+
+(defun toolspec-bench--write ()
+  "Write the report to `toolspec-bench-out'."
+  (let ((history (expand-file-name "bench/history.md")))
+    (with-temp-file toolspec-bench-out
+      (insert "# Benchmarks\n\n"
+              "Written by `make bench` (bench/bench.el); do not edit by hand.  "
+              "Each case runs toolspec and its baseline alternately in one batch Emacs; "
+              "times are medians, the ratio is toolspec / baseline (below 1: toolspec is faster).\n\n")
+      (insert (format-time-string "Run on %Y-%m-%d.\n\n"))
+      (dolist (l (toolspec-bench--versions)) (insert l "\n"))
+      (insert "\n| case | toolspec | baseline | baseline time | ratio | target | met |\n"
+              "| --- | ---: | --- | ---: | ---: | ---: | :---: |\n")
+      (dolist (r (reverse toolspec-bench--rows))
+        (insert "| " (mapconcat #'identity r " | ") " |\n"))
+      (insert "\n")
+      (dolist (n (reverse toolspec-bench--notes))
+        (insert "- " n "\n"))
+      (insert "\n## Baselines and data\n\n"
+              "- *mcp.el path*: `json-parse-string` as mcp.el's JSON-RPC layer calls it, then per tool "
+              "mcp.el's destructuring and `mcp--parse-tool-args` (bench/bench.el, written step for step; "
+              "its per-name lookup of each tool, which is quadratic, is left out).  toolspec's side also "
+              "normalises every schema and validates every tool.\n"
+              "- *gptel--parse-tools + encode*: gptel's own serialisation of registered tools for an "
+              "OpenAI backend, `gptel--json-encode` of `gptel--parse-tools`.\n"
+              "- The catalog: every function definition in the test data of the Berkeley Function "
+              "Calling Leaderboard (PyPI `bfcl-eval`), deduplicated, types made JSON Schema's, as one MCP "
+              "tools/list result (bench/make-catalog.py); `catalog-2x.json` is the same twice over under other "
+              "names.  GitHub's description: npm `@octokit/openapi`.\n")
+      (when (file-exists-p history)
+        (insert "\n")
+        (insert-file-contents history)
+        (goto-char (point-max))))
+    (message "Wrote %s" toolspec-bench-out)))
+
+(defun toolspec-bench-run-and-exit ()
+  "Run every case, write the report, exit."
+  (setq toolspec-bench--backend (gptel-make-openai "toolspec-bench" :key "none"))
+  (let ((cases (if (getenv "TOOLSPEC_BENCH_CASES")
+                   (mapcar #'intern (split-string (getenv "TOOLSPEC_BENCH_CASES")))
+                 '(catalog openapi export arguments require memory))))
+    (dolist (c cases)
+      (message "== %s" c)
+      (funcall (intern (format "toolspec-bench-%s" c))))
+    (toolspec-bench--write)
+    (kill-emacs 0)))
+
+(provide 'bench)
+;;; bench.el ends here
