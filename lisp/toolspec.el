@@ -125,6 +125,7 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 (declare-function toolspec--mod-parse-json "toolspec-module")
 (declare-function toolspec--mod-read-file "toolspec-module")
 (declare-function toolspec--mod-to-json "toolspec-module")
+(declare-function toolspec--mod-serialized-to-json "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
 (declare-function toolspec--mod-gptel-form "toolspec-module")
 
@@ -366,9 +367,46 @@ load: an array for OpenAI and Anthropic, {\"tools\": [...]} for MCP and
 Bedrock, {\"functionDeclarations\": [...]} for Gemini.  PRETTY
 non-nil indents it."
   (toolspec--ensure-module)
-  (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
-                         (toolspec--name dialect (symbol-name toolspec-default-dialect))
-                         t pretty))
+  (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
+    (if-let* ((serialized (toolspec--serialize tools)))
+        (toolspec--mod-serialized-to-json serialized dialect pretty)
+      (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
+                             dialect t pretty))))
+
+(declare-function gptel-tool-name "ext:gptel")
+(declare-function gptel-tool-description "ext:gptel")
+(declare-function gptel-tool-args "ext:gptel")
+(declare-function llm-tool-name "ext:llm")
+(declare-function llm-tool-description "ext:llm")
+(declare-function llm-tool-args "ext:llm")
+
+(defun toolspec--serialize (tools)
+  "TOOLS as JSON text by `json-serialize', for the module; nil if they can't be.
+Each tool becomes its plist without the keys that have no JSON form,
+`:args' a vector.  Registered gptel tools have string types, which
+`json-serialize' takes; a plist with symbols in it (`:type string')
+cannot be serialised, and nil tells the caller to print it instead."
+  (and (fboundp 'json-serialize)
+       (condition-case nil
+           (json-serialize
+            (vconcat
+             (mapcar
+              (lambda (tool)
+                (cond
+                 ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
+                  (list :name (gptel-tool-name tool) :description (gptel-tool-description tool)
+                        :args (vconcat (gptel-tool-args tool))))
+                 ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
+                  (list :name (llm-tool-name tool) :description (llm-tool-description tool)
+                        :args (vconcat (llm-tool-args tool))))
+                 ((and (consp tool) (keywordp (car tool)))
+                  (cl-loop for (k v) on tool by #'cddr
+                           unless (memq k '(:function :async :category :confirm :include))
+                           append (list k (if (eq k :args) (vconcat v) v))))
+                 (t (signal 'wrong-type-argument (list 'toolspec-tool-p tool)))))
+              tools))
+            :null-object :null :false-object :json-false)
+         (error nil))))
 
 ;;;###autoload
 (defun toolspec-validate (tool)

@@ -186,6 +186,17 @@ fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, many: Value<'e>, 
     })
 }
 
+/// Convert TEXT, tool plists serialised by `json-serialize` (see
+/// `serialized_plists_to_json`), to a JSON document in DIALECT.
+#[defun]
+fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+    let pretty = pretty.is_not_nil();
+    guard(env, || {
+        let s = self::text(text, "the serialised plists")?;
+        crate::serialized_plists_to_json(&s, Dialect::parse(&dialect)?, pretty)
+    })
+}
+
 /// Validate a printed tool plist; returns elisp text of the problems.
 #[defun]
 fn validate<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {

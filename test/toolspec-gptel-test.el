@@ -701,6 +701,33 @@ to :name, :description and :args."
           ;; toolspec must not modify what it serialises.
           (should (equal snapshot (gptel-tool-args tool))))))))
 
+(ert-deftest toolspec-gptel-test-export-serialized-equals-printed ()
+  "Exporting registered tools through `json-serialize' gives the JSON
+printing them gives, in every dialect.
+Registered gptel tools (string types) take the fast path; plists with
+symbol types cannot be serialised and are printed instead."
+  (toolspec-gptel-test--with-registry
+    (let* ((plists (cl-loop for file in (toolspec-gptel-test--files)
+                            append (toolspec-read-file file)))
+           (tools (mapcar (lambda (p) (toolspec-gptel-test--register (copy-tree p t))) plists)))
+      ;; The fast path is taken for the structs, not for the plists.
+      (should (stringp (toolspec--serialize tools)))
+      (should-not (toolspec--serialize plists))
+      (dolist (dialect toolspec-dialects)
+        (let ((fast (toolspec-tools-to-json tools dialect))
+              (printed (cl-letf (((symbol-function 'toolspec--serialize) #'ignore))
+                         (toolspec-tools-to-json tools dialect))))
+          (should (equal (list dialect fast) (list dialect printed)))
+          ;; And what the plists give, cut to what a struct holds.
+          (should (equal (list dialect fast)
+                         (list dialect
+                               (toolspec-tools-to-json
+                                (mapcar (lambda (p) (list :name (plist-get p :name)
+                                                          :description (plist-get p :description)
+                                                          :args (plist-get p :args)))
+                                        plists)
+                                dialect)))))))))
+
 (defun toolspec-gptel-test--errors (tool)
   "Return the error-severity problems `toolspec-validate' finds in TOOL."
   (cl-remove-if-not (lambda (problem) (eq (car problem) 'error))
