@@ -1657,3 +1657,15 @@ fn fuzz_regression_optional_keyword_on_top_level_property() {
     assert_eq!(write_tools(&tools, Dialect::Anthropic).unwrap(), write_tools(&back, Dialect::Anthropic).unwrap());
     assert_no_key(&write(&back[0], Dialect::Anthropic), "optional");
 }
+
+/// Empty input: serde_json places the error at column 0; places count
+/// from 1 (`toolspec check` printed `file:1:0:`).
+#[test]
+fn fuzz_regression_empty_input_has_a_place() {
+    for text in ["", "\n", "{\n"] {
+        let e = read_err(text);
+        assert!(e.line >= Some(1) && e.column >= Some(1), "{text:?}: {e:?}");
+    }
+    let c = toolspec::check::check_json("", &ReadOptions::default());
+    assert_eq!((c.diagnostics[0].line, c.diagnostics[0].column), (1, 1));
+}
