@@ -171,17 +171,24 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
         }
     };
     let doc: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    // Every problem is placed in the text at once (placing them one by
+    // one would scan the text once per problem).
     let mut out = Vec::new();
+    let mut places: Vec<String> = Vec::new();
+    // The tool of a warning: the one at the longest path that is a whole
+    // prefix of the warning's path (each prefix looked up, not each tool).
+    let tool_at: std::collections::HashMap<&str, &Tool> =
+        imp.paths.iter().map(String::as_str).zip(&imp.tools).rev().collect();
     for w in &imp.warnings {
-        let (line, column) = crate::locate::locate(text, &w.path);
-        let tool = imp
-            .paths
-            .iter()
-            .zip(&imp.tools)
-            .filter(|(p, _)| p.is_empty() || w.path == **p || w.path.starts_with(&format!("{p}.")))
-            .max_by_key(|(p, _)| p.len())
-            .map(|(_, t)| t.name.clone());
-        out.push(Diagnostic { level: w.severity.into(), line, column, path: w.path.clone(), message: w.message.clone(), tool });
+        let p = w.path.as_str();
+        let dots: Vec<usize> = p.match_indices('.').map(|(i, _)| i).collect();
+        let tool = std::iter::once(p.len())
+            .chain(dots.into_iter().rev())
+            .chain(std::iter::once(0))
+            .find_map(|end| tool_at.get(&p[..end]))
+            .map(|t| t.name.clone());
+        places.push(w.path.clone());
+        out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.clone(), message: w.message.clone(), tool });
     }
     for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
         let mut printed = String::new();
@@ -190,20 +197,26 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
             Ok(p) => p,
             Err(e) => {
                 out.push(error_diagnostic(&e, text));
+                places.push(String::new());
                 continue;
             }
         };
         for p in problems {
-            let json_path = problem_json_path(&doc, tool, tool_path, &p.path);
-            let (line, column) = crate::locate::locate(text, &json_path);
+            places.push(problem_json_path(&doc, tool, tool_path, &p.path));
             out.push(Diagnostic {
                 level: p.severity.into(),
-                line,
-                column,
+                line: 0,
+                column: 0,
                 path: p.path,
                 message: p.message,
                 tool: Some(tool.name.clone()),
             });
+        }
+    }
+    let paths: Vec<&str> = places.iter().map(String::as_str).collect();
+    for (d, (line, column)) in out.iter_mut().zip(crate::locate::locate_many(text, &paths)) {
+        if d.line == 0 {
+            (d.line, d.column) = (line, column);
         }
     }
     out.sort_by_key(|d| (d.line, d.column));

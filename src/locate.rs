@@ -154,6 +154,156 @@ pub fn locate(text: &str, path: &str) -> (usize, usize) {
     line_column(text.as_bytes(), found)
 }
 
+/// One step of a path, as a key of the trie [`locate_many`] builds.
+#[derive(PartialEq, Eq, Hash)]
+enum TrieStep {
+    Key(String),
+    Index(usize),
+}
+
+impl From<Step<'_>> for TrieStep {
+    fn from(s: Step<'_>) -> TrieStep {
+        match s {
+            Step::Key(k) => TrieStep::Key(k.to_string()),
+            Step::Index(i) => TrieStep::Index(i),
+        }
+    }
+}
+
+type Trie = std::collections::HashMap<(usize, TrieStep), usize>;
+
+/// [`locate`] for many paths at once: one pass over `text` finds them
+/// all (and one more counts lines and columns), however many there are.
+/// The place of each path, in order.
+pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
+    // The paths as a trie of steps, node 0 the whole document.
+    let mut trie = Trie::new();
+    let mut nodes = 1usize;
+    for p in paths {
+        let mut node = 0;
+        for step in steps(p) {
+            node = *trie.entry((node, step.into())).or_insert_with(|| {
+                nodes += 1;
+                nodes - 1
+            });
+        }
+    }
+    let mut found: Vec<Option<usize>> = vec![None; nodes];
+    scan_values(&mut Scanner { b: text.as_bytes(), i: 0 }, &trie, &mut found);
+    // Each path: the deepest node along it that was found.
+    let offsets: Vec<usize> = paths
+        .iter()
+        .map(|p| {
+            let (mut node, mut at) = (0, found[0].unwrap_or(0));
+            for step in steps(p) {
+                match trie.get(&(node, step.into())).and_then(|&n| Some((n, found[n]?))) {
+                    Some((n, f)) => (node, at) = (n, f),
+                    None => break,
+                }
+            }
+            at
+        })
+        .collect();
+    line_columns(text, &offsets)
+}
+
+/// Walk the values of JSON text, without recursion, recording where the
+/// first value at each node of the trie starts.  Stops at text that is
+/// not JSON.
+fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
+    enum Frame {
+        Object(usize),
+        Array(usize, usize),
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut node = Some(0usize);
+    loop {
+        // At the start of a value, at trie node `node` (None: no path
+        // goes through it).
+        s.ws();
+        let start = s.i;
+        if let Some(n) = node {
+            found[n].get_or_insert(start);
+        }
+        match (node, s.b.get(s.i)) {
+            (_, None) => return,
+            (Some(n), Some(b'{')) => {
+                s.i += 1;
+                stack.push(Frame::Object(n));
+            }
+            (Some(n), Some(b'[')) => {
+                s.i += 1;
+                stack.push(Frame::Array(n, 0));
+            }
+            _ => {
+                if s.skip().is_none() || s.i == start {
+                    return;
+                }
+            }
+        }
+        // To the start of the next value, closing containers on the way.
+        loop {
+            s.ws();
+            let Some(top) = stack.last_mut() else { return };
+            match s.b.get(s.i) {
+                None => return,
+                Some(b',') => {
+                    s.i += 1;
+                    continue;
+                }
+                Some(b'}' | b']') => {
+                    s.i += 1;
+                    stack.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            match top {
+                Frame::Object(n) => {
+                    let Some(key) = s.string() else { return };
+                    s.ws();
+                    if s.b.get(s.i) != Some(&b':') {
+                        return;
+                    }
+                    s.i += 1;
+                    node = trie.get(&(*n, TrieStep::Key(key))).copied();
+                }
+                Frame::Array(n, item) => {
+                    node = trie.get(&(*n, TrieStep::Index(*item))).copied();
+                    *item += 1;
+                }
+            }
+            break;
+        }
+    }
+}
+
+/// 1-based (line, column) of each byte offset, in one pass over `text`.
+pub fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut column) = (1usize, 1usize);
+    let mut chars = text.char_indices().peekable();
+    for i in order {
+        let target = offsets[i].min(text.len());
+        while let Some(&(at, c)) = chars.peek() {
+            if at >= target {
+                break;
+            }
+            if c == '\n' {
+                line += 1;
+                column = 1;
+            } else {
+                column += 1;
+            }
+            chars.next();
+        }
+        out[i] = (line, column);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +315,28 @@ mod tests {
         assert_eq!(locate(text, "tools[1].x.y[1].z"), (4, 38));
         // A missing key stops at the deepest part found.
         assert_eq!(locate(text, "tools[1].nope"), (4, 3));
+    }
+
+    #[test]
+    fn many_paths_at_once_as_one_by_one() {
+        let text = "{\n \"tools\": [\n  {\"name\": \"a\", \"k\": \"x\", \"k\": 2},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ],\n \"é\": [[], {}, \"ü\"]}";
+        let paths = [
+            "tools[1].name",
+            "tools[1].x.y[1].z",
+            "tools[1].nope",
+            "",
+            "tools[0].k",
+            "tools[5]",
+            "é[2]",
+            "é[1].x",
+            "tools[1].x.y[1].z",
+        ];
+        let one_by_one: Vec<(usize, usize)> = paths.iter().map(|p| locate(text, p)).collect();
+        assert_eq!(locate_many(text, &paths), one_by_one);
+        for broken in ["{\"a\": [1, {\"b\" 2}]}", "[:", "{\"a\": [1,, 2]", "\"x", "{\"a\" /* c */ : 1}"] {
+            let paths = ["a[1].b", "a[0]", "[0]", "a"];
+            let many = locate_many(broken, &paths);
+            assert_eq!(many.len(), 4, "{broken}");
+        }
     }
 }

@@ -405,8 +405,8 @@ fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<C
                 Status::Unusable
             })?;
             if !args.quiet {
-                for w in &imp.warnings {
-                    let (l, c) = toolspec::locate::locate(&text, &w.path);
+                let paths: Vec<&str> = imp.warnings.iter().map(|w| w.path.as_str()).collect();
+                for (w, (l, c)) in imp.warnings.iter().zip(toolspec::locate::locate_many(&text, &paths)) {
                     eprintln!("{}:{l}:{c}: {}: {}: {}", label(file), w.severity.as_str(), w.path, w.message);
                 }
             }
