@@ -260,7 +260,14 @@ fn shim_escapes(text: &str) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     let mut in_string = false;
+    // Depth counts lists, vectors and quote prefixes (`'x` reads as
+    // `(quote x)`): `prefixes` are those read since the last token,
+    // `opened` those before each open list, `extra` their sum.
     let mut depth = 0usize;
+    let mut prefixes = 0usize;
+    let mut opened: Vec<usize> = Vec::new();
+    let mut extra = 0usize;
+    let too_deep = || Error::new(ErrorKind::Limit, format!("plist nested deeper than {MAX_PLIST_DEPTH} levels"));
     while let Some(c) = chars.next() {
         if in_string {
             out.push(c);
@@ -278,27 +285,44 @@ fn shim_escapes(text: &str) -> Result<String> {
         match c {
             '"' => {
                 in_string = true;
+                prefixes = 0;
                 out.push(c);
             }
-            '\\' => match chars.next() {
-                Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
-                Some(n) => out.push(n),
-                None => {}
-            },
+            '@' => out.push(c),
+            '\\' => {
+                prefixes = 0;
+                match chars.next() {
+                    Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
+                    Some(n) => out.push(n),
+                    None => {}
+                }
+            }
             '(' | '[' => {
                 depth += 1;
-                if depth > MAX_PLIST_DEPTH {
-                    return Err(Error::new(
-                        ErrorKind::Limit,
-                        format!("plist nested deeper than {MAX_PLIST_DEPTH} levels"),
-                    ));
+                opened.push(prefixes);
+                extra += prefixes;
+                prefixes = 0;
+                if depth + extra > MAX_PLIST_DEPTH {
+                    return Err(too_deep());
                 }
                 out.push(c);
             }
             ')' | ']' => {
                 depth = depth.saturating_sub(1);
+                extra -= opened.pop().unwrap_or(0);
+                prefixes = 0;
                 out.push(c);
             }
+            '\'' | '`' | ',' | '#' => {
+                if c != '#' || chars.as_str().starts_with('\'') {
+                    prefixes += 1;
+                    if depth + extra + prefixes > MAX_PLIST_DEPTH {
+                        return Err(too_deep());
+                    }
+                }
+                out.push(c);
+            }
+            c if c.is_whitespace() => out.push(c),
             ':' if chars.as_str().strip_prefix('.').is_some_and(|r| r.chars().next().is_none_or(is_delimiter)) => {
                 // The keyword `:.` (Emacs prints it so), which lexpr
                 // rejects: read it as an escaped `.`.
@@ -321,7 +345,10 @@ fn shim_escapes(text: &str) -> Result<String> {
                 }
                 out.push('\n');
             }
-            _ => out.push(c),
+            _ => {
+                prefixes = 0;
+                out.push(c);
+            }
         }
     }
     Ok(out)
@@ -492,7 +519,9 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
                 if schema && key.is_some_and(|k| slot(k) == Slot::Map) {
                     let mut m = Map::new();
                     for (name, sub) in pairs {
-                        m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                        if !m.contains_key(name) {
+                            m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                        }
                     }
                     return Ok(Value::Object(m));
                 }
@@ -510,7 +539,10 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
                     for x in items {
                         let c = x.as_cons().expect("checked above");
                         let k = c.car().as_symbol().or_else(|| c.car().as_str()).unwrap_or_default();
-                        m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
+                        // The first entry of a key counts, as for `alist-get'.
+                        if !m.contains_key(k) {
+                            m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
+                        }
                     }
                     return Ok(Value::Object(m));
                 }
@@ -530,6 +562,10 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
 fn plist_to_map(pairs: &[(&str, &Sexp)], path: &str, schema: bool) -> Result<Map<String, Value>> {
     let mut m = Map::new();
     for (k, sub) in pairs {
+        // The first of a key given twice counts, as for `plist-get'.
+        if m.contains_key(*k) {
+            continue;
+        }
         let sub_schema = schema && slot(k) != Slot::Data;
         m.insert(k.to_string(), sexp_to_json(sub, Some(k), &join(path, k), sub_schema)?);
     }
@@ -547,7 +583,13 @@ pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
         Error::new(ErrorKind::Plist, "a tool must be a plist (:name \"...\" :description \"...\" :args (...))")
     })?;
     let mut tool = Tool::default();
+    // A key given twice: the first value counts, as for `plist-get' and
+    // `gptel-make-tool' (the validator warns).
+    let mut seen = std::collections::HashSet::new();
     for (k, val) in &pairs {
+        if !seen.insert(*k) {
+            continue;
+        }
         match *k {
             "name" => {
                 tool.name = name_of(val).ok_or_else(|| Error::at(ErrorKind::Plist, "name", "the tool's :name must be a string"))?
@@ -598,19 +640,21 @@ fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
         Error::at(ErrorKind::Plist, path, "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
     })?;
     let mut name = None;
-    let mut optional = false;
+    let mut optional = None;
     let mut rest = Vec::with_capacity(pairs.len());
     for (k, val) in pairs {
         match k {
             // The first :name is the argument's (as for `plist-get`); a
             // later one is a schema keyword called "name".
             "name" if name.is_none() => name = name_of(val),
-            "optional" => optional = !is_nil(val) && val.as_keyword() != Some("json-false"),
+            "optional" => {
+                optional.get_or_insert(!is_nil(val) && val.as_keyword() != Some("json-false"));
+            }
             _ => rest.push((k, val)),
         }
     }
     let name = name.ok_or_else(|| Error::at(ErrorKind::Plist, &join(path, "name"), "the argument has no :name string"))?;
-    Ok(Arg { name, optional, schema: schema_from_pairs(&rest, path)? })
+    Ok(Arg { name, optional: optional.unwrap_or(false), schema: schema_from_pairs(&rest, path)? })
 }
 
 #[cfg(test)]
