@@ -102,7 +102,7 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
         return Err(Error::new(
             ErrorKind::Limit,
             format!(
-                "input is {} bytes, more than the limit of {} bytes (raise `toolspec-max-input-size`)",
+                "input is {} bytes, more than the limit of {} bytes: raise `toolspec-max-input-size' to read it",
                 bytes.len(),
                 opts.max_size
             ),

@@ -143,7 +143,7 @@ pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
     if len > max {
         return Err(Error::new(
             ErrorKind::Limit,
-            format!("input is {len} bytes, more than the limit of {max} bytes (raise `toolspec-max-input-size`)"),
+            format!("input is {len} bytes, more than the limit of {max} bytes: raise `toolspec-max-input-size' to read it"),
         ));
     }
     Ok(())
