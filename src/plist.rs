@@ -289,8 +289,16 @@ fn shim_escapes(text: &str) -> Result<String> {
                 out.push(c);
             }
             '@' => out.push(c),
+            '{' | '}' | '|' => {
+                // Symbol characters for Emacs (printed as they are) that
+                // lexpr takes for delimiters or refuses.
+                prefixes = 0;
+                mark_symbol_start(&mut out);
+                out.push(char::from_u32(ESCAPE_BASE + c as u32).unwrap_or(c));
+            }
             '\\' => {
                 prefixes = 0;
+                mark_symbol_start(&mut out);
                 match chars.next() {
                     Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
                     Some(n) => out.push(n),
@@ -347,11 +355,26 @@ fn shim_escapes(text: &str) -> Result<String> {
             }
             _ => {
                 prefixes = 0;
+                if !c.is_ascii() {
+                    mark_symbol_start(&mut out);
+                }
                 out.push(c);
             }
         }
     }
     Ok(out)
+}
+
+/// Put before a symbol whose first character lexpr refuses (a letter
+/// that is not ASCII, an escape): lexpr reads symbols that start with
+/// `!`, and [`unshim`] takes the marker away.
+const SYMBOL_MARK: &str = "!\u{F0080}";
+
+/// Write [`SYMBOL_MARK`] when `out` is at the start of a token.
+fn mark_symbol_start(out: &mut String) {
+    if out.chars().next_back().is_none_or(|c| c.is_whitespace() || "()[]'`,@".contains(c)) {
+        out.push_str(SYMBOL_MARK);
+    }
 }
 
 fn is_delimiter(c: char) -> bool {
@@ -372,8 +395,10 @@ fn bare_exponent(out: &str, rest: &str) -> bool {
 }
 
 fn unescape_name(name: &str) -> Option<String> {
+    let marked = name.strip_prefix(SYMBOL_MARK);
+    let name = marked.unwrap_or(name);
     if !name.chars().any(|c| (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&(c as u32))) {
-        return None;
+        return marked.map(String::from);
     }
     Some(
         name.chars()
