@@ -231,6 +231,15 @@ pub fn print_keyword(name: &str, out: &mut String) {
 /// Escaped symbol characters are carried through lexpr (which has no
 /// symbol escapes) as characters of this private-use block.
 const ESCAPE_BASE: u32 = 0xF0000;
+/// Precedes a character of this block (escapes, then U+F0080 of
+/// [`SYMBOL_MARK`], then this one) that was in the text itself, so that
+/// it is not taken for an escape or a mark.
+const LITERAL: char = '\u{F0081}';
+
+/// Whether `c` is one of the characters the shim gives a meaning.
+fn reserved(c: char) -> bool {
+    (ESCAPE_BASE..=LITERAL as u32).contains(&(c as u32))
+}
 /// Deepest nesting of lists and vectors accepted from Lisp.
 pub const MAX_PLIST_DEPTH: usize = 100;
 
@@ -301,7 +310,12 @@ fn shim_escapes(text: &str) -> Result<String> {
                 mark_symbol_start(&mut out);
                 match chars.next() {
                     Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
-                    Some(n) => out.push(n),
+                    Some(n) => {
+                        if reserved(n) {
+                            out.push(LITERAL);
+                        }
+                        out.push(n);
+                    }
                     None => {}
                 }
             }
@@ -358,6 +372,9 @@ fn shim_escapes(text: &str) -> Result<String> {
                 if !c.is_ascii() {
                     mark_symbol_start(&mut out);
                 }
+                if reserved(c) {
+                    out.push(LITERAL);
+                }
                 out.push(c);
             }
         }
@@ -394,35 +411,36 @@ fn bare_exponent(out: &str, rest: &str) -> bool {
         && exp[digits..].chars().next().is_none_or(is_delimiter)
 }
 
-fn unescape_name(name: &str) -> Option<String> {
-    let marked = name.strip_prefix(SYMBOL_MARK);
+fn unescape_name(name: &str, symbol: bool) -> Option<String> {
+    let marked = if symbol { name.strip_prefix(SYMBOL_MARK) } else { None };
     let name = marked.unwrap_or(name);
-    if !name.chars().any(|c| (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&(c as u32))) {
+    if !name.chars().any(reserved) {
         return marked.map(String::from);
     }
-    Some(
-        name.chars()
-            .map(|c| {
-                let u = c as u32;
-                if (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&u) {
-                    char::from_u32(u - ESCAPE_BASE).unwrap_or(c)
-                } else {
-                    c
-                }
-            })
-            .collect(),
-    )
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        let u = c as u32;
+        if c == LITERAL {
+            out.extend(chars.next());
+        } else if (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&u) {
+            out.push(char::from_u32(u - ESCAPE_BASE).unwrap_or(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
 }
 
 /// Undo [`shim_escapes`] in symbol and keyword names.  Lists are walked
 /// along their cdr iteratively, so long lists cost no stack.
 fn unshim(v: Sexp) -> Sexp {
     match v {
-        Sexp::Symbol(s) => match unescape_name(&s) {
+        Sexp::Symbol(s) => match unescape_name(&s, true) {
             Some(n) => Sexp::Symbol(n.into()),
             None => Sexp::Symbol(s),
         },
-        Sexp::Keyword(s) => match unescape_name(&s) {
+        Sexp::Keyword(s) => match unescape_name(&s, false) {
             Some(n) => Sexp::Keyword(n.into()),
             None => Sexp::Keyword(s),
         },

@@ -1702,3 +1702,22 @@ fn symbols_emacs_prints_read_back() {
     toolspec::plist::print_symbol("12", &mut out);
     assert_eq!(parse_sexp(&out).unwrap().as_symbol(), Some("12"));
 }
+
+/// Names holding the characters the plist reader uses internally (found
+/// by fuzzing: a JSON key `!\u{F0080}nlyHint` lost its first characters
+/// through the plist round trip).
+#[test]
+fn fuzz_regression_reserved_characters_in_names() {
+    let names = ["!\u{F0080}nlyHint", "\u{F0041}", "a\u{F0081}b", "\u{F0080}", "x\u{F007F}"];
+    let props: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), json!({"type": "string", "description": "d"}))).collect();
+    let doc = mcp(json!({"type": "object", "properties": {"o": {"type": "object", "properties": props}}}));
+    let mut doc = doc;
+    doc["annotations"] = json!({"!\u{F0080}nlyHint": true});
+    let tools = import(&doc).tools;
+    let back = via_plist(&tools);
+    assert_eq!(back, tools);
+    assert_eq!(write(&back[0], Dialect::Mcp)["annotations"], json!({"!\u{F0080}nlyHint": true}));
+    let text = "(:name \"t\" :args ((:name \"a\" :type string :description \"d\" :default !\u{F0080}x)))";
+    assert_eq!(tools_from_elisp(text).unwrap()[0].args[0].schema["default"], json!("!\u{F0080}x"));
+}
