@@ -64,8 +64,14 @@
                  (const bedrock) (const mcp) (const json-schema)))
 
 (defcustom toolspec-max-input-size (* 64 1024 1024)
-  "Largest JSON input, in bytes, toolspec accepts."
-  :type 'natnum)
+  "Largest input, in bytes, toolspec reads.
+It bounds JSON text and files (`toolspec-parse-json',
+`toolspec-read-file', `toolspec-import-file') and OpenAPI
+documents (`toolspec-read-openapi').  Larger input is refused
+before it is parsed, with a `toolspec-limit-error' naming the
+file, its size and this limit; raise the limit to read it."
+  :type 'natnum
+  :group 'toolspec)
 
 (defconst toolspec-dialects
   '(openai openai-responses openai-strict anthropic gemini ollama bedrock mcp json-schema)

@@ -60,9 +60,10 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
         match input.get("parameters") {
             None | Some(Value::Null) => {}
             Some(Value::Array(params)) => {
+                let mut names = std::collections::HashSet::new();
                 for (i, p) in params.iter().enumerate() {
                     let arg = parameter(p, &index(&ppath, i), &mut out.warnings)?;
-                    if tool.args.iter().any(|a| a.name == arg.name) {
+                    if !names.insert(arg.name.clone()) {
                         return Err(Error::shape(&index(&ppath, i), format!("two parameters are named \"{}\"", arg.name)));
                     }
                     tool.args.push(arg);

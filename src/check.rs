@@ -171,34 +171,38 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
         }
     };
     let doc: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    // Diagnostics are made without positions, then all are located in
-    // one scan of the text.
+    // Every problem is placed in the text at once (placing them one by
+    // one would scan the text once per problem).
     let mut out = Vec::new();
-    let mut json_paths = Vec::new();
+    let mut places: Vec<String> = Vec::new();
+    // The tool of a warning: the one at the longest path that is a whole
+    // prefix of the warning's path (each prefix looked up, not each tool).
+    let tool_at: std::collections::HashMap<&str, &Tool> =
+        imp.paths.iter().map(String::as_str).zip(&imp.tools).rev().collect();
     for w in &imp.warnings {
-        let tool = imp
-            .paths
-            .iter()
-            .zip(&imp.tools)
-            .filter(|(p, _)| p.is_empty() || w.path == **p || w.path.starts_with(&format!("{p}.")))
-            .max_by_key(|(p, _)| p.len())
-            .map(|(_, t)| t.name.clone());
-        json_paths.push(w.path.clone());
+        let p = w.path.as_str();
+        let dots: Vec<usize> = p.match_indices('.').map(|(i, _)| i).collect();
+        let tool = std::iter::once(p.len())
+            .chain(dots.into_iter().rev())
+            .chain(std::iter::once(0))
+            .find_map(|end| tool_at.get(&p[..end]))
+            .map(|t| t.name.clone());
+        places.push(w.path.clone());
         out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.clone(), message: w.message.clone(), tool });
     }
-    let mut errors = Vec::new();
     for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
         let mut printed = String::new();
         crate::plist::print_tool(tool, &mut printed);
         let problems = match crate::validate_elisp(&printed) {
             Ok(p) => p,
             Err(e) => {
-                errors.push(error_diagnostic(&e, text));
+                out.push(error_diagnostic(&e, text));
+                places.push(String::new());
                 continue;
             }
         };
         for p in problems {
-            json_paths.push(problem_json_path(&doc, tool, tool_path, &p.path));
+            places.push(problem_json_path(&doc, tool, tool_path, &p.path));
             out.push(Diagnostic {
                 level: p.severity.into(),
                 line: 0,
@@ -209,12 +213,12 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
             });
         }
     }
-    let paths: Vec<&str> = json_paths.iter().map(String::as_str).collect();
+    let paths: Vec<&str> = places.iter().map(String::as_str).collect();
     for (d, (line, column)) in out.iter_mut().zip(crate::locate::locate_many(text, &paths)) {
-        d.line = line;
-        d.column = column;
+        if d.line == 0 {
+            (d.line, d.column) = (line, column);
+        }
     }
-    out.extend(errors);
     out.sort_by_key(|d| (d.line, d.column));
     Checked { diagnostics: out, unusable: false }
 }

@@ -96,7 +96,9 @@ impl Error {
         } else {
             reason
         };
-        Error::new(ErrorKind::Json, reason).with_position(err.line(), err.column())
+        // serde_json counts a column of 0 for an error before the first
+        // character of a line (empty input): places here start at 1.
+        Error::new(ErrorKind::Json, reason).with_position(err.line().max(1), err.column().max(1))
     }
 }
 

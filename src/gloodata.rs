@@ -44,6 +44,9 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
         return Err(Error::shape(&tpath, "the extension defines no tools"));
     }
     let doc = Value::Object(o.clone());
+    // Tool name -> index in `out`, for names made equal by sanitizing.
+    let mut named: std::collections::HashMap<String, usize> =
+        out.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     for (id, t) in tools {
         let p = join(&tpath, id);
         let t = t
@@ -56,9 +59,10 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
                 format!("tool \"{id}\" of \"{ns}\" is named \"{name}\" (tool names allow letters, digits, _ and -, at most 64)"),
             ));
         }
-        if let Some(other) = out.tools.iter().position(|x| x.name == name) {
+        if let Some(&other) = named.get(&name) {
             return Err(Error::shape(&p, format!("two tools are named \"{name}\" (the other is {})", out.paths[other])));
         }
+        named.insert(name.clone(), out.tools.len());
         let mut tool = read_tool(t, ns, id, &p, &doc, &mut out.warnings)?;
         tool.name = name;
         let exec = tool.extra.get_mut("executor").and_then(Value::as_object_mut).expect("set by read_tool");
@@ -110,7 +114,8 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
             }
         }
     }
-    let rest: Vec<&String> = fields.keys().filter(|k| !order.contains(k)).collect();
+    let placed: std::collections::HashSet<&String> = order.iter().copied().collect();
+    let rest: Vec<&String> = fields.keys().filter(|k| !placed.contains(k)).collect();
     order.extend(rest);
 
     let mut tool = Tool::default();

@@ -4,7 +4,6 @@
 //! its line, column and the JSON path of the object or array holding it.  Only the SkyDeck reader uses it: other
 //! formats are machine-written and read strictly.
 
-use crate::error::line_column;
 use crate::model::{index, join, Problem};
 
 /// One container being scanned.
@@ -29,9 +28,18 @@ enum Last {
     Value,
 }
 
+/// Nesting deeper than this is not repaired: the strict parser refuses
+/// it anyway (at 128 levels).
+const MAX_DEPTH: usize = 128;
+
+/// Repairs listed one by one; the rest are counted in one more warning.
+pub const MAX_LISTED: usize = 50;
+
 /// The text with its slips repaired, and a warning for each repair.
 /// Text that has other errors comes back with what could be repaired;
-/// the strict parser reports the rest.
+/// the strict parser reports the rest.  Time and memory are linear in
+/// the text: text nested deeper than JSON allows comes back unrepaired,
+/// and past [`MAX_LISTED`] repairs are counted, not listed.
 pub fn repair(text: &str) -> (String, Vec<Problem>) {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len() + 16);
@@ -42,9 +50,22 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
     // trailing one, and where it was in the input.
     let mut pending_comma: Option<(usize, usize)> = None;
     let mut i = 0;
+    // Where lines start, made on the first repair.
+    let mut lines: Vec<usize> = Vec::new();
+    let mut unlisted = 0usize;
 
-    let warn = |warnings: &mut Vec<Problem>, stack: &[Frame], at: usize, msg: String| {
-        let (line, column) = line_column(bytes, at);
+    let mut warn = |warnings: &mut Vec<Problem>, stack: &[Frame], at: usize, msg: String| {
+        if warnings.len() >= MAX_LISTED {
+            unlisted += 1;
+            return;
+        }
+        if lines.is_empty() {
+            lines.push(0);
+            lines.extend(bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1));
+        }
+        let line = lines.partition_point(|&s| s <= at);
+        let start = lines[line - 1];
+        let column = text.get(start..at).map_or(at - start, |s| s.chars().count()) + 1;
         let path = stack.last().map(|f| f.path.clone()).unwrap_or_default();
         warnings.push(Problem::warning(path, format!("line {line}, column {column}: {msg}")));
     };
@@ -134,6 +155,9 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
                     last = Last::Key;
                     i = end;
                 } else if b == b'{' || b == b'[' {
+                    if stack.len() >= MAX_DEPTH {
+                        return (text.to_string(), Vec::new());
+                    }
                     let path = stack.last().map(member_path).unwrap_or_default();
                     stack.push(Frame { path, object: b == b'{', key: None, item: 0 });
                     out.push(b as char);
@@ -147,6 +171,9 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
                 pending_comma = None;
             }
         }
+    }
+    if unlisted > 0 {
+        warnings.push(Problem::warning("", format!("{unlisted} more repairs not listed")));
     }
     (out, warnings)
 }

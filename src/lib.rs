@@ -18,6 +18,7 @@ pub mod model;
 pub mod openapi;
 pub mod plist;
 pub mod read;
+pub mod scan;
 pub mod schema;
 pub mod template;
 pub mod validate;

@@ -1,8 +1,6 @@
 //! Find where a path (`tools[2].inputSchema.properties.x`) is in JSON
 //! text, so that a problem can be shown at its place in the file.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::error::line_column;
 
 /// One step of a path.
@@ -141,134 +139,6 @@ impl Scanner<'_> {
     }
 }
 
-/// The paths still sought below one place of the document: a trie of
-/// their steps.
-#[derive(Default)]
-struct Node<'p> {
-    /// Indices of the paths that end here.
-    ends: Vec<usize>,
-    /// Indices of every path at or below this node.
-    all: Vec<usize>,
-    keys: HashMap<&'p str, Node<'p>>,
-    items: HashMap<usize, Node<'p>>,
-}
-
-impl<'p> Node<'p> {
-    fn insert(&mut self, steps: &[Step<'p>], index: usize) {
-        self.all.push(index);
-        match steps.split_first() {
-            None => self.ends.push(index),
-            Some((Step::Key(k), rest)) => self.keys.entry(k).or_default().insert(rest, index),
-            Some((Step::Index(n), rest)) => self.items.entry(*n).or_default().insert(rest, index),
-        }
-    }
-}
-
-impl Scanner<'_> {
-    /// Walk the value at the cursor, recording in `found` the offset of
-    /// every path of `node` (the deepest part that exists), and leave the
-    /// cursor after the value.  Only the branches some path goes down are
-    /// entered, each once, so a document is scanned once whatever the
-    /// number of paths; the recursion is as deep as the longest path.
-    fn walk(&mut self, node: &Node, found: &mut [usize]) -> Option<()> {
-        self.ws();
-        for &i in &node.all {
-            found[i] = self.i;
-        }
-        match self.b.get(self.i)? {
-            b'{' if !node.keys.is_empty() => {
-                let mut seen = HashSet::new();
-                self.i += 1;
-                loop {
-                    self.ws();
-                    if self.b.get(self.i)? == &b'}' {
-                        self.i += 1;
-                        return Some(());
-                    }
-                    let key = self.string()?;
-                    self.ws();
-                    if self.b.get(self.i)? != &b':' {
-                        return None;
-                    }
-                    self.i += 1;
-                    match node.keys.get_key_value(key.as_str()) {
-                        // The first of duplicate keys, as `locate` finds.
-                        Some((k, child)) if seen.insert(*k) => self.walk(child, found)?,
-                        _ => self.skip()?,
-                    }
-                    self.ws();
-                    if self.b.get(self.i)? == &b',' {
-                        self.i += 1;
-                    }
-                }
-            }
-            b'[' if !node.items.is_empty() => {
-                self.i += 1;
-                let mut n = 0;
-                loop {
-                    self.ws();
-                    if self.b.get(self.i)? == &b']' {
-                        self.i += 1;
-                        return Some(());
-                    }
-                    match node.items.get(&n) {
-                        Some(child) => self.walk(child, found)?,
-                        None => self.skip()?,
-                    }
-                    n += 1;
-                    self.ws();
-                    if self.b.get(self.i)? == &b',' {
-                        self.i += 1;
-                    }
-                }
-            }
-            _ => self.skip(),
-        }
-    }
-}
-
-/// 1-based (line, column) of each of `paths` in `text`, as [`locate`]
-/// finds them, in one scan of the text: checking a file of thousands of
-/// tools with a problem each stays linear.
-pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
-    let all: Vec<Vec<Step>> = paths.iter().map(|p| steps(p)).collect();
-    let mut root = Node::default();
-    for (i, s) in all.iter().enumerate() {
-        root.insert(s, i);
-    }
-    let mut found = vec![0; paths.len()];
-    let mut s = Scanner { b: text.as_bytes(), i: 0 };
-    let _ = s.walk(&root, &mut found);
-    line_columns(text.as_bytes(), &found)
-}
-
-/// [`line_column`] of many offsets, in one pass over `text`.
-pub fn line_columns(text: &[u8], offsets: &[usize]) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_by_key(|&i| offsets[i]);
-    let mut out = vec![(1, 1); offsets.len()];
-    // `pos` moves forward only; the column is counted from the last
-    // offset of the same line, so a long line is counted once too.
-    let (mut pos, mut line, mut column) = (0usize, 1usize, 1usize);
-    for i in order {
-        let target = offsets[i].min(text.len());
-        while pos < target {
-            match text[pos] {
-                b'\n' => {
-                    line += 1;
-                    column = 1;
-                }
-                // Characters are counted at their first byte.
-                b if b & 0xC0 != 0x80 => column += 1,
-                _ => {}
-            }
-            pos += 1;
-        }
-        out[i] = (line, column);
-    }
-    out
-}
-
 /// 1-based (line, column) of the value at `path` in `text`, or of the
 /// deepest part of the path that exists.
 pub fn locate(text: &str, path: &str) -> (usize, usize) {
@@ -282,6 +152,156 @@ pub fn locate(text: &str, path: &str) -> (usize, usize) {
         found = s.i;
     }
     line_column(text.as_bytes(), found)
+}
+
+/// One step of a path, as a key of the trie [`locate_many`] builds.
+#[derive(PartialEq, Eq, Hash)]
+enum TrieStep {
+    Key(String),
+    Index(usize),
+}
+
+impl From<Step<'_>> for TrieStep {
+    fn from(s: Step<'_>) -> TrieStep {
+        match s {
+            Step::Key(k) => TrieStep::Key(k.to_string()),
+            Step::Index(i) => TrieStep::Index(i),
+        }
+    }
+}
+
+type Trie = std::collections::HashMap<(usize, TrieStep), usize>;
+
+/// [`locate`] for many paths at once: one pass over `text` finds them
+/// all (and one more counts lines and columns), however many there are.
+/// The place of each path, in order.
+pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
+    // The paths as a trie of steps, node 0 the whole document.
+    let mut trie = Trie::new();
+    let mut nodes = 1usize;
+    for p in paths {
+        let mut node = 0;
+        for step in steps(p) {
+            node = *trie.entry((node, step.into())).or_insert_with(|| {
+                nodes += 1;
+                nodes - 1
+            });
+        }
+    }
+    let mut found: Vec<Option<usize>> = vec![None; nodes];
+    scan_values(&mut Scanner { b: text.as_bytes(), i: 0 }, &trie, &mut found);
+    // Each path: the deepest node along it that was found.
+    let offsets: Vec<usize> = paths
+        .iter()
+        .map(|p| {
+            let (mut node, mut at) = (0, found[0].unwrap_or(0));
+            for step in steps(p) {
+                match trie.get(&(node, step.into())).and_then(|&n| Some((n, found[n]?))) {
+                    Some((n, f)) => (node, at) = (n, f),
+                    None => break,
+                }
+            }
+            at
+        })
+        .collect();
+    line_columns(text, &offsets)
+}
+
+/// Walk the values of JSON text, without recursion, recording where the
+/// first value at each node of the trie starts.  Stops at text that is
+/// not JSON.
+fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
+    enum Frame {
+        Object(usize),
+        Array(usize, usize),
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut node = Some(0usize);
+    loop {
+        // At the start of a value, at trie node `node` (None: no path
+        // goes through it).
+        s.ws();
+        let start = s.i;
+        if let Some(n) = node {
+            found[n].get_or_insert(start);
+        }
+        match (node, s.b.get(s.i)) {
+            (_, None) => return,
+            (Some(n), Some(b'{')) => {
+                s.i += 1;
+                stack.push(Frame::Object(n));
+            }
+            (Some(n), Some(b'[')) => {
+                s.i += 1;
+                stack.push(Frame::Array(n, 0));
+            }
+            _ => {
+                if s.skip().is_none() || s.i == start {
+                    return;
+                }
+            }
+        }
+        // To the start of the next value, closing containers on the way.
+        loop {
+            s.ws();
+            let Some(top) = stack.last_mut() else { return };
+            match s.b.get(s.i) {
+                None => return,
+                Some(b',') => {
+                    s.i += 1;
+                    continue;
+                }
+                Some(b'}' | b']') => {
+                    s.i += 1;
+                    stack.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            match top {
+                Frame::Object(n) => {
+                    let Some(key) = s.string() else { return };
+                    s.ws();
+                    if s.b.get(s.i) != Some(&b':') {
+                        return;
+                    }
+                    s.i += 1;
+                    node = trie.get(&(*n, TrieStep::Key(key))).copied();
+                }
+                Frame::Array(n, item) => {
+                    node = trie.get(&(*n, TrieStep::Index(*item))).copied();
+                    *item += 1;
+                }
+            }
+            break;
+        }
+    }
+}
+
+/// 1-based (line, column) of each byte offset, in one pass over `text`.
+pub fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut column) = (1usize, 1usize);
+    let mut chars = text.char_indices().peekable();
+    for i in order {
+        let target = offsets[i].min(text.len());
+        while let Some(&(at, c)) = chars.peek() {
+            if at >= target {
+                break;
+            }
+            if c == '\n' {
+                line += 1;
+                column = 1;
+            } else {
+                column += 1;
+            }
+            chars.next();
+        }
+        out[i] = (line, column);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -298,23 +318,25 @@ mod tests {
     }
 
     #[test]
-    fn many_paths_are_found_as_one_by_one() {
-        let text = "{\n \"tools\": [\n  {\"name\": \"a\", \"name\": \"b\"},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ],\n \"é\": [[], {\"k\": \"ü\"}]\n}";
+    fn many_paths_at_once_as_one_by_one() {
+        let text = "{\n \"tools\": [\n  {\"name\": \"a\", \"k\": \"x\", \"k\": 2},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ],\n \"é\": [[], {}, \"ü\"]}";
         let paths = [
-            "tools[1].x.y[1].z",
             "tools[1].name",
-            "tools[0].name",
-            "tools[1].nope",
-            "tools[7]",
-            "",
-            "é[1].k",
             "tools[1].x.y[1].z",
-            "tools[1].x.y[5].q",
+            "tools[1].nope",
+            "",
+            "tools[0].k",
+            "tools[5]",
+            "é[2]",
+            "é[1].x",
+            "tools[1].x.y[1].z",
         ];
-        let many = locate_many(text, &paths);
-        for (p, got) in paths.iter().zip(&many) {
-            assert_eq!(*got, locate(text, p), "{p}");
+        let one_by_one: Vec<(usize, usize)> = paths.iter().map(|p| locate(text, p)).collect();
+        assert_eq!(locate_many(text, &paths), one_by_one);
+        for broken in ["{\"a\": [1, {\"b\" 2}]}", "[:", "{\"a\": [1,, 2]", "\"x", "{\"a\" /* c */ : 1}"] {
+            let paths = ["a[1].b", "a[0]", "[0]", "a"];
+            let many = locate_many(broken, &paths);
+            assert_eq!(many.len(), 4, "{broken}");
         }
-        assert_eq!(many[6], (6, 18));
     }
 }

@@ -103,3 +103,15 @@ pub fn join(path: &str, key: &str) -> String {
 pub fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
+
+/// Names for a message, comma-separated: the first `max` of them, then
+/// how many more (a message about 100,000 names stays short).
+pub fn some_names<S: AsRef<str>>(names: &[S], max: usize) -> String {
+    let mut out: Vec<&str> = names.iter().take(max).map(AsRef::as_ref).collect();
+    let more = names.len().saturating_sub(max);
+    let tail = format!("and {more} more");
+    if more > 0 {
+        out.push(&tail);
+    }
+    out.join(", ")
+}

@@ -145,7 +145,7 @@ fn parse_json<'e>(
 #[defun]
 fn read_file<'e>(
     env: &'e Env,
-    file: String,
+    file: Value<'e>,
     format: Value<'e>,
     name: Value<'e>,
     max: Value<'e>,
@@ -155,14 +155,10 @@ fn read_file<'e>(
     let name = opt_text(name);
     let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
     let imp = (|| {
+        let file = self::text(file, "the file name")?;
         let meta = std::fs::metadata(&file)
             .map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
-        if meta.len() as usize > max {
-            return Err(Error::new(
-                ErrorKind::Limit,
-                format!("{file} is {} bytes, more than the limit of {max} bytes (raise `toolspec-max-input-size`)", meta.len()),
-            ));
-        }
+        file_size_fits(meta.len(), max)?;
         let bytes = std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
         let opts = ReadOptions {
             format: Format::parse(format.as_deref().unwrap_or("auto"))?,
@@ -177,10 +173,11 @@ fn read_file<'e>(
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
 /// writes a document of many tools; PRETTY indents.
 #[defun]
-fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, many: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, many: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
     let many = many.is_not_nil();
     let pretty = pretty.is_not_nil();
     guard(env, || {
+        let dialect = self::text(dialect, "the dialect name")?;
         let s = self::text(text, "the printed plist")?;
         crate::elisp_to_json(&s, Dialect::parse(&dialect)?, many, pretty)
     })
@@ -189,9 +186,10 @@ fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, many: Value<'e>, 
 /// Convert TEXT, tool plists serialised by `json-serialize` (see
 /// `serialized_plists_to_json`), to a JSON document in DIALECT.
 #[defun]
-fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: String, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
     let pretty = pretty.is_not_nil();
     guard(env, || {
+        let dialect = self::text(dialect, "the dialect name")?;
         let s = self::text(text, "the serialised plists")?;
         crate::serialized_plists_to_json(&s, Dialect::parse(&dialect)?, pretty)
     })
@@ -253,8 +251,9 @@ fn render<'e>(env: &'e Env, template: Value<'e>, json: Value<'e>) -> emacs::Resu
 
 /// Line and column of PATH in JSON TEXT, as a cons.
 #[defun]
-fn locate<'e>(env: &'e Env, text: Value<'e>, path: String) -> emacs::Result<Value<'e>> {
+fn locate<'e>(env: &'e Env, text: Value<'e>, path: Value<'e>) -> emacs::Result<Value<'e>> {
     let s = self::text(text, "the JSON text").unwrap_or_default();
+    let path = self::text(path, "the path").unwrap_or_default();
     let (line, column) = crate::locate::locate(&s, &path);
     env.cons(line as i64, column as i64)
 }
@@ -295,6 +294,18 @@ fn gptel_form<'e>(
     })
 }
 
+/// A file of `len` bytes is refused beyond `max`.  The caller names the
+/// file (the Lisp wrappers put its name first).
+fn file_size_fits(len: u64, max: usize) -> crate::Result<()> {
+    if len > max as u64 {
+        return Err(Error::new(
+            ErrorKind::Limit,
+            format!("the file is {len} bytes, more than the limit of {max} bytes: raise `toolspec-max-input-size' to read it"),
+        ));
+    }
+    Ok(())
+}
+
 /// The bytes of SOURCE: the text itself, or the file it names when
 /// FILE-P; refused beyond MAX bytes.
 fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Vec<u8>> {
@@ -305,7 +316,7 @@ fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Ve
     }
     let file = self::text(source, "the file name")?;
     let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
-    crate::openapi::check_size(meta.len() as usize, max)?;
+    file_size_fits(meta.len(), max)?;
     std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))
 }
 

@@ -374,6 +374,15 @@ pub fn print_keyword(name: &str, out: &mut String) {
 /// Escaped symbol characters are carried through lexpr (which has no
 /// symbol escapes) as characters of this private-use block.
 const ESCAPE_BASE: u32 = 0xF0000;
+/// Precedes a character of this block (escapes, then U+F0080 of
+/// [`SYMBOL_MARK`], then this one) that was in the text itself, so that
+/// it is not taken for an escape or a mark.
+const LITERAL: char = '\u{F0081}';
+
+/// Whether `c` is one of the characters the shim gives a meaning.
+fn reserved(c: char) -> bool {
+    (ESCAPE_BASE..=LITERAL as u32).contains(&(c as u32))
+}
 /// Deepest nesting of lists and vectors accepted from Lisp.
 pub const MAX_PLIST_DEPTH: usize = 100;
 
@@ -403,7 +412,14 @@ fn shim_escapes(text: &str) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     let mut in_string = false;
+    // Depth counts lists, vectors and quote prefixes (`'x` reads as
+    // `(quote x)`): `prefixes` are those read since the last token,
+    // `opened` those before each open list, `extra` their sum.
     let mut depth = 0usize;
+    let mut prefixes = 0usize;
+    let mut opened: Vec<usize> = Vec::new();
+    let mut extra = 0usize;
+    let too_deep = || Error::new(ErrorKind::Limit, format!("plist nested deeper than {MAX_PLIST_DEPTH} levels"));
     while let Some(c) = chars.next() {
         if in_string {
             out.push(c);
@@ -421,27 +437,57 @@ fn shim_escapes(text: &str) -> Result<String> {
         match c {
             '"' => {
                 in_string = true;
+                prefixes = 0;
                 out.push(c);
             }
-            '\\' => match chars.next() {
-                Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
-                Some(n) => out.push(n),
-                None => {}
-            },
+            '@' => out.push(c),
+            '{' | '}' | '|' => {
+                // Symbol characters for Emacs (printed as they are) that
+                // lexpr takes for delimiters or refuses.
+                prefixes = 0;
+                mark_symbol_start(&mut out);
+                out.push(char::from_u32(ESCAPE_BASE + c as u32).unwrap_or(c));
+            }
+            '\\' => {
+                prefixes = 0;
+                mark_symbol_start(&mut out);
+                match chars.next() {
+                    Some(n) if (n as u32) < 0x80 => out.push(char::from_u32(ESCAPE_BASE + n as u32).unwrap_or(n)),
+                    Some(n) => {
+                        if reserved(n) {
+                            out.push(LITERAL);
+                        }
+                        out.push(n);
+                    }
+                    None => {}
+                }
+            }
             '(' | '[' => {
                 depth += 1;
-                if depth > MAX_PLIST_DEPTH {
-                    return Err(Error::new(
-                        ErrorKind::Limit,
-                        format!("plist nested deeper than {MAX_PLIST_DEPTH} levels"),
-                    ));
+                opened.push(prefixes);
+                extra += prefixes;
+                prefixes = 0;
+                if depth + extra > MAX_PLIST_DEPTH {
+                    return Err(too_deep());
                 }
                 out.push(c);
             }
             ')' | ']' => {
                 depth = depth.saturating_sub(1);
+                extra -= opened.pop().unwrap_or(0);
+                prefixes = 0;
                 out.push(c);
             }
+            '\'' | '`' | ',' | '#' => {
+                if c != '#' || chars.as_str().starts_with('\'') {
+                    prefixes += 1;
+                    if depth + extra + prefixes > MAX_PLIST_DEPTH {
+                        return Err(too_deep());
+                    }
+                }
+                out.push(c);
+            }
+            c if c.is_whitespace() => out.push(c),
             ':' if chars.as_str().strip_prefix('.').is_some_and(|r| r.chars().next().is_none_or(is_delimiter)) => {
                 // The keyword `:.` (Emacs prints it so), which lexpr
                 // rejects: read it as an escaped `.`.
@@ -464,10 +510,31 @@ fn shim_escapes(text: &str) -> Result<String> {
                 }
                 out.push('\n');
             }
-            _ => out.push(c),
+            _ => {
+                prefixes = 0;
+                if !c.is_ascii() {
+                    mark_symbol_start(&mut out);
+                }
+                if reserved(c) {
+                    out.push(LITERAL);
+                }
+                out.push(c);
+            }
         }
     }
     Ok(out)
+}
+
+/// Put before a symbol whose first character lexpr refuses (a letter
+/// that is not ASCII, an escape): lexpr reads symbols that start with
+/// `!`, and [`unshim`] takes the marker away.
+const SYMBOL_MARK: &str = "!\u{F0080}";
+
+/// Write [`SYMBOL_MARK`] when `out` is at the start of a token.
+fn mark_symbol_start(out: &mut String) {
+    if out.chars().next_back().is_none_or(|c| c.is_whitespace() || "()[]'`,@".contains(c)) {
+        out.push_str(SYMBOL_MARK);
+    }
 }
 
 fn is_delimiter(c: char) -> bool {
@@ -487,33 +554,36 @@ fn bare_exponent(out: &str, rest: &str) -> bool {
         && exp[digits..].chars().next().is_none_or(is_delimiter)
 }
 
-fn unescape_name(name: &str) -> Option<String> {
-    if !name.chars().any(|c| (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&(c as u32))) {
-        return None;
+fn unescape_name(name: &str, symbol: bool) -> Option<String> {
+    let marked = if symbol { name.strip_prefix(SYMBOL_MARK) } else { None };
+    let name = marked.unwrap_or(name);
+    if !name.chars().any(reserved) {
+        return marked.map(String::from);
     }
-    Some(
-        name.chars()
-            .map(|c| {
-                let u = c as u32;
-                if (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&u) {
-                    char::from_u32(u - ESCAPE_BASE).unwrap_or(c)
-                } else {
-                    c
-                }
-            })
-            .collect(),
-    )
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        let u = c as u32;
+        if c == LITERAL {
+            out.extend(chars.next());
+        } else if (ESCAPE_BASE..ESCAPE_BASE + 0x80).contains(&u) {
+            out.push(char::from_u32(u - ESCAPE_BASE).unwrap_or(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
 }
 
 /// Undo [`shim_escapes`] in symbol and keyword names.  Lists are walked
 /// along their cdr iteratively, so long lists cost no stack.
 fn unshim(v: Sexp) -> Sexp {
     match v {
-        Sexp::Symbol(s) => match unescape_name(&s) {
+        Sexp::Symbol(s) => match unescape_name(&s, true) {
             Some(n) => Sexp::Symbol(n.into()),
             None => Sexp::Symbol(s),
         },
-        Sexp::Keyword(s) => match unescape_name(&s) {
+        Sexp::Keyword(s) => match unescape_name(&s, false) {
             Some(n) => Sexp::Keyword(n.into()),
             None => Sexp::Keyword(s),
         },
@@ -635,7 +705,9 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
                 if schema && key.is_some_and(|k| slot(k) == Slot::Map) {
                     let mut m = Map::new();
                     for (name, sub) in pairs {
-                        m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                        if !m.contains_key(name) {
+                            m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                        }
                     }
                     return Ok(Value::Object(m));
                 }
@@ -653,7 +725,10 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
                     for x in items {
                         let c = x.as_cons().expect("checked above");
                         let k = c.car().as_symbol().or_else(|| c.car().as_str()).unwrap_or_default();
-                        m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
+                        // The first entry of a key counts, as for `alist-get'.
+                        if !m.contains_key(k) {
+                            m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
+                        }
                     }
                     return Ok(Value::Object(m));
                 }
@@ -673,6 +748,10 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
 fn plist_to_map(pairs: &[(&str, &Sexp)], path: &str, schema: bool) -> Result<Map<String, Value>> {
     let mut m = Map::new();
     for (k, sub) in pairs {
+        // The first of a key given twice counts, as for `plist-get'.
+        if m.contains_key(*k) {
+            continue;
+        }
         let sub_schema = schema && slot(k) != Slot::Data;
         m.insert(k.to_string(), sexp_to_json(sub, Some(k), &join(path, k), sub_schema)?);
     }
@@ -690,7 +769,13 @@ pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
         Error::new(ErrorKind::Plist, "a tool must be a plist (:name \"...\" :description \"...\" :args (...))")
     })?;
     let mut tool = Tool::default();
+    // A key given twice: the first value counts, as for `plist-get' and
+    // `gptel-make-tool' (the validator warns).
+    let mut seen = std::collections::HashSet::new();
     for (k, val) in &pairs {
+        if !seen.insert(*k) {
+            continue;
+        }
         match *k {
             "name" => {
                 tool.name = name_of(val).ok_or_else(|| Error::at(ErrorKind::Plist, "name", "the tool's :name must be a string"))?
@@ -741,19 +826,21 @@ fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
         Error::at(ErrorKind::Plist, path, "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
     })?;
     let mut name = None;
-    let mut optional = false;
+    let mut optional = None;
     let mut rest = Vec::with_capacity(pairs.len());
     for (k, val) in pairs {
         match k {
             // The first :name is the argument's (as for `plist-get`); a
             // later one is a schema keyword called "name".
             "name" if name.is_none() => name = name_of(val),
-            "optional" => optional = !is_nil(val) && val.as_keyword() != Some("json-false"),
+            "optional" => {
+                optional.get_or_insert(!is_nil(val) && val.as_keyword() != Some("json-false"));
+            }
             _ => rest.push((k, val)),
         }
     }
     let name = name.ok_or_else(|| Error::at(ErrorKind::Plist, &join(path, "name"), "the argument has no :name string"))?;
-    Ok(Arg { name, optional, schema: schema_from_pairs(&rest, path)? })
+    Ok(Arg { name, optional: optional.unwrap_or(false), schema: schema_from_pairs(&rest, path)? })
 }
 
 #[cfg(test)]

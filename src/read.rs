@@ -102,7 +102,7 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
         return Err(Error::new(
             ErrorKind::Limit,
             format!(
-                "input is {} bytes, more than the limit of {} bytes (raise `toolspec-max-input-size`)",
+                "input is {} bytes, more than the limit of {} bytes: raise `toolspec-max-input-size' to read it",
                 bytes.len(),
                 opts.max_size
             ),
@@ -117,16 +117,21 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     if text.len() > opts.max_size {
         return read_bytes(text.as_bytes(), opts);
     }
+    // What parsing drops silently (duplicate keys, integers beyond 64
+    // bits) comes first among the warnings, after any repairs.
     let (doc, repairs) = match serde_json::from_str(text) {
-        Ok(doc) => (doc, Vec::new()),
+        Ok(doc) => (doc, crate::scan::notes(text)),
         // Not JSON: an OpenAPI document may be YAML.
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
         Err(e) => lenient_parse(text, opts, &e)?,
     };
-    if matches!(opts.format, Format::Auto | Format::OpenApi) && doc.as_object().is_some_and(crate::openapi::is_openapi) {
-        return crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default());
-    }
-    let mut imp = read_value(&doc, opts)?;
+    let mut imp = if matches!(opts.format, Format::Auto | Format::OpenApi)
+        && doc.as_object().is_some_and(crate::openapi::is_openapi)
+    {
+        crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default())?
+    } else {
+        read_value(&doc, opts)?
+    };
     imp.warnings.splice(0..0, repairs);
     Ok(imp)
 }
@@ -141,8 +146,9 @@ fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> 
         _ => false,
     };
     if skydeck {
-        let (fixed, repairs) = crate::lenient::repair(text);
+        let (fixed, mut repairs) = crate::lenient::repair(text);
         if let Ok(doc) = serde_json::from_str(&fixed) {
+            repairs.extend(crate::scan::notes(&fixed));
             return Ok((doc, repairs));
         }
     }
@@ -334,8 +340,8 @@ impl<'a> Reader<'a> {
                 ))
             }
         }
-        let required: Vec<&str> = match root.get("required") {
-            None => Vec::new(),
+        let required: std::collections::HashSet<&str> = match root.get("required") {
+            None => Default::default(),
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
             Some(other) => {
                 return Err(Error::shape(
@@ -359,8 +365,15 @@ impl<'a> Reader<'a> {
                 ))
             }
         }
-        for r in &required {
-            if !tool.args.iter().any(|a| a.name == *r) {
+        let names: std::collections::HashSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
+        // In the document's order, for stable warnings.
+        let listed: Vec<&str> = match root.get("required") {
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let mut warned = std::collections::HashSet::new();
+        for r in listed {
+            if !names.contains(r) && warned.insert(r) {
                 self.out.warnings.push(Problem::warning(
                     join(path, "required"),
                     format!("\"{r}\" is required but not among the properties: dropped"),

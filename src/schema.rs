@@ -353,8 +353,10 @@ impl<'a> Normalizer<'a> {
         }
         let req = node.entry("required").or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(list) = req {
+            let mut listed: std::collections::HashSet<String> =
+                list.iter().filter_map(|v| v.as_str().map(String::from)).collect();
             for name in lifted {
-                if !list.iter().any(|v| v.as_str() == Some(&name)) {
+                if listed.insert(name.clone()) {
                     list.push(Value::from(name));
                 }
             }
@@ -606,14 +608,14 @@ pub fn resolve_optional(node: &mut Schema) {
     if !props.values().any(|p| p.get("optional").is_some()) {
         return;
     }
-    let mut optional = Vec::new();
+    let mut optional = std::collections::HashSet::new();
     let mut names = Vec::new();
     for (name, p) in props.iter_mut() {
         names.push(name.clone());
         if let Value::Object(s) = p {
             if let Some(v) = s.shift_remove("optional") {
                 if truthy(&v) {
-                    optional.push(name.clone());
+                    optional.insert(name.clone());
                 }
             }
         }

@@ -33,12 +33,13 @@ pub fn looks_like(text: &str) -> bool {
 /// `{{ name }}` gives `name`.
 pub fn placeholders(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut rest = prompt;
     while let Some(start) = rest.find("{{") {
         let after = &rest[start + 2..];
         let Some(end) = after.find("}}") else { break };
         let inner = after[..end].trim();
-        if !inner.is_empty() && !inner.contains('{') && !inner.contains('}') && !out.iter().any(|p| p == inner) {
+        if !inner.is_empty() && !inner.contains('{') && !inner.contains('}') && seen.insert(inner) {
             out.push(inner.to_string());
         }
         rest = &after[end + 2..];
@@ -94,6 +95,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
 
     // Declared variables, in order.
     let mut map = Map::new(); // argument name -> placeholder
+    let mut names = std::collections::HashSet::new(); // of the arguments
     let vpath = join(&mpath, "variables");
     match meta.get("variables") {
         None | Some(Value::Null) => {}
@@ -101,7 +103,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
             for (i, var) in vars.iter().enumerate() {
                 let p = index(&vpath, i);
                 if let Some((arg, placeholder)) = variable(var, &p, &mut out.warnings)? {
-                    if tool.args.iter().any(|a| a.name == arg.name) {
+                    if !names.insert(arg.name.clone()) {
                         out.warnings.push(Problem::warning(
                             join(&p, "name"),
                             format!("a second variable named \"{}\" ignored", arg.name),
@@ -120,9 +122,12 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
 
     // Placeholders nobody declared are plain text arguments.
     let found = placeholders(&prompt);
+    let in_prompt: std::collections::HashSet<&str> = found.iter().map(String::as_str).collect();
+    let mut declared_placeholders: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (var_name, declared) in map.iter() {
         if let Some(ph) = declared.as_str() {
-            if !found.iter().any(|f| f == ph) {
+            declared_placeholders.insert(ph.to_string());
+            if !in_prompt.contains(ph) {
                 out.warnings.push(Problem::warning(
                     vpath.clone(),
                     format!("variable \"{ph}\" (argument {var_name}) does not appear in model_prompt as {{{{{ph}}}}}"),
@@ -131,11 +136,11 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         }
     }
     for ph in found {
-        if map.values().any(|v| v.as_str() == Some(&ph)) {
+        if declared_placeholders.contains(&ph) {
             continue;
         }
         let arg_name = property_name(&ph);
-        if tool.args.iter().any(|a| a.name == arg_name) {
+        if !names.insert(arg_name.clone()) {
             out.warnings.push(Problem::warning(
                 join(path, "model_prompt"),
                 format!("placeholder {{{{{ph}}}}} clashes with argument \"{arg_name}\": it is left unfilled"),
@@ -289,8 +294,9 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
                 Value::Array(items) => items.iter().collect(),
                 other => vec![other],
             };
+            let allowed: std::collections::HashSet<&str> = allowed.iter().filter_map(Value::as_str).collect();
             for x in values {
-                if !allowed.contains(x) {
+                if !x.as_str().is_some_and(|s| allowed.contains(s)) {
                     warnings.push(Problem::warning(join(path, "default"), format!("default {x} is not among `allowed_values`")));
                 }
             }

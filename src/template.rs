@@ -18,6 +18,25 @@
 //! [`ErrorKind::TemplateLimit`] error; any other failure is
 //! [`ErrorKind::Template`].  Undefined values are chainable: a field
 //! missing from a response renders as nothing instead of failing.
+//!
+//! minijinja recurses on its parser, and on values when it prints,
+//! serializes, compares or frees them; its parser bounds only some
+//! nesting.  So that no template can overflow the stack of the thread
+//! that renders it (in Emacs, Emacs's own):
+//!
+//! - a template is checked before it is parsed ([`check`]): at most
+//!   [`MAX_OPERATORS`] operators in one tag, and a `namespace` is used
+//!   only through its attributes (`ns.count`), which keeps a namespace
+//!   from holding itself (a cycle that would recurse without end);
+//! - rendering runs on its own thread, with a stack large enough for the
+//!   deepest value the fuel lets a template build (a list nested in
+//!   itself once per loop iteration).
+//!
+//! Not bounded: work that minijinja does inside one operation without
+//! charging fuel, on values that share parts (`[a, a]` assigned again
+//! and again grows exponentially; printing it with `~`, `tojson`, `join`
+//! or `string` then takes as long).  It cannot crash Emacs, but can make
+//! it wait: see SECURITY.md.
 
 use std::cell::Cell;
 use std::io;
@@ -45,6 +64,192 @@ impl Default for Limits {
     fn default() -> Self {
         Limits { fuel: 2_000_000, max_output: 1 << 20, max_template: 256 << 10, recursion: 200 }
     }
+}
+
+/// Operators (and keywords such as `not`, `and`, `if`) allowed in one
+/// `{{ ... }}` or `{% ... %}` tag: each may add a level to minijinja's
+/// parser recursion.
+pub const MAX_OPERATORS: usize = 1000;
+
+/// Stack of the rendering thread, per unit of fuel: a value nested once
+/// per loop iteration is at most a few hundred thousand levels deep under
+/// the default fuel, and each level takes a few hundred bytes of stack to
+/// free, print or compare (several times that in a debug build).
+const STACK_PER_FUEL: usize = if cfg!(debug_assertions) { 1024 } else { 128 };
+
+/// Where the expression of one tag is in a template.
+struct Tag {
+    start: usize,
+    end: usize,
+}
+
+/// Check `template` before minijinja parses it: see the module
+/// documentation.  Errors name the template line.
+pub fn check(template: &str) -> Result<()> {
+    let tags = tags(template);
+    let line_of = |at: usize| template[..at].matches('\n').count() + 1;
+    // Identifier tokens of every tag, with what follows each.
+    let mut namespaces: Vec<&str> = Vec::new();
+    let mut tokens: Vec<(Vec<Token>, usize)> = Vec::new();
+    for t in &tags {
+        let toks = tokenize(&template[t.start..t.end]);
+        let operators = toks.iter().filter(|k| k.operator).count();
+        if operators > MAX_OPERATORS {
+            return Err(Error::new(
+                ErrorKind::TemplateLimit,
+                format!(
+                    "template line {}: more than {MAX_OPERATORS} operators in one tag: split the expression",
+                    line_of(t.start)
+                ),
+            ));
+        }
+        // `set NAME = namespace(`
+        if let [a, b, c, d, e, ..] = toks.as_slice() {
+            if a.text == "set" && b.ident && c.text == "=" && d.text == "namespace" && e.text == "(" {
+                namespaces.push(b.text);
+            }
+        }
+        tokens.push((toks, t.start));
+    }
+    for (toks, start) in &tokens {
+        let definition = matches!(toks.as_slice(), [a, _, c, d, ..] if a.text == "set" && c.text == "=" && d.text == "namespace");
+        for (i, k) in toks.iter().enumerate() {
+            if !k.ident || k.after_dot {
+                continue;
+            }
+            let next = toks.get(i + 1).map(|n| n.text);
+            if k.text == "namespace" && !(definition && i == 3) {
+                return Err(Error::new(
+                    ErrorKind::Template,
+                    format!(
+                        "template line {}: `namespace()` is allowed only as `{{% set NAME = namespace(...) %}}`",
+                        line_of(*start)
+                    ),
+                ));
+            }
+            let is_namespace = namespaces.contains(&k.text);
+            // `ns.x`, `ns['x']`, a keyword argument `ns=`, or the definition.
+            let through_attribute = matches!(next, Some("." | "[" | "="));
+            if is_namespace && !through_attribute && !(definition && i == 1) {
+                return Err(Error::new(
+                    ErrorKind::Template,
+                    format!(
+                        "template line {}: the namespace `{}` can be used only through its attributes, as in `{}.count`",
+                        line_of(*start),
+                        k.text,
+                        k.text
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The expression tags (`{{ }}` and `{% %}`) of a template, without their
+/// delimiters; comments and `raw` blocks are skipped.
+fn tags(t: &str) -> Vec<Tag> {
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut raw = false;
+    while i + 1 < b.len() {
+        if b[i] != b'{' || !matches!(b[i + 1], b'{' | b'%' | b'#') {
+            i += 1;
+            continue;
+        }
+        let kind = b[i + 1];
+        let start = i + 2;
+        if kind == b'#' {
+            i = t[start..].find("#}").map_or(b.len(), |e| start + e + 2);
+            continue;
+        }
+        // The end: the closing delimiter outside strings and brackets.
+        let close = if kind == b'{' { b'}' } else { b'%' };
+        let (mut j, mut depth, mut quote) = (start, 0usize, None::<u8>);
+        let end = loop {
+            let Some(&c) = b.get(j) else { break b.len() };
+            match (quote, c) {
+                (Some(_), b'\\') => j += 1,
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'\'' | b'"') => quote = Some(c),
+                (None, b'(' | b'[' | b'{') => depth += 1,
+                (None, b')' | b']') => depth = depth.saturating_sub(1),
+                (None, b'}') if depth > 0 => depth -= 1,
+                (None, c) if c == close && depth == 0 && b.get(j + 1) == Some(&b'}') => break j,
+                _ => {}
+            }
+            j += 1;
+        };
+        let body = t[start..end.min(b.len())].trim_matches(['-', '+', '~']);
+        let body_start = start + t[start..end.min(b.len())].find(body).unwrap_or(0);
+        let word = body.split_whitespace().next().unwrap_or("");
+        if kind == b'%' && raw {
+            if word == "endraw" {
+                raw = false;
+            }
+        } else if kind == b'%' && word == "raw" {
+            raw = true;
+        } else if !raw {
+            out.push(Tag { start: body_start, end: body_start + body.len() });
+        }
+        i = (end + 2).min(b.len());
+    }
+    out
+}
+
+/// A token of a tag, as far as [`check`] needs it.
+struct Token<'a> {
+    text: &'a str,
+    ident: bool,
+    operator: bool,
+    /// An identifier right after a `.`: an attribute name.
+    after_dot: bool,
+}
+
+fn tokenize(s: &str) -> Vec<Token<'_>> {
+    let b = s.as_bytes();
+    let mut out: Vec<Token> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let start = i;
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'\'' || c == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+            out.push(Token { text: &s[start..i], ident: false, operator: false, after_dot: false });
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                i += 1;
+            }
+            let text = &s[start..i];
+            let after_dot = out.last().is_some_and(|t| t.text == ".");
+            let keyword = matches!(text, "not" | "and" | "or" | "is" | "in" | "if" | "else");
+            out.push(Token { text, ident: !keyword, operator: keyword, after_dot });
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
+                i += 1;
+            }
+            out.push(Token { text: &s[start..i], ident: false, operator: false, after_dot: false });
+            continue;
+        }
+        i += 1;
+        let operator = matches!(c, b'+' | b'-' | b'*' | b'/' | b'%' | b'~' | b'|' | b'.' | b'(' | b'[' | b'<' | b'>' | b'!' | b'=');
+        out.push(Token { text: &s[start..i], ident: false, operator, after_dot: false });
+    }
+    out
 }
 
 /// A writer that accepts at most `max` bytes and remembers when it refused.
@@ -132,6 +337,20 @@ pub fn render(template: &str, json: &str, limits: &Limits) -> Result<String> {
             format!("the template is {} bytes, more than the limit of {}", template.len(), limits.max_template),
         ));
     }
+    check(template)?;
+    let stack = (limits.fuel as usize).saturating_mul(STACK_PER_FUEL).clamp(8 << 20, 2 << 30);
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("toolspec-template".into())
+            .stack_size(stack)
+            .spawn_scoped(scope, || render_here(template, json, limits))
+            .map_err(|e| Error::new(ErrorKind::Template, format!("cannot start the template thread: {e}")))?;
+        worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// [`render`] on the current thread.
+fn render_here(template: &str, json: &str, limits: &Limits) -> Result<String> {
     let data: serde_json::Value = serde_json::from_str(json).map_err(|e| Error::from_json(&e))?;
     let mut env = Environment::new();
     env.set_fuel(Some(limits.fuel));
@@ -264,6 +483,66 @@ mod tests {
     fn deep_template_nesting_is_bounded() {
         let t = "{% if true %}".repeat(2000) + &"{% endif %}".repeat(2000);
         assert_eq!(r(&t, "{}").unwrap_err().kind, ErrorKind::TemplateLimit);
+    }
+
+    #[test]
+    fn namespaces_only_through_their_attributes() {
+        let ok = "{% set ns = namespace(n=0, items=[]) %}{% for x in [1, 2] %}{% set ns.n = ns.n + x %}\
+                  {% set ns.items = ns.items + [x] %}{% endfor %}{{ ns.n }}/{{ ns['items'] | join(',') }}\
+                  {{ dict(ns=1).ns }}{{ x.namespace }}{% raw %}{{ ns }}{% endraw %}{# {{ ns }} #}{{ 'ns' }}";
+        assert_eq!(r(ok, "{}").unwrap(), "3/1,21{{ ns }}ns");
+        for bad in [
+            "{% set ns = namespace() %}{% set ns.x = ns %}{{ ns }}",
+            "{% set ns = namespace() %}{% set ns.x = [ns] %}",
+            "{% set ns = namespace() %}{% set other = ns %}",
+            "{% set ns = namespace() %}{% for n in [ns] %}{% endfor %}",
+            "{% set a = namespace() %}{% set b = namespace(x=a) %}",
+            "{% set ns = namespace(x=namespace()) %}",
+            "{{ namespace() }}",
+            "{% set l = [namespace()] %}",
+        ] {
+            let e = r(bad, "{}").unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Template, "{bad}: {e}");
+            assert!(e.message.starts_with("template line 1: "), "{bad}: {e}");
+            assert!(e.message.contains("namespace"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn long_operator_chains_are_refused_before_parsing() {
+        for t in [
+            format!("{{{{ {}x }}}}", "-".repeat(100_000)),
+            format!("{{{{ {}x }}}}", "not ".repeat(50_000)),
+            format!("{{{{ x{} }}}}", "|e".repeat(50_000)),
+            format!("{{{{ x{} }}}}", ".a".repeat(50_000)),
+            format!("{{{{ 1{} }}}}", "+1".repeat(50_000)),
+            format!("{{{{ range{} }}}}", "(1)".repeat(50_000)),
+            format!("{{% set x = {}1 %}}", "1 if x else ".repeat(20_000)),
+        ] {
+            let e = r(&t, "{}").unwrap_err();
+            assert_eq!(e.kind, ErrorKind::TemplateLimit, "{}", e.message);
+            assert!(e.message.contains("operators in one tag"), "{}", e.message);
+        }
+        // Below the bound, such chains render.
+        assert_eq!(r(&format!("{{{{ {}1 }}}}", "-".repeat(900)), "{}").unwrap(), "1");
+        assert_eq!(r(&format!("{{{{ 'x'{} }}}}", "|upper".repeat(500)), "{}").unwrap(), "X");
+    }
+
+    #[test]
+    fn values_nested_as_deep_as_the_fuel_allows_are_freed_and_printed() {
+        // A list nested once per iteration until the fuel runs out, then
+        // (with less fuel) printed, serialized and compared.
+        let deep = "{% set ns = namespace(x=[]) %}{% for i in range(1000) %}{% for j in range(1000) %}\
+                    {% set ns.x = [ns.x] %}{% endfor %}{% endfor %}";
+        let e = render(deep, "{}", &Limits::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TemplateLimit);
+        let limits = Limits { fuel: 300_000, ..Limits::default() };
+        let t = "{% set ns = namespace(x=[]) %}{% for i in range(30) %}{% for j in range(1000) %}{% set ns.x = [ns.x] %}\
+                 {% endfor %}{% endfor %}{{ ns.x | tojson | length }} {{ ns.x == ns.x }} {{ ns.x | string | length }}";
+        match render(t, "{}", &limits) {
+            Ok(out) => assert_eq!(out, "60002 True 60002"),
+            Err(e) => assert_eq!(e.kind, ErrorKind::TemplateLimit, "{e}"),
+        }
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! a Lisp function: `(toolspec-function CALLABLE MIN-ARITY MAX-ARITY)`,
 //! MAX-ARITY an integer or `many`.
 
+use std::collections::HashSet;
+
 use lexpr::Value as Sexp;
 
 use crate::model::{index, join, Problem};
@@ -91,12 +93,11 @@ impl Validator {
     fn pairs<'v>(&mut self, v: &'v Sexp, path: &str, what: &str) -> Option<Vec<(&'v str, &'v Sexp)>> {
         match plist_pairs(v) {
             Some(p) => {
-                let mut seen: Vec<&str> = Vec::new();
+                let mut seen: HashSet<&str> = HashSet::new();
                 for (k, _) in &p {
-                    if seen.contains(k) {
+                    if !seen.insert(*k) {
                         self.warning(join(path, k), format!(":{k} appears twice: only the first is used"));
                     }
-                    seen.push(k);
                 }
                 Some(p)
             }
@@ -221,7 +222,7 @@ impl Validator {
             self.error("args", format!(":args must be a list of argument plists{hint}, e.g. (list '(:name \"x\" :type string :description \"...\"))"));
             return args.as_slice().map_or(0, |s| s.len());
         };
-        let mut names: Vec<String> = Vec::new();
+        let mut names: HashSet<String> = HashSet::new();
         for (i, arg) in items.iter().enumerate() {
             let path = index("args", i);
             let Some(pairs) = self.pairs(arg, &path, "an argument") else { continue };
@@ -229,10 +230,9 @@ impl Validator {
             match get("name") {
                 None => self.error(join(&path, "name"), "missing :name: every argument needs a name string"),
                 Some(Sexp::String(n)) => {
-                    if names.iter().any(|m| m == &**n) {
+                    if !names.insert(n.to_string()) {
                         self.error(join(&path, "name"), format!("duplicate argument name \"{n}\": names must be unique"));
                     }
-                    names.push(n.to_string());
                 }
                 Some(other) => self.error(join(&path, "name"), format!(":name must be a string, found {}", describe(other))),
             }
@@ -297,6 +297,7 @@ impl Validator {
             _ => {}
         }
         let mut prop_names: Vec<&str> = Vec::new();
+        let mut prop_set: HashSet<&str> = HashSet::new();
         match (ty, get("properties")) {
             (Some("object"), None) if get("additionalProperties").is_none() && get("patternProperties").is_none() => self.warning(
                 join(path, "properties"),
@@ -312,10 +313,11 @@ impl Validator {
                 } else if let Some(p) = plist_pairs(props) {
                     for (name, sub) in &p {
                         let spath = join(&ppath, name);
-                        if prop_names.contains(name) {
+                        if prop_set.insert(name) {
+                            prop_names.push(name);
+                        } else {
                             self.error(&spath, format!("property :{name} is defined twice"));
                         }
-                        prop_names.push(name);
                         if let Some(sp) = self.pairs(sub, &spath, "a property's schema") {
                             self.node(&sp, &spath, false);
                         }
@@ -341,11 +343,11 @@ impl Validator {
                     for (i, r) in items.iter().enumerate() {
                         match r {
                             Sexp::String(s) => {
-                                if !prop_names.contains(&&**s) {
+                                if !prop_set.contains(&**s) {
                                     let known = if prop_names.is_empty() {
                                         "there are no :properties".to_string()
                                     } else {
-                                        format!("known keys: {}", prop_names.join(", "))
+                                        format!("known keys: {}", crate::model::some_names(&prop_names, 10))
                                     };
                                     self.error(index(&rpath, i), format!("\"{s}\" names no key of :properties ({known})"));
                                 }

@@ -207,9 +207,9 @@ pub fn make_strict(root: &mut Schema) {
         if !is_object {
             return Ok(());
         }
-        let required: Vec<String> = match node.get("required") {
+        let required: std::collections::HashSet<String> = match node.get("required") {
             Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
-            _ => Vec::new(),
+            _ => Default::default(),
         };
         let props = node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
         let mut all = Vec::new();

@@ -568,3 +568,44 @@ fn detect_names_the_format_of_every_example() {
         assert!(stdout(&o).trim_end().ends_with(format), "{file}: {}", stdout(&o));
     }
 }
+
+#[test]
+fn input_size_limit_and_bytes_that_are_not_text() {
+    let dir = TempDir::new("limits");
+    let spec = std::fs::read_to_string(example("anthropic.json")).unwrap();
+    let f = dir.file("tools.json", &spec);
+    let small = (spec.len() - 1).to_string();
+    for cmd in ["check", "convert", "detect"] {
+        let mut args = vec![cmd, "--max-input-size", &small, &f];
+        if cmd == "convert" {
+            args.extend(["--to", "mcp"]);
+        }
+        let o = run_in(&dir.0, &args, None);
+        assert_eq!(code(&o), 2, "{cmd}: {}", stderr(&o));
+        let expected = format!("larger than the limit of {small} bytes (raise it with --max-input-size BYTES)");
+        assert!(stderr(&o).contains(&expected), "{cmd}: {}", stderr(&o));
+    }
+    let o = run_in(&dir.0, &["check", "--max-input-size", &small, "-"], Some(&spec));
+    assert_eq!(code(&o), 2);
+    assert_eq!(code(&run_in(&dir.0, &["check", "--max-input-size", &spec.len().to_string(), &f], None)), 0);
+    // Bytes that are not UTF-8, NUL characters, in JSON and in Lisp: a
+    // clear report, never a crash.
+    std::fs::write(dir.0.join("bytes.el"), b"(gptel-make-tool :name \"\xff\")").unwrap();
+    let o = run_in(&dir.0, &["check", "bytes.el"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not UTF-8 text (invalid byte at line 1, column 25)"), "{}", stderr(&o));
+    dir.file("nul.json", "{\"name\": \"a\u{0}b\", \"input_schema\": {\"type\": \"object\"}}");
+    let o = run_in(&dir.0, &["check", "nul.json"], None);
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).starts_with("nul.json:1:12: error: invalid JSON: control character"), "{}", stdout(&o));
+    dir.file("escaped.json", "{\"name\": \"a\\u0000b\", \"description\": \"d\\u0000\", \"input_schema\": {\"type\": \"object\"}}");
+    let o = run_in(&dir.0, &["check", "escaped.json"], None);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("error: name: \"a\u{0}b\" is not a valid tool name"), "{}", stdout(&o));
+    let o = run_in(&dir.0, &["convert", "escaped.json", "--to", "mcp"], None);
+    assert!(stdout(&o).contains("\"description\": \"d\\u0000\""), "{}", stdout(&o));
+    dir.file("nul.el", "(gptel-make-tool :name \"n\" :description \"d\u{0}\" :function #'ignore)\n");
+    let o = run_in(&dir.0, &["convert", "nul.el", "--to", "openai"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"description\": \"d\\u0000\""), "{}", stdout(&o));
+}

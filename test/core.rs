@@ -1657,3 +1657,67 @@ fn fuzz_regression_optional_keyword_on_top_level_property() {
     assert_eq!(write_tools(&tools, Dialect::Anthropic).unwrap(), write_tools(&back, Dialect::Anthropic).unwrap());
     assert_no_key(&write(&back[0], Dialect::Anthropic), "optional");
 }
+
+/// Empty input: serde_json places the error at column 0; places count
+/// from 1 (`toolspec check` printed `file:1:0:`).
+#[test]
+fn fuzz_regression_empty_input_has_a_place() {
+    for text in ["", "\n", "{\n"] {
+        let e = read_err(text);
+        assert!(e.line >= Some(1) && e.column >= Some(1), "{text:?}: {e:?}");
+    }
+    let c = toolspec::check::check_json("", &ReadOptions::default());
+    assert_eq!((c.diagnostics[0].line, c.diagnostics[0].column), (1, 1));
+}
+
+/// A symbol starting with `{`, `}` or `|`, which Emacs reads and prints
+/// as it is (`:type '{tring` in Lisp source), did not read back: the
+/// s-expression reader refused it, so `toolspec convert --to elisp` and
+/// every module call with such a plist failed.
+#[test]
+fn fuzz_regression_symbols_with_braces_read_back() {
+    let text = "(:name \"t\" :args ((:name \"a\" :type {tring :description \"d\" :x |y :y }z :z a{b)))";
+    let tools = tools_from_elisp(text).unwrap_or_else(|e| panic!("{e}"));
+    let s = &tools[0].args[0].schema;
+    assert_eq!((&s["type"], &s["x"], &s["y"], &s["z"]), (&json!("{tring"), &json!("|y"), &json!("}z"), &json!("a{b")));
+    assert_eq!(via_plist(&tools), tools);
+    let src = "(gptel-make-tool :name \"t\" :description \"d\" :args (list '(:name \"a\" :type {tring :description \"d\")))";
+    let found = toolspec::check::elisp_tools(src).unwrap();
+    let tool = found[0].2.tool.as_ref().unwrap();
+    let mut printed = String::new();
+    print_tool(tool, &mut printed);
+    assert_eq!(&tool_from_sexp(&parse_sexp(&printed).unwrap()).unwrap(), tool);
+}
+
+/// Symbols whose first character lexpr refuses but Emacs prints as it
+/// is: letters that are not ASCII, escapes (`\12`, a symbol named like
+/// a number), `|` anywhere.
+#[test]
+fn symbols_emacs_prints_read_back() {
+    let text = "(:name \"t\" :args ((:name \"a\" :type string :description \"d\" :x été :y \\12 :z a|b :w (λ \\, [\\(x]) :v :é)))";
+    let s = &tools_from_elisp(text).unwrap_or_else(|e| panic!("{e}"))[0].args[0].schema;
+    assert_eq!((&s["x"], &s["y"], &s["z"]), (&json!("été"), &json!("12"), &json!("a|b")));
+    assert_eq!((&s["w"], &s["v"]), (&json!(["λ", ",", ["(x"]]), &json!(":é")));
+    let mut out = String::new();
+    toolspec::plist::print_symbol("12", &mut out);
+    assert_eq!(parse_sexp(&out).unwrap().as_symbol(), Some("12"));
+}
+
+/// Names holding the characters the plist reader uses internally (found
+/// by fuzzing: a JSON key `!\u{F0080}nlyHint` lost its first characters
+/// through the plist round trip).
+#[test]
+fn fuzz_regression_reserved_characters_in_names() {
+    let names = ["!\u{F0080}nlyHint", "\u{F0041}", "a\u{F0081}b", "\u{F0080}", "x\u{F007F}"];
+    let props: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), json!({"type": "string", "description": "d"}))).collect();
+    let doc = mcp(json!({"type": "object", "properties": {"o": {"type": "object", "properties": props}}}));
+    let mut doc = doc;
+    doc["annotations"] = json!({"!\u{F0080}nlyHint": true});
+    let tools = import(&doc).tools;
+    let back = via_plist(&tools);
+    assert_eq!(back, tools);
+    assert_eq!(write(&back[0], Dialect::Mcp)["annotations"], json!({"!\u{F0080}nlyHint": true}));
+    let text = "(:name \"t\" :args ((:name \"a\" :type string :description \"d\" :default !\u{F0080}x)))";
+    assert_eq!(tools_from_elisp(text).unwrap()[0].args[0].schema["default"], json!("!\u{F0080}x"));
+}

@@ -351,6 +351,158 @@
          (err (should-error (toolspec--load-module) :type 'toolspec-module-error)))
     (should (string-match-p "rebuild" (cadr err)))))
 
+;;;; Limits: hostile sizes and shapes from Lisp
+
+(defun toolspec-test--deep (n wrap &optional leaf)
+  "LEAF (default \"x\") wrapped N times by WRAP, a function of one value."
+  (let ((v (or leaf "x")))
+    (dotimes (_ n) (setq v (funcall wrap v)))
+    v))
+
+(defun toolspec-test--tool-with-default (default)
+  "A tool plist whose one argument has DEFAULT as its :default."
+  (list :name "deep" :description "Deep."
+        :args (list (list :name "x" :type 'array :items '(:type string)
+                          :description "X." :default default))))
+
+(ert-deftest toolspec-test-deep-lisp-values-are-toolspec-errors ()
+  "100,000-deep lists, vectors and plists from Lisp signal a `toolspec-error'.
+Every module entry point that takes a plist refuses them (Emacs's
+printer stops at 200 levels; the module reads at most 100), and
+Emacs goes on."
+  (require 'toolspec-gptel)
+  (let* ((n 100000)
+         (values (list (toolspec-test--deep n #'list)
+                       (toolspec-test--deep n #'vector)
+                       (toolspec-test--deep n (lambda (v) (list :a v)))
+                       (toolspec-test--deep n (lambda (v) (list 'quote v)))))
+         (deep-items (toolspec-test--deep n (lambda (v) (list :type 'array :items v)) '(:type string)))
+         (tools (cons (list :name "items" :description "Items."
+                            :args (list (append '(:name "x" :description "X.") deep-items)))
+                      (mapcar #'toolspec-test--tool-with-default values))))
+    (dolist (tool tools)
+      (should-error (toolspec-to-json tool) :type 'toolspec-error)
+      (should-error (toolspec-tools-to-json (list tool) 'mcp) :type 'toolspec-error)
+      (should-error (toolspec-validate tool) :type 'toolspec-error)
+      (should-error (toolspec-check tool) :type 'toolspec-error)
+      (should-error (toolspec-gptel-form-text tool) :type 'toolspec-error)
+      (should-error (toolspec-validate-arguments tool "{}") :type 'toolspec-error))
+    ;; Deep arguments, as a plist and as JSON text.
+    (let ((tool (toolspec-test--tool-with-default nil)))
+      (dolist (v values)
+        (should-error (toolspec-validate-arguments tool (list :x v)) :type 'toolspec-error))
+      (should-error (toolspec-validate-arguments
+                     tool (concat "{\"x\":" (make-string n ?\[) (make-string n ?\]) "}"))
+                    :type 'toolspec-error))
+    ;; Deep JSON objects, as text and in a file.
+    (let ((text (concat (apply #'concat (make-list n "{\"a\":")) "1" (make-string n ?}))))
+      (should-error (toolspec-parse-json text) :type 'toolspec-json-error)
+      (toolspec-test--with-temp-file f text
+        (should-error (toolspec-read-file f) :type 'toolspec-json-error)))
+    ;; Emacs goes on.
+    (should (equal (plist-get (car (toolspec-parse-json "{\"name\":\"ok\",\"parameters\":{}}")) :name) "ok"))))
+
+(ert-deftest toolspec-test-input-size-limit ()
+  "Input beyond `toolspec-max-input-size' is refused before parsing.
+The error names the file, its size, the limit and how to raise it."
+  (require 'toolspec-openapi)
+  (should (= (default-value 'toolspec-max-input-size) (* 64 1024 1024)))
+  (should (eq (get 'toolspec-max-input-size 'custom-type) 'natnum))
+  (should (assq 'toolspec-max-input-size (get 'toolspec 'custom-group)))
+  (let ((text "{\"name\": \"small\", \"parameters\": {}}")
+        (openapi "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"t\", \"version\": \"1\"}, \"paths\": {\"/x\": {\"get\": {\"operationId\": \"x\", \"responses\": {\"200\": {\"description\": \"ok\"}}}}}}"))
+    (toolspec-test--with-temp-file f text
+      (let ((toolspec-max-input-size 20))
+        (let ((err (should-error (toolspec-read-file f) :type 'toolspec-limit-error)))
+          (should (string-match-p (regexp-quote (file-name-nondirectory f)) (cadr err)))
+          (should (string-match-p (format "the file is %d bytes, more than the limit of 20 bytes" (length text))
+                                  (cadr err)))
+          (should (string-match-p "raise `toolspec-max-input-size'" (cadr err)))
+          (should (equal (plist-get (toolspec-error-details err) :file) f)))
+        (should-error (toolspec-parse-json text) :type 'toolspec-limit-error))
+      (let ((toolspec-max-input-size (length text)))
+        (should (toolspec-read-file f))))
+    (toolspec-test--with-temp-file f openapi
+      (let* ((toolspec-max-input-size 20)
+             (err (should-error (toolspec-read-openapi f) :type 'toolspec-limit-error)))
+        (should (string-match-p (regexp-quote (file-name-nondirectory f)) (cadr err)))
+        (should (string-match-p "more than the limit of 20 bytes" (cadr err)))
+        (should-error (toolspec-openapi-operations f) :type 'toolspec-limit-error)
+        (should-error (toolspec-parse-openapi openapi) :type 'toolspec-limit-error))
+      (should (toolspec-read-openapi f)))))
+
+(ert-deftest toolspec-test-bad-text-is-a-toolspec-error ()
+  "Bytes that are not UTF-8, in files, strings and file names, are `toolspec-error's."
+  (require 'toolspec-openapi)
+  (toolspec-test--with-temp-file f (unibyte-string ?{ ?\" ?o ?p ?e ?n ?a ?p ?i ?\" ?: ?\" #xff ?\" ?})
+    (should-error (toolspec-read-openapi f) :type 'toolspec-json-error)
+    (should-error (toolspec-read-file f) :type 'toolspec-json-error))
+  ;; A file name that is not text.
+  (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100) :type 'toolspec-error)
+  ;; Raw bytes inside a plist.
+  (should-error (toolspec-to-json (list :name "t" :description (unibyte-string #xff #xfe)))
+                :type 'toolspec-error))
+
+(ert-deftest toolspec-test-nul-characters-are-kept ()
+  "NUL characters survive JSON -> plist -> JSON; a NUL in a name is reported."
+  (let* ((tool (car (toolspec-parse-json
+                     "{\"name\":\"t\",\"description\":\"a\\u0000b\",\"parameters\":{\"type\":\"object\",\"properties\":{\"k\":{\"type\":\"string\",\"description\":\"d\",\"enum\":[\"x\\u0000\"]}}}}")))
+         (json (toolspec-to-json tool 'mcp)))
+    (should (equal (plist-get tool :description) "a\0b"))
+    (should (equal (plist-get (car (plist-get tool :args)) :enum) ["x\0"]))
+    (should (string-match-p (regexp-quote "a\\u0000b") json))
+    (should (equal (plist-get (car (toolspec-parse-json json)) :description) "a\0b"))
+    (should (assoc "name" (mapcar #'cdr (toolspec-validate (plist-put (copy-sequence tool) :name "a\0b")))))))
+
+(ert-deftest toolspec-test-integers-beyond-64-bits ()
+  "Integers beyond 64 bits are read as the nearest number, with a warning.
+Emacs bignums in a plist are written as that number; round trips are stable."
+  (let* ((tool (car (toolspec-parse-json
+                     "{\"name\":\"n\",\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"description\":\"X.\",\"minimum\":123456789012345678901234567890,\"enum\":[1,99999999999999999999]}}}}")))
+         (arg (car (plist-get tool :args))))
+    (should (= (plist-get arg :minimum) 1.2345678901234568e+29))
+    (should (equal (plist-get arg :enum) [1 1e+20]))
+    (should (cl-some (lambda (w) (and (equal (nth 1 w) "parameters.properties.x.minimum")
+                                      (string-match-p "beyond 64 bits" (nth 2 w))))
+                     toolspec-last-import-warnings))
+    (should (equal (car (toolspec-parse-json (toolspec-to-json tool))) tool)))
+  (let* ((big (read "123456789012345678901234567890"))
+         (tool (list :name "b" :description "B."
+                     :args (list (list :name "x" :type 'integer :description "X." :default big)))))
+    (should (bignump big))
+    (let ((back (car (toolspec-parse-json (toolspec-to-json tool)))))
+      (should (= (plist-get (car (plist-get back :args)) :default) 1.2345678901234568e+29)))))
+
+(ert-deftest toolspec-test-duplicate-keys ()
+  "JSON: the last value of a key given twice wins, with a warning.
+Plists: the first wins, as for `plist-get', and the validator warns."
+  (let ((tool (car (toolspec-parse-json "{\"name\":\"first\",\"name\":\"last\",\"parameters\":{}}"))))
+    (should (equal (plist-get tool :name) "last"))
+    (should (equal (mapcar #'cadr toolspec-last-import-warnings) '("name"))))
+  (let ((tool '(:name "first" :description "D." :name "last")))
+    (should (string-match-p "\"first\"" (toolspec-to-json tool)))
+    (should (cl-some (lambda (p) (string-match-p "appears twice" (nth 2 p))) (toolspec-validate tool)))))
+
+(ert-deftest toolspec-test-huge-enum ()
+  "A 200,000-value enum goes through JSON, plists and argument checks."
+  (require 'toolspec-gptel)
+  (let* ((n 200000)
+         (values (let (l) (dotimes (i n) (push (format "\"v%d\"" i) l)) (nreverse l)))
+         (json (concat "{\"name\":\"e\",\"description\":\"E.\",\"parameters\":{\"type\":\"object\",\"required\":[\"e\"],\"properties\":{\"e\":{\"type\":\"string\",\"description\":\"E.\",\"enum\":["
+                       (mapconcat #'identity values ",") "]}}}}"))
+         (start (float-time))
+         (tool (car (toolspec-parse-json json)))
+         (enum (plist-get (car (plist-get tool :args)) :enum)))
+    (should (= (length enum) n))
+    (should (equal (aref enum (1- n)) (format "v%d" (1- n))))
+    (should (null (toolspec-validate tool)))
+    (should (= (length (plist-get (car (plist-get (car (toolspec-parse-json (toolspec-to-json tool 'gemini))) :args))
+                                  :enum))
+               n))
+    (should (null (toolspec-validate-arguments tool (list :e (format "v%d" (1- n))))))
+    (should (toolspec-validate-arguments tool "{\"e\": \"nope\"}"))
+    (should (< (- (float-time) start) 120))))
+
 ;;;; Finding and building the module
 
 (defun toolspec-test--sub-emacs (&rest forms)

@@ -15,8 +15,13 @@ use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
 use toolspec::{plist, Error, ErrorKind, Tool};
 
-/// Largest file read, in bytes.
-const MAX_INPUT: usize = 64 << 20;
+/// Largest file read, in bytes (--max-input-size), as in Emacs
+/// (`toolspec-max-input-size`).
+static MAX_INPUT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+fn max_input() -> usize {
+    *MAX_INPUT.get().unwrap_or(&ReadOptions::default().max_size)
+}
 
 /// Show progress on stderr (when it is a terminal) from this many files.
 const PROGRESS_FROM: usize = 20;
@@ -45,6 +50,9 @@ Examples:
 #[derive(Parser)]
 #[command(name = "toolspec", version, about = ABOUT, after_help = AFTER_HELP)]
 struct Cli {
+    /// Largest input accepted, in bytes; larger files are refused (exit status 2)
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = ReadOptions::default().max_size)]
+    max_input_size: usize,
     #[command(subcommand)]
     command: Command,
 }
@@ -159,6 +167,7 @@ enum Status {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _ = MAX_INPUT.set(cli.max_input_size);
     let status = match cli.command {
         Command::Convert(a) => convert(a),
         Command::Check(a) => check_files(a),
@@ -170,14 +179,16 @@ fn main() -> ExitCode {
 /// The text of FILE, or of standard input for `-`.
 fn read_input(file: &str) -> Result<String, String> {
     let mut bytes = Vec::new();
+    let max = max_input();
+    let limit = (max as u64).saturating_add(1);
     if file == "-" {
-        std::io::stdin().lock().take(MAX_INPUT as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     } else {
         let f = std::fs::File::open(file).map_err(|e| e.to_string())?;
-        f.take(MAX_INPUT as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        f.take(limit).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     }
-    if bytes.len() > MAX_INPUT {
-        return Err(format!("more than {MAX_INPUT} bytes"));
+    if bytes.len() > max {
+        return Err(format!("larger than the limit of {max} bytes (raise it with --max-input-size BYTES)"));
     }
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         bytes.drain(..3);
@@ -213,7 +224,7 @@ fn read_options<'a>(from: &str, file: &'a str) -> ReadOptions<'a> {
         f => Format::parse(f).unwrap_or(Format::Auto),
     };
     let default_name = (file != "-").then(|| Path::new(file).file_stem().and_then(|s| s.to_str())).flatten();
-    ReadOptions { format, default_name, max_size: MAX_INPUT }
+    ReadOptions { format, default_name, max_size: max_input() }
 }
 
 fn line(file: &str, d: &Diagnostic) -> String {

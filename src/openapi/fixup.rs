@@ -191,8 +191,9 @@ fn merge_all_of(node: &mut Schema, depth: usize) {
                     let Value::Array(mine) = node.entry("required").or_insert_with(|| Value::Array(Vec::new())) else {
                         continue;
                     };
+                    let mut have: std::collections::HashSet<String> = mine.iter().map(Value::to_string).collect();
                     for n in names {
-                        if !mine.contains(&n) {
+                        if have.insert(n.to_string()) {
                             mine.push(n);
                         }
                     }
@@ -214,7 +215,7 @@ fn merge_all_of(node: &mut Schema, depth: usize) {
 /// Properties the server sets (`readOnly`) are not sent.
 fn drop_read_only(node: &mut Schema) {
     let Some(Value::Object(props)) = node.get_mut("properties") else { return };
-    let gone: Vec<String> = props
+    let gone: std::collections::HashSet<String> = props
         .iter()
         .filter(|(_, p)| p.get("readOnly") == Some(&Value::Bool(true)))
         .map(|(k, _)| k.clone())
@@ -224,7 +225,7 @@ fn drop_read_only(node: &mut Schema) {
     }
     props.retain(|k, _| !gone.contains(k));
     if let Some(Value::Array(req)) = node.get_mut("required") {
-        req.retain(|r| !r.as_str().is_some_and(|r| gone.iter().any(|g| g == r)));
+        req.retain(|r| !r.as_str().is_some_and(|r| gone.contains(r)));
     }
 }
 
@@ -312,15 +313,16 @@ fn fix_required(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
     if unknown.is_empty() {
         return;
     }
+    let gone: std::collections::HashSet<&str> = unknown.iter().map(String::as_str).collect();
     if let Some(Value::Array(req)) = node.get_mut("required") {
-        req.retain(|r| r.as_str().is_some_and(|r| !unknown.iter().any(|u| u == r)));
+        req.retain(|r| r.as_str().is_some_and(|r| !gone.contains(r)));
         if req.is_empty() {
             node.shift_remove("required");
         }
     }
     warnings.push(Problem::warning(
         join(path, "required"),
-        format!("required {} not among the properties: dropped", unknown.join(", ")),
+        format!("required {} not among the properties: dropped", crate::model::some_names(&unknown, 10)),
     ));
 }
 

@@ -106,7 +106,17 @@ pub fn parse_document(text: &str) -> Result<Value> {
 
 /// Read the operations `opts` selects from OpenAPI text (JSON or YAML).
 pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    read_document(parse_document(text)?, text, opts)
+    let root = parse_document(text)?;
+    // JSON text: what parsing dropped silently (duplicate keys, integers
+    // beyond 64 bits) is a warning too.
+    let notes = if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
+        crate::scan::notes(text)
+    } else {
+        Vec::new()
+    };
+    let mut imp = read_document(root, text, opts)?;
+    imp.warnings.splice(0..0, notes);
+    Ok(imp)
 }
 
 /// [`read`] on a document parsed from `text`: the text tells cheaply
@@ -145,7 +155,7 @@ pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
     if len > max {
         return Err(Error::new(
             ErrorKind::Limit,
-            format!("input is {len} bytes, more than the limit of {max} bytes (raise `toolspec-max-input-size`)"),
+            format!("input is {len} bytes, more than the limit of {max} bytes: raise `toolspec-max-input-size' to read it"),
         ));
     }
     Ok(())

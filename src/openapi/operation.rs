@@ -460,9 +460,9 @@ impl<'a> Builder<'_, 'a, '_> {
             && schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
         if flatten {
             let Some(Value::Object(props)) = schema.shift_remove("properties") else { unreachable!() };
-            let required: Vec<Value> = match schema.get("required") {
-                Some(Value::Array(r)) => r.clone(),
-                _ => Vec::new(),
+            let required: std::collections::HashSet<&str> = match schema.get("required") {
+                Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+                _ => Default::default(),
             };
             let mut pairs = Vec::with_capacity(props.len());
             for (prop, s) in props {
@@ -479,7 +479,7 @@ impl<'a> Builder<'_, 'a, '_> {
                     }
                     _ => set_description(&mut s, format!("The {prop} field of the request body.")),
                 }
-                let optional = !required.iter().any(|r| r.as_str() == Some(prop.as_str()));
+                let optional = !required.contains(prop.as_str());
                 pairs.push(Value::Array(vec![Value::from(arg.clone()), Value::from(prop.clone())]));
                 self.arg_of.push((prop, arg.clone()));
                 self.args.push(Arg { name: arg, optional, schema: s });

@@ -1,0 +1,230 @@
+//! What parsing JSON text loses without a word, found in one linear pass
+//! over the text: duplicate keys (the parser keeps the last value) and
+//! integers beyond 64 bits (the parser reads them as the nearest double).
+//! Each becomes a warning with its JSON path, like the readers' other
+//! warnings.
+//!
+//! Run only on text that parsed as JSON: the scan does not validate.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use crate::model::{index, join, Problem};
+
+/// Warnings of each kind reported before the rest are counted only.
+pub const MAX_NOTES: usize = 50;
+
+/// An object or array being scanned.
+enum Frame<'t> {
+    Object {
+        /// Key of the member being read; None while a key is expected.
+        key: Option<Cow<'t, str>>,
+        /// Keys seen so far: a list while short, then a set.
+        seen: Vec<Cow<'t, str>>,
+        set: Option<HashSet<Cow<'t, str>>>,
+    },
+    Array {
+        item: usize,
+    },
+}
+
+/// Objects with more keys than this keep them in a hash set.
+const SMALL_OBJECT: usize = 16;
+
+/// The warnings for `text` (valid JSON): duplicate keys and integers
+/// beyond 64 bits, at most [`MAX_NOTES`] of each, then one counting the rest.
+pub fn notes(text: &str) -> Vec<Problem> {
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut out = Vec::new();
+    let (mut dups, mut bigs) = (0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'{' => {
+                stack.push(Frame::Object { key: None, seen: Vec::new(), set: None });
+                i += 1;
+            }
+            b'[' => {
+                stack.push(Frame::Array { item: 0 });
+                i += 1;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                i += 1;
+            }
+            b',' => {
+                match stack.last_mut() {
+                    Some(Frame::Object { key, .. }) => *key = None,
+                    Some(Frame::Array { item }) => *item += 1,
+                    None => {}
+                }
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(b, i);
+                let expecting_key = matches!(stack.last(), Some(Frame::Object { key: None, .. }));
+                if expecting_key {
+                    let raw = &text[i + 1..end - 1];
+                    let k: Cow<str> = if raw.contains('\\') {
+                        Cow::Owned(serde_json::from_str::<String>(&text[i..end]).unwrap_or_else(|_| raw.to_string()))
+                    } else {
+                        Cow::Borrowed(raw)
+                    };
+                    let duplicate = match stack.last_mut() {
+                        Some(Frame::Object { key, seen, set }) => {
+                            let dup = match set {
+                                Some(s) => !s.insert(k.clone()),
+                                None if seen.contains(&k) => true,
+                                None => {
+                                    seen.push(k.clone());
+                                    if seen.len() > SMALL_OBJECT {
+                                        *set = Some(seen.drain(..).collect());
+                                    }
+                                    false
+                                }
+                            };
+                            *key = Some(k);
+                            dup
+                        }
+                        _ => false,
+                    };
+                    if duplicate {
+                        dups += 1;
+                        if dups <= MAX_NOTES {
+                            let path = path_of(&stack);
+                            let k = path_key(&stack);
+                            out.push(Problem::warning(
+                                path,
+                                format!("duplicate key \"{k}\": the last value is used, the earlier ones are ignored"),
+                            ));
+                        }
+                    }
+                }
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                let mut integer = true;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    integer &= !matches!(b[i], b'.' | b'e' | b'E');
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                    bigs += 1;
+                    if bigs <= MAX_NOTES {
+                        let read = literal
+                            .parse::<f64>()
+                            .ok()
+                            .and_then(serde_json::Number::from_f64)
+                            .map_or_else(|| "?".to_string(), |n| n.to_string());
+                        out.push(Problem::warning(
+                            path_of(&stack),
+                            format!(
+                                "the integer {} is beyond 64 bits: read as the number {read}, which may differ in its last digits",
+                                shorten(literal)
+                            ),
+                        ));
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    for (n, what) in [(dups, "duplicate keys"), (bigs, "integers beyond 64 bits")] {
+        if n > MAX_NOTES {
+            out.push(Problem::warning("", format!("{} more {what} not listed", n - MAX_NOTES)));
+        }
+    }
+    out
+}
+
+/// End (exclusive) of the string starting at `i`.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+/// Path of the value being read: each frame's member key or item index.
+fn path_of(stack: &[Frame]) -> String {
+    let mut path = String::new();
+    for f in stack {
+        path = match f {
+            Frame::Object { key: Some(k), .. } => join(&path, k),
+            Frame::Object { key: None, .. } => path,
+            Frame::Array { item } => index(&path, *item),
+        };
+    }
+    path
+}
+
+/// The key of the member being read in the innermost object.
+fn path_key<'a>(stack: &'a [Frame]) -> &'a str {
+    match stack.last() {
+        Some(Frame::Object { key: Some(k), .. }) => k,
+        _ => "",
+    }
+}
+
+/// A long literal cut to its first and last digits.
+fn shorten(s: &str) -> Cow<'_, str> {
+    if s.len() <= 40 {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(format!("{}...{} ({} digits)", &s[..16], &s[s.len() - 8..], s.trim_start_matches('-').len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn notes_of(text: &str) -> Vec<String> {
+        serde_json::from_str::<serde_json::Value>(text).expect("test text is JSON");
+        notes(text).into_iter().map(|p| format!("{}|{}", p.path, p.message)).collect()
+    }
+
+    #[test]
+    fn clean_text_has_no_notes() {
+        let text = r#"{"a": [1, -2, 3.5e300, 18446744073709551615, -9223372036854775808], "b": {"a": "x\"y", "c": {}}}"#;
+        assert!(notes_of(text).is_empty());
+    }
+
+    #[test]
+    fn duplicate_keys_with_paths() {
+        let n = notes_of(r#"{"tools": [{"name": "a", "x": {"k": 1, "k": 2}, "name": "b"}], "tools": []}"#);
+        assert_eq!(n.len(), 3, "{n:?}");
+        assert!(n[0].starts_with("tools[0].x.k|duplicate key \"k\""), "{n:?}");
+        assert!(n[1].starts_with("tools[0].name|duplicate key \"name\""), "{n:?}");
+        assert!(n[2].starts_with("tools|"), "{n:?}");
+        // The same key spelled with an escape, and in a large object.
+        assert_eq!(notes_of(r#"{"ab": 1, "a\u0062": 2}"#).len(), 1);
+        let mut wide: Vec<String> = (0..100).map(|i| format!("\"k{i}\": {i}")).collect();
+        wide.push("\"k7\": 0".into());
+        assert_eq!(notes_of(&format!("{{{}}}", wide.join(","))), vec!["k7|duplicate key \"k7\": the last value is used, the earlier ones are ignored"]);
+    }
+
+    #[test]
+    fn big_integers_with_paths() {
+        let n = notes_of(r#"{"p": {"x": {"minimum": 123456789012345678901234567890, "enum": [1, -99999999999999999999]}}}"#);
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n[0].starts_with("p.x.minimum|the integer 123456789012345678901234567890 is beyond 64 bits: read as the number 1.2345678901234568e+29, which"), "{n:?}");
+        assert!(n[1].starts_with("p.x.enum[1]|the integer -99999999999999999999"), "{n:?}");
+    }
+
+    #[test]
+    fn notes_are_capped() {
+        let text = format!("[{}]", vec!["123456789012345678901234567890"; 500].join(","));
+        let n = notes_of(&text);
+        assert_eq!(n.len(), MAX_NOTES + 1);
+        assert_eq!(n[MAX_NOTES], "|450 more integers beyond 64 bits not listed");
+    }
+}
