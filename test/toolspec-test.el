@@ -438,7 +438,7 @@ The error names the file, its size, the limit and how to raise it."
     (should-error (toolspec-read-openapi f) :type 'toolspec-json-error)
     (should-error (toolspec-read-file f) :type 'toolspec-json-error))
   ;; A file name that is not text.
-  (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100) :type 'toolspec-error)
+  (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100 t) :type 'toolspec-error)
   ;; Raw bytes inside a plist.
   (should-error (toolspec-to-json (list :name "t" :description (unibyte-string #xff #xfe)))
                 :type 'toolspec-error))
