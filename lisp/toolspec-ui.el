@@ -173,7 +173,8 @@ START and END default to the accessible portion of BUFFER."
     (and file (file-name-base file))))
 
 (defun toolspec--source-read (source &optional format options)
-  "Read the tools of SOURCE in FORMAT: return (TOOLS WARNINGS PATHS).
+  "Read the tools of SOURCE in FORMAT: return (TOOLS WARNINGS PATHS PROBLEMS).
+PROBLEMS has the problems of each tool, found as it was read.
 OPTIONS are import options: their OpenAPI selection keys select the
 operations of an OpenAPI file.  Signals a `toolspec-error' when
 SOURCE holds no valid definitions."
@@ -182,7 +183,8 @@ SOURCE holds no valid definitions."
                                                    (append (list :format format) options))
                  (toolspec--parse-text (toolspec--source-text source) format
                                        (toolspec--source-default-name source)))))
-    (list tools toolspec-last-import-warnings toolspec-last-import-paths)))
+    (list tools toolspec-last-import-warnings toolspec-last-import-paths
+          toolspec-last-import-problems)))
 
 ;;;; Positions
 
@@ -273,15 +275,19 @@ key; otherwise the tool itself."
 
 ;;;; Problems of imported tools
 
-(defun toolspec--tool-problems (tools warnings paths &optional doing)
+(defun toolspec--tool-problems (tools warnings paths &optional doing problems)
   "Problems of TOOLS, read with import WARNINGS from PATHS.
 Return (ENTRIES . GENERAL): ENTRIES a list of plists (:tool :path
 :problems), one per tool, GENERAL the import warnings of no tool.
 A problem is (SEVERITY PATH MESSAGE JSON-P), PATH a JSON path when
 JSON-P, else a path in the tool plist.  DOING, a verb such as
 \"Previewing\", is shown in a progress report when there are more
-tools than `toolspec-preview-progress-threshold'."
+tools than `toolspec-preview-progress-threshold'.  PROBLEMS, when
+it has one element per tool, holds what `toolspec-validate' says of
+each (the module finds them as it reads); otherwise each tool is
+validated here."
   (let* ((count (length tools))
+         (given (and (= (length problems) count) problems))
          (reporter (and doing (> count toolspec-preview-progress-threshold)
                         (make-progress-reporter (format "%s %d tools..." doing count) 0 count)))
          (entries (cl-loop for tool in tools
@@ -289,17 +295,23 @@ tools than `toolspec-preview-progress-threshold'."
                            for i from 1
                            collect (list :tool tool :path path
                                          :problems (mapcar (lambda (p) (append p (list nil)))
-                                                           (toolspec-validate tool)))
+                                                           (if given (pop given) (toolspec-validate tool))))
                            do (when reporter (progress-reporter-update reporter i))))
+         (by-path (make-hash-table :test 'equal))
          general)
     (when reporter (progress-reporter-done reporter))
+    ;; The owner of a warning is the tool at the longest path that is the
+    ;; warning's path or an ancestor of it: look each ancestor up.
+    (dolist (e entries)
+      (unless (gethash (plist-get e :path) by-path)
+        (puthash (plist-get e :path) e by-path)))
     (dolist (w warnings)
-      (let ((owner nil))
-        (dolist (e entries)
-          (when (and (toolspec--path-prefix-p (plist-get e :path) (nth 1 w))
-                     (or (null owner)
-                         (> (length (plist-get e :path)) (length (plist-get owner :path)))))
-            (setq owner e)))
+      (let* ((path (nth 1 w))
+             (owner (or (gethash path by-path)
+                        (cl-loop for i downfrom (1- (length path)) to 1
+                                 thereis (and (memq (aref path i) '(?. ?\[))
+                                              (gethash (substring path 0 i) by-path)))
+                        (gethash "" by-path))))
         (if owner
             (plist-put owner :problems (append (plist-get owner :problems) (list (append w (list t)))))
           (push (append w (list t)) general))))
@@ -601,9 +613,9 @@ bound to, and its problems.  Nothing is registered until you say so.
 (defun toolspec--preview-data (source options)
   "Read SOURCE and work out what importing it with OPTIONS would do.
 Return the plist kept in `toolspec--preview'."
-  (pcase-let* ((`(,tools ,warnings ,paths)
+  (pcase-let* ((`(,tools ,warnings ,paths ,problems)
                 (toolspec--read-or-report source (plist-get options :format) options))
-               (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing")))
+               (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
       (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))
     (list :source source :options options :entries entries :general general
@@ -872,8 +884,8 @@ interactively, ask for \"CATEGORY/NAME\"."
 Return a list of (SEVERITY LINE COLUMN PATH MESSAGE) sorted by
 place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
   (condition-case err
-      (pcase-let* ((`(,tools ,warnings ,paths) (toolspec--source-read source))
-                   (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Checking"))
+      (pcase-let* ((`(,tools ,warnings ,paths ,problems) (toolspec--source-read source))
+                   (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Checking" problems))
                    (out nil))
         (toolspec--compute-spans source (mapcar (lambda (e) (plist-get e :path))
                                                 (cl-remove-if-not (lambda (e) (plist-get e :problems))

@@ -708,5 +708,25 @@ The place is the start of GROUP (default the whole match)."
            do (should (equal (toolspec--problem-json-path text tool path (format "args[%d].items.type" i))
                              (concat p ".items.type"))))))))
 
+(ert-deftest toolspec-ui-warnings-go-to-the-tool-at-the-longest-path ()
+  "A warning belongs to the tool whose path is its path or its nearest
+ancestor's (tools[1] does not own tools[10].x); given problems are used
+as they are, without validating again."
+  (let* ((tools (cl-loop for i below 12 collect (list :name (format "t%d" i) :args nil)))
+         (paths (cl-loop for i below 12 collect (format "tools[%d]" i)))
+         (given (cl-loop for i below 12 collect (and (= i 3) '((error "name" "given")))))
+         (warnings '((warning "tools[10].x" "w10") (warning "tools[1]" "w1")
+                     (warning "tools[1].a[2]" "w1a") (warning "other" "none")))
+         (result (cl-letf (((symbol-function 'toolspec-validate)
+                            (lambda (_) (error "Validated again"))))
+                   (toolspec--tool-problems tools warnings paths nil given)))
+         (messages (lambda (i) (mapcar (lambda (p) (nth 2 p))
+                                       (plist-get (nth i (car result)) :problems)))))
+    (should (equal (funcall messages 10) '("w10")))
+    (should (equal (funcall messages 1) '("w1" "w1a")))
+    (should (equal (funcall messages 3) '("given")))
+    (should (equal (funcall messages 0) nil))
+    (should (equal (cdr result) '((warning "other" "none" t))))))
+
 (provide 'toolspec-ui-test)
 ;;; toolspec-ui-test.el ends here
