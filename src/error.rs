@@ -77,6 +77,15 @@ impl Error {
         Error::at(ErrorKind::Shape, path, message)
     }
 
+    /// The error of item `i` of a list: its path is put under `[i]`.
+    pub fn in_item(mut self, i: usize) -> Self {
+        self.path = Some(match self.path.take() {
+            Some(p) => format!("[{i}].{p}"),
+            None => format!("[{i}]"),
+        });
+        self
+    }
+
     pub fn with_position(mut self, line: usize, column: usize) -> Self {
         self.line = Some(line);
         self.column = Some(column);

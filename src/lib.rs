@@ -128,13 +128,7 @@ pub fn tools_from_elisp(text: &str) -> Result<Vec<Tool>> {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                plist::tool_from_sexp(t).map_err(|mut e| {
-                    e.path = Some(match e.path.take() {
-                        Some(p) => format!("[{i}].{p}"),
-                        None => format!("[{i}]"),
-                    });
-                    e
-                })
+                plist::tool_from_sexp(t).map_err(|e| e.in_item(i))
             })
             .collect()
     })();
@@ -154,37 +148,6 @@ pub fn elisp_to_json(text: &str, dialect: Dialect, many: bool, pretty: bool) -> 
     Ok(write::to_text(&v, pretty))
 }
 
-/// A JSON value made by `json-serialize` from a tool plist, back as the
-/// lexpr value of that plist: objects were plists (keys are keywords
-/// again), `true`, `false` and `null` were `t`, `:json-false` and
-/// `:null`.  `args` at the top is the list `json-serialize` was given as
-/// a vector.
-fn serialized_plist_to_sexp(v: &serde_json::Value, args: bool) -> lexpr::Value {
-    use lexpr::Value as Sexp;
-    use serde_json::Value;
-    match v {
-        Value::Null => Sexp::keyword("null"),
-        Value::Bool(true) => Sexp::symbol("t"),
-        Value::Bool(false) => Sexp::keyword("json-false"),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Sexp::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Sexp::from(u)
-            } else {
-                Sexp::from(n.as_f64().unwrap_or(0.0))
-            }
-        }
-        Value::String(s) => Sexp::string(s.as_str()),
-        Value::Array(items) if args => Sexp::list(items.iter().map(|x| serialized_plist_to_sexp(x, false))),
-        Value::Array(items) => Sexp::Vector(items.iter().map(|x| serialized_plist_to_sexp(x, false)).collect()),
-        Value::Object(m) if m.is_empty() => Sexp::Null,
-        Value::Object(m) => Sexp::list(m.iter().flat_map(|(k, x)| {
-            [Sexp::keyword(k.as_str()), serialized_plist_to_sexp(x, false)]
-        })),
-    }
-}
-
 /// Convert tool plists serialised by Emacs's `json-serialize` (a JSON
 /// array of objects, each a tool plist with `:args` made a vector) to
 /// JSON in `dialect`, as [`elisp_to_json`] converts their printed form.
@@ -199,19 +162,10 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let sexp = match item {
-                serde_json::Value::Object(m) => lexpr::Value::list(m.iter().flat_map(|(k, x)| {
-                    [lexpr::Value::keyword(k.as_str()), serialized_plist_to_sexp(x, k == "args")]
-                })),
-                other => serialized_plist_to_sexp(other, false),
-            };
-            let tool = plist::tool_from_sexp(&sexp).map_err(|mut e| {
-                e.path = Some(match e.path.take() {
-                    Some(p) => format!("[{i}].{p}"),
-                    None => format!("[{i}]"),
-                });
-                e
-            });
+            let mut b = plist::Build::default();
+            plist::emit_serialized_tool(item, &mut b);
+            let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
+            let tool = plist::tool_from_sexp(&sexp).map_err(|e| e.in_item(i));
             plist::dispose(sexp);
             tool
         })

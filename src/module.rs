@@ -115,6 +115,16 @@ fn version() -> emacs::Result<&'static str> {
     Ok(crate::VERSION)
 }
 
+/// The input size limit passed from Lisp (`toolspec-max-input-size`).
+fn max_size(max: Value<'_>) -> usize {
+    max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
+}
+
+/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME.
+fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize) -> crate::Result<ReadOptions<'a>> {
+    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max })
+}
+
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
 /// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE.
 #[defun]
@@ -128,15 +138,10 @@ fn parse_json<'e>(
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
-    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    let max = max_size(max);
     let imp = (|| {
         let s = self::text(text, "the JSON text")?;
-        let opts = ReadOptions {
-            format: Format::parse(format.as_deref().unwrap_or("auto"))?,
-            default_name: name.as_deref(),
-            max_size: max,
-        };
-        crate::parse_json(&s, &opts)
+        crate::parse_json(&s, &read_options(format.as_deref(), name.as_deref(), max)?)
     })();
     imported(env, imp, validate.is_not_nil())
 }
@@ -153,19 +158,10 @@ fn read_file<'e>(
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
-    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    let max = max_size(max);
     let imp = (|| {
-        let file = self::text(file, "the file name")?;
-        let meta = std::fs::metadata(&file)
-            .map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
-        file_size_fits(meta.len(), max)?;
-        let bytes = std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
-        let opts = ReadOptions {
-            format: Format::parse(format.as_deref().unwrap_or("auto"))?,
-            default_name: name.as_deref(),
-            max_size: max,
-        };
-        crate::read::read_bytes(&bytes, &opts)
+        let bytes = source_bytes(file, true, max)?;
+        crate::read::read_bytes(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?)
     })();
     imported(env, imp, validate.is_not_nil())
 }
@@ -306,8 +302,8 @@ fn file_size_fits(len: u64, max: usize) -> crate::Result<()> {
     Ok(())
 }
 
-/// The bytes of SOURCE: the text itself, or the file it names when
-/// FILE-P; refused beyond MAX bytes.
+/// The bytes of SOURCE: the (OpenAPI) text itself, or the file it names
+/// when FILE-P; refused beyond MAX bytes.
 fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Vec<u8>> {
     if !file_p {
         let s = self::text(source, "the OpenAPI text")?;
@@ -335,7 +331,7 @@ fn openapi_read<'e>(
 ) -> emacs::Result<Value<'e>> {
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
-    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    let max = max_size(max);
     let imp = (|| {
         let opts = match options.as_deref() {
             Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
@@ -353,7 +349,7 @@ fn openapi_read<'e>(
 #[defun]
 fn openapi_operations<'e>(env: &'e Env, source: Value<'e>, file_p: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
     let file_p = file_p.is_not_nil();
-    let max = max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize;
+    let max = max_size(max);
     guard(env, || {
         let bytes = source_bytes(source, file_p, max)?;
         let text = crate::error::check_utf8(&bytes)?;

@@ -26,8 +26,9 @@ pub(crate) struct Lisp<'e> {
     env: &'e Env,
     open: Vec<(bool, Vec<Value<'e>>)>,
     done: Vec<Value<'e>>,
-    /// Symbols and keywords (with their colon) made so far.
+    /// Symbols made so far, and keywords by their name without colon.
     symbols: HashMap<String, Value<'e>>,
+    keywords: HashMap<String, Value<'e>>,
     nil: Value<'e>,
     t: Value<'e>,
     error: Option<emacs::Error>,
@@ -40,6 +41,7 @@ impl<'e> Lisp<'e> {
             open: Vec::new(),
             done: Vec::new(),
             symbols: HashMap::new(),
+            keywords: HashMap::new(),
             nil: env.intern("nil")?,
             t: env.intern("t")?,
             error: None,
@@ -57,18 +59,25 @@ impl<'e> Lisp<'e> {
         }
     }
 
-    fn intern(&mut self, name: &str) -> emacs::Result<Value<'e>> {
-        if let Some(v) = self.symbols.get(name) {
+    /// The symbol named `name`, from `cache` or interned and kept there.
+    fn intern(
+        env: &'e Env,
+        cache: &mut HashMap<String, Value<'e>>,
+        key: &str,
+        name: impl FnOnce() -> String,
+    ) -> emacs::Result<Value<'e>> {
+        if let Some(v) = cache.get(key) {
             return Ok(*v);
         }
+        let name = name();
         // The module's `intern` takes a C string: other names (NUL,
         // non-ASCII) go through Lisp's `intern`.
         let v = if name.is_ascii() && !name.contains('\0') {
-            self.env.intern(name)?
+            env.intern(&name)?
         } else {
-            lisp_intern.call(self.env, (name,))?
+            lisp_intern.call(env, (name.as_str(),))?
         };
-        self.symbols.insert(name.to_string(), v);
+        cache.insert(key.to_string(), v);
         Ok(v)
     }
 
@@ -96,11 +105,13 @@ impl Sink for Lisp<'_> {
         self.push(v);
     }
     fn keyword(&mut self, name: &str) {
-        let v = self.intern(&format!(":{name}"));
+        // Keywords repeat in every plist: found by name, the `:name`
+        // string is made only the first time.
+        let v = Self::intern(self.env, &mut self.keywords, name, || format!(":{name}"));
         self.push(v);
     }
     fn symbol(&mut self, name: &str) {
-        let v = self.intern(name);
+        let v = Self::intern(self.env, &mut self.symbols, name, || name.to_string());
         self.push(v);
     }
     fn number(&mut self, n: &Number) {

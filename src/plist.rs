@@ -305,6 +305,22 @@ pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
     }
 }
 
+/// Emit a tool plist that `json-serialize` wrote as `v` (see
+/// [`crate::serialized_plists_to_json`]): what [`emit_data`] makes of it,
+/// but for `args`, which was a list made a vector for the serialiser.
+pub fn emit_serialized_tool<S: Sink>(v: &Value, s: &mut S) {
+    match v {
+        Value::Object(m) => emit_seq(s, false, m.iter(), |(k, x), s| {
+            s.keyword(k);
+            match x {
+                Value::Array(args) if k == "args" => emit_seq(s, false, args.iter(), emit_data),
+                _ => emit_data(x, s),
+            }
+        }),
+        other => emit_data(other, s),
+    }
+}
+
 fn print_number(n: &Number, out: &mut String) {
     if let Some(i) = n.as_i64() {
         out.push_str(&i.to_string());

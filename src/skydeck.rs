@@ -348,13 +348,7 @@ pub fn write_many(tools: &[Tool]) -> Result<Value> {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            write(t).map_err(|mut e| {
-                e.path = Some(match e.path.take() {
-                    Some(p) => format!("[{i}].{p}"),
-                    None => format!("[{i}]"),
-                });
-                e
-            })
+            write(t).map_err(|e| e.in_item(i))
         })
         .collect::<Result<Vec<_>>>()
         .map(Value::Array)
