@@ -431,6 +431,23 @@ The error names the file, its size, the limit and how to raise it."
         (should-error (toolspec-parse-openapi openapi) :type 'toolspec-limit-error))
       (should (toolspec-read-openapi f)))))
 
+(ert-deftest toolspec-test-serialized-tools-errors ()
+  "What the export's serialised path cannot read is a `toolspec-error'
+naming what is wrong and, for a bad tool, which one."
+  (toolspec--ensure-module)
+  (let ((err (should-error (toolspec--mod-serialized-to-json "[{\"name\": " "openai" nil)
+                           :type 'toolspec-plist-error)))
+    (should (string-match-p "cannot read the serialised tools" (cadr err))))
+  (let ((err (should-error (toolspec--mod-serialized-to-json "{}" "openai" nil)
+                           :type 'toolspec-plist-error)))
+    (should (string-match-p "expected a list of tool plists" (cadr err))))
+  (let ((err (should-error (toolspec--mod-serialized-to-json
+                            "[{\"name\": \"ok\", \"args\": []}, {\"args\": []}]" "openai" nil)
+                           :type 'toolspec-error)))
+    (should (string-prefix-p "[1]" (plist-get (toolspec-error-details err) :path))))
+  (should-error (toolspec--mod-serialized-to-json "[]" 'openai nil) :type 'toolspec-error)
+  (should (equal (toolspec--mod-serialized-to-json "[]" "openai" nil) "[]")))
+
 (ert-deftest toolspec-test-bad-text-is-a-toolspec-error ()
   "Bytes that are not UTF-8, in files, strings and file names, are `toolspec-error's."
   (require 'toolspec-openapi)
