@@ -16,6 +16,7 @@ pub mod gptel_form;
 pub mod locate;
 pub mod model;
 pub mod openapi;
+pub mod par;
 pub mod plist;
 pub mod read;
 pub mod scan;
@@ -109,9 +110,9 @@ pub fn validate_tool(tool: &Tool) -> Vec<Problem> {
     problems
 }
 
-/// [`validate_tool`] of each tool.
+/// [`validate_tool`] of each tool (spread over the cores when many).
 pub fn validate_tools(tools: &[Tool]) -> Vec<Vec<Problem>> {
-    tools.iter().map(validate_tool).collect()
+    par::map(tools, validate_tool)
 }
 
 /// Tools read from elisp text: one tool plist, or a list of them.
@@ -158,19 +159,28 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
     let items = doc
         .as_array()
         .ok_or_else(|| Error::new(ErrorKind::Plist, "expected a list of tool plists"))?;
-    let tools = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let mut b = plist::Build::default();
-            plist::emit_serialized_tool(item, &mut b);
-            let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
-            let tool = plist::tool_from_sexp(&sexp).map_err(|e| e.in_item(i));
-            plist::dispose(sexp);
-            tool
-        })
-        .collect::<Result<Vec<Tool>>>()?;
-    Ok(write::to_text(&write::write_tools(&tools, dialect)?, pretty))
+    let tool = |item: &serde_json::Value| {
+        let mut b = plist::Build::default();
+        plist::emit_serialized_tool(item, &mut b);
+        let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
+        let tool = plist::tool_from_sexp(&sexp);
+        plist::dispose(sexp);
+        tool
+    };
+    fn in_item<T>((i, r): (usize, Result<T>)) -> Result<T> {
+        r.map_err(|e| e.in_item(i))
+    }
+    let out = if pretty {
+        let tools = items.iter().map(tool).enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+        write::to_text(&write::write_tools(&tools, dialect)?, true)
+    } else {
+        // Each tool is read and written on its own, spread over the cores.
+        let texts = par::map(items, |item| tool(item).and_then(|t| write::write_tool(&t, dialect)).map(|v| write::to_text(&v, false)));
+        let texts = texts.into_iter().enumerate().map(in_item).collect::<Result<Vec<String>>>()?;
+        write::document_text(&texts, dialect)
+    };
+    par::drop_later(text.len() >= read::BIG, doc);
+    Ok(out)
 }
 
 /// Validate one tool plist given as elisp text.

@@ -90,6 +90,44 @@ impl Tool {
     }
 }
 
+/// A path in a document as a walk descends it, written out (as [`join`]
+/// and [`index`] write it) only when a problem needs it: formatting the
+/// path of every node made up a tenth of reading a large catalog.
+#[derive(Debug, Clone, Copy)]
+pub enum At<'a> {
+    /// A path already written out (`""` at the root).
+    Root(&'a str),
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl<'a> At<'a> {
+    /// The path of `key` below this one.
+    pub fn key<'b>(&'b self, key: &'b str) -> At<'b> {
+        At::Key(self, key)
+    }
+
+    /// The path of item `i` below this one.
+    pub fn index(&self, i: usize) -> At<'_> {
+        At::Index(self, i)
+    }
+
+    fn is_root(&self) -> bool {
+        matches!(self, At::Root(s) if s.is_empty())
+    }
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root(s) => f.write_str(s),
+            At::Key(parent, key) if parent.is_root() => f.write_str(key),
+            At::Key(parent, key) => write!(f, "{parent}.{key}"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
 /// Join a path and a key: `a.b`, or `b` at the root.
 pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -114,4 +152,22 @@ pub fn some_names<S: AsRef<str>>(names: &[S], max: usize) -> String {
         out.push(&tail);
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_written_as_join_and_index_write_them() {
+        let root = At::Root("");
+        assert_eq!(root.key("a").to_string(), join("", "a"));
+        assert_eq!(root.index(2).to_string(), index("", 2));
+        let base = At::Root("tools[0].inputSchema");
+        let props = base.key("properties");
+        let x = props.key("x");
+        let item = x.key("anyOf");
+        assert_eq!(item.index(1).key("type").to_string(), join(&index(&join(&join(&join("tools[0].inputSchema", "properties"), "x"), "anyOf"), 1), "type"));
+        assert_eq!(root.index(0).key("b").to_string(), "[0].b");
+    }
 }

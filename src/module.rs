@@ -106,7 +106,10 @@ fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> e
     })?;
     let mut sink = Lisp::new(env)?;
     crate::emit_imported(&imp, Some(problems.as_deref().unwrap_or(&[])), &mut sink);
-    sink.finish()
+    let out = sink.finish();
+    // Freeing thousands of tools takes milliseconds the caller need not wait.
+    crate::par::drop_later(imp.tools.len() >= 256, imp);
+    out
 }
 
 /// Version of the module, compared with the elisp package's.

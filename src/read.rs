@@ -119,8 +119,11 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     }
     // What parsing drops silently (duplicate keys, integers beyond 64
     // bits) comes first among the warnings, after any repairs.
-    let (doc, repairs) = match serde_json::from_str(text) {
-        Ok(doc) => (doc, crate::scan::notes(text)),
+    // A large text is scanned for those while it is parsed.
+    let big = text.len() >= BIG;
+    let (parsed, notes) = crate::par::join(big, || serde_json::from_str::<Value>(text), || crate::scan::notes(text));
+    let (doc, repairs) = match parsed {
+        Ok(doc) => (doc, notes),
         // Not JSON: an OpenAPI document may be YAML.
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
         Err(e) => lenient_parse(text, opts, &e)?,
@@ -130,11 +133,16 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     {
         crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default())?
     } else {
-        read_value(&doc, opts)?
+        let imp = read_value(&doc, opts)?;
+        crate::par::drop_later(big, doc);
+        imp
     };
     imp.warnings.splice(0..0, repairs);
     Ok(imp)
 }
+
+/// Inputs from this size (in bytes) are worth more than one thread.
+pub const BIG: usize = 256 << 10;
 
 /// Hand-written SkyDeck files carry small JSON slips: when strict parsing
 /// fails on one, repair them (with a warning each) and try again.  Other
@@ -156,19 +164,44 @@ fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> 
 }
 
 /// Read tools from a parsed JSON document.
+///
+/// The document is walked first for its tool definitions; each is then
+/// read on its own (spread over the cores when there are many), and the
+/// results are put together in the document's order.
 pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
-    let mut r = Reader { doc, opts, out: Imported::default() };
+    let mut r = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
     r.any(doc, "", 0)?;
-    if r.out.tools.is_empty() {
+    let parts = crate::par::map(&r.jobs, |job| {
+        let mut one = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
+        one.run(job).map(|()| one.out)
+    });
+    let mut out = r.out;
+    for part in parts {
+        let part = part?;
+        out.tools.extend(part.tools);
+        out.warnings.extend(part.warnings);
+        out.paths.extend(part.paths);
+    }
+    if out.tools.is_empty() {
         return Err(Error::new(ErrorKind::Shape, "no tool definitions found in the input"));
     }
-    Ok(r.out)
+    Ok(out)
 }
 
 struct Reader<'a> {
     doc: &'a Value,
     opts: &'a ReadOptions<'a>,
     out: Imported,
+    /// The tool definitions found, to be read.
+    jobs: Vec<Job<'a>>,
+}
+
+/// One tool definition (or OpenAPI document) found in the input, at `path`.
+struct Job<'a> {
+    value: &'a Value,
+    path: String,
+    /// `None` for an OpenAPI document.
+    format: Option<Format>,
 }
 
 /// Fields of one tool, picked out of its wrapper.
@@ -186,6 +219,13 @@ struct Parts<'v> {
 }
 
 impl<'a> Reader<'a> {
+    fn run(&mut self, job: &Job) -> Result<()> {
+        match job.format {
+            Some(format) => self.tool(job.value, &job.path, format),
+            None => self.openapi(job.value, &job.path),
+        }
+    }
+
     fn any(&mut self, v: &'a Value, path: &str, depth: usize) -> Result<()> {
         if depth > 8 {
             return Err(Error::shape(path, "tool definitions nested too deeply in wrappers"));
@@ -207,7 +247,8 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self, v: &'a Value, o: &'a Map<String, Value>, path: &str, depth: usize) -> Result<()> {
         if matches!(self.opts.format, Format::Auto | Format::OpenApi) && crate::openapi::is_openapi(o) {
-            return self.openapi(v, path);
+            self.jobs.push(Job { value: v, path: path.to_string(), format: None });
+            return Ok(());
         }
         if self.opts.format == Format::OpenApi {
             return Err(Error::shape(path, "not an OpenAPI document: it has no `openapi` or `swagger` key"));
@@ -225,7 +266,7 @@ impl<'a> Reader<'a> {
             if let Some(list) = o.get(key) {
                 let list = list.as_array().ok_or_else(|| Error::shape(&join(path, key), "expected an array"))?;
                 for (i, item) in list.iter().enumerate() {
-                    self.tool(item, &index(&join(path, key), i), Format::Gemini)?;
+                    self.jobs.push(Job { value: item, path: index(&join(path, key), i), format: Some(Format::Gemini) });
                 }
                 return Ok(());
             }
@@ -244,7 +285,8 @@ impl<'a> Reader<'a> {
             Format::Auto => crate::seeds::detect(o).or_else(|| detect(o)).ok_or_else(|| unrecognised(o, path))?,
             f => f,
         };
-        self.tool(v, path, format)
+        self.jobs.push(Job { value: v, path: path.to_string(), format: Some(format) });
+        Ok(())
     }
 
     /// Every operation of an OpenAPI document (select some with
@@ -314,19 +356,7 @@ impl<'a> Reader<'a> {
         if params.is_null() {
             return Ok(());
         }
-        // A root without `type` is an object schema, whatever else it has.
-        let typed;
-        let params = match params {
-            Value::Object(o) if !o.contains_key("type") => {
-                let mut m = Map::new();
-                m.insert("type".into(), Value::from("object"));
-                m.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
-                typed = Value::Object(m);
-                &typed
-            }
-            other => other,
-        };
-        let mut root = norm.node(params, path, 0)?;
+        let mut root = norm.root(params, path)?;
         // An `optional` marker on a property (gptel's, leaked into JSON)
         // settles `required` here, so it never clashes with the plist's
         // own `:optional`.
@@ -340,6 +370,9 @@ impl<'a> Reader<'a> {
                 ))
             }
         }
+        // The normalised schema is this tool's own: its parts move into
+        // the model rather than being copied.
+        let props = root.shift_remove("properties");
         let required: std::collections::HashSet<&str> = match root.get("required") {
             None => Default::default(),
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
@@ -350,39 +383,47 @@ impl<'a> Reader<'a> {
                 ))
             }
         };
-        match root.get("properties") {
+        match props {
             None | Some(Value::Null) => {}
             Some(Value::Object(props)) => {
+                tool.args.reserve(props.len());
                 for (name, schema) in props {
-                    let schema = schema.as_object().cloned().unwrap_or_default();
-                    tool.args.push(Arg { name: name.clone(), optional: !required.contains(&name.as_str()), schema });
+                    let schema = match schema {
+                        Value::Object(s) => s,
+                        _ => Schema::new(),
+                    };
+                    let optional = !required.contains(name.as_str());
+                    tool.args.push(Arg { name, optional, schema });
                 }
             }
             Some(other) => {
                 return Err(Error::shape(
                     &join(path, "properties"),
-                    format!("`properties` must be an object, found {}", kind_of(other)),
+                    format!("`properties` must be an object, found {}", kind_of(&other)),
                 ))
             }
         }
-        let names: std::collections::HashSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
-        // In the document's order, for stable warnings.
-        let listed: Vec<&str> = match root.get("required") {
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let mut warned = std::collections::HashSet::new();
-        for r in listed {
-            if !names.contains(r) && warned.insert(r) {
-                self.out.warnings.push(Problem::warning(
-                    join(path, "required"),
-                    format!("\"{r}\" is required but not among the properties: dropped"),
-                ));
+        if !required.is_empty() {
+            let names: std::collections::HashSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
+            // In the document's order, for stable warnings.
+            let listed: Vec<&str> = match root.get("required") {
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let mut warned = std::collections::HashSet::new();
+            for r in listed {
+                if !names.contains(r) && warned.insert(r) {
+                    self.out.warnings.push(Problem::warning(
+                        join(path, "required"),
+                        format!("\"{r}\" is required but not among the properties: dropped"),
+                    ));
+                }
             }
         }
-        for (k, v) in root.iter() {
+        drop(required);
+        for (k, v) in root {
             if !matches!(k.as_str(), "type" | "properties" | "required" | "title" | "description") {
-                tool.schema_extra.insert(k.clone(), v.clone());
+                tool.schema_extra.insert(k, v);
             }
         }
         Ok(())

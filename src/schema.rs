@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{join, Problem, Schema};
+use crate::model::{join, At, Problem, Schema};
 
 /// Keywords whose value is a map from names to schemas.
 pub const SCHEMA_MAPS: &[&str] =
@@ -137,6 +137,8 @@ pub struct Normalizer<'a> {
     depends_on: usize,
     /// Deepest `depth` reached, to know the height of an expansion.
     deepest: usize,
+    /// Set by [`Normalizer::root`]: the root node is an object schema.
+    object_root: bool,
 }
 
 /// One cached `$ref` expansion: the schema, how many nodes making it
@@ -160,6 +162,7 @@ impl<'a> Normalizer<'a> {
             cache: None,
             depends_on: usize::MAX,
             deepest: 0,
+            object_root: false,
         }
     }
 
@@ -178,19 +181,45 @@ impl<'a> Normalizer<'a> {
 
     /// Normalise one schema node found at `path`, returning the new node.
     pub fn node(&mut self, value: &Value, path: &str, depth: usize) -> Result<Schema> {
+        self.node_at(value, &At::Root(path), depth)
+    }
+
+    /// Normalise the parameters schema of a tool: as [`Normalizer::node`],
+    /// but a root without `type` is an object schema, whatever else it
+    /// has, and takes `"type": "object"` first without a warning.
+    pub fn root(&mut self, value: &Value, path: &str) -> Result<Schema> {
+        let Value::Object(o) = value else { return self.node(value, path, 0) };
+        if o.contains_key("type") {
+            return self.node(value, path, 0);
+        }
+        if o.contains_key("$ref") {
+            // `type` then overrides the target's, as a sibling of `$ref`.
+            let mut typed = Map::with_capacity(o.len() + 1);
+            typed.insert("type".into(), Value::from("object"));
+            typed.extend(o.iter().map(|(k, v)| (k.clone(), v.clone())));
+            return self.node(&Value::Object(typed), path, 0);
+        }
+        self.object_root = true;
+        let out = self.node(value, path, 0);
+        self.object_root = false;
+        out
+    }
+
+    /// [`Normalizer::node`], with the path written out only if needed.
+    pub fn node_at(&mut self, value: &Value, path: &At, depth: usize) -> Result<Schema> {
         self.nodes += 1;
         self.deepest = self.deepest.max(depth);
         if self.nodes > MAX_NODES {
             return Err(Error::at(
                 ErrorKind::Limit,
-                path,
+                &path.to_string(),
                 format!("schema expands to more than {MAX_NODES} nodes (too much $ref fan-out)"),
             ));
         }
         if depth > MAX_DEPTH {
             return Err(Error::at(
                 ErrorKind::Limit,
-                path,
+                &path.to_string(),
                 format!("schema nested deeper than {MAX_DEPTH} levels"),
             ));
         }
@@ -199,7 +228,7 @@ impl<'a> Normalizer<'a> {
             Value::Bool(true) => return Ok(Schema::new()),
             other => {
                 return Err(Error::shape(
-                    path,
+                    &path.to_string(),
                     format!("expected a schema object, found {}", kind_of(other)),
                 ))
             }
@@ -209,7 +238,7 @@ impl<'a> Normalizer<'a> {
         }
         let mut out = Schema::new();
         for (key, v) in obj {
-            let p = join(path, key);
+            let p = path.key(key);
             match key.as_str() {
                 "$defs" | "definitions" => continue, // inlined where used
                 "type" => {
@@ -222,16 +251,16 @@ impl<'a> Normalizer<'a> {
                 (Slot::Map, Value::Object(map)) => {
                     let mut m = Map::new();
                     for (name, sub) in map {
-                        m.insert(name.clone(), Value::Object(self.node(sub, &join(&p, name), depth + 1)?));
+                        m.insert(name.clone(), Value::Object(self.node_at(sub, &p.key(name), depth + 1)?));
                     }
                     Value::Object(m)
                 }
-                (Slot::Single, Value::Object(_)) => Value::Object(self.node(v, &p, depth + 1)?),
+                (Slot::Single, Value::Object(_)) => Value::Object(self.node_at(v, &p, depth + 1)?),
                 (Slot::Single, Value::Array(list)) | (Slot::List, Value::Array(list)) => {
                     let mut l = Vec::with_capacity(list.len());
                     for (i, sub) in list.iter().enumerate() {
                         l.push(match sub {
-                            Value::Object(_) => Value::Object(self.node(sub, &format!("{p}[{i}]"), depth + 1)?),
+                            Value::Object(_) => Value::Object(self.node_at(sub, &p.index(i), depth + 1)?),
                             other => other.clone(),
                         });
                     }
@@ -243,12 +272,18 @@ impl<'a> Normalizer<'a> {
         }
         self.lift_boolean_required(&mut out, path);
         if !out.contains_key("type") {
-            self.infer_type(&mut out, path);
+            if depth == 0 && self.object_root {
+                let rest = std::mem::take(&mut out);
+                out.insert("type".into(), Value::from("object"));
+                out.extend(rest);
+            } else {
+                self.infer_type(&mut out, path);
+            }
         }
         Ok(out)
     }
 
-    fn type_keyword(&mut self, v: &Value, path: &str, out: &mut Schema) -> Result<()> {
+    fn type_keyword(&mut self, v: &Value, path: &At, out: &mut Schema) -> Result<()> {
         match v {
             Value::String(s) => {
                 let t = self.type_name(s, path)?;
@@ -259,9 +294,9 @@ impl<'a> Normalizer<'a> {
                 let mut nullable = false;
                 for (i, item) in list.iter().enumerate() {
                     let s = item.as_str().ok_or_else(|| {
-                        Error::shape(&format!("{path}[{i}]"), "type names must be strings")
+                        Error::shape(&path.index(i).to_string(), "type names must be strings")
                     })?;
-                    let t = self.type_name(s, &format!("{path}[{i}]"))?;
+                    let t = self.type_name(s, &path.index(i))?;
                     if t == "null" {
                         nullable = true;
                     } else if !types.contains(&t) {
@@ -277,7 +312,7 @@ impl<'a> Normalizer<'a> {
                     }
                     _ => {
                         self.warnings.push(Problem::warning(
-                            path,
+                            path.to_string(),
                             format!(
                                 "type union {:?} written as anyOf: gptel and llm need a single type",
                                 types
@@ -297,7 +332,7 @@ impl<'a> Normalizer<'a> {
             }
             other => {
                 return Err(Error::shape(
-                    path,
+                    &path.to_string(),
                     format!("`type` must be a string or an array of strings, found {}", kind_of(other)),
                 ))
             }
@@ -305,21 +340,21 @@ impl<'a> Normalizer<'a> {
         Ok(())
     }
 
-    fn type_name(&mut self, s: &str, path: &str) -> Result<&'static str> {
+    fn type_name(&mut self, s: &str, path: &At) -> Result<&'static str> {
         match canonical_type(s) {
             Some((t, true)) => Ok(t),
             Some((t, false)) => {
                 let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
                 if !gemini_style {
                     self.warnings.push(Problem::warning(
-                        path,
+                        path.to_string(),
                         format!("non-standard type name \"{s}\" read as \"{t}\""),
                     ));
                 }
                 Ok(t)
             }
             None => Err(Error::shape(
-                path,
+                &path.to_string(),
                 format!(
                     "unknown type \"{s}\": use one of string, number, integer, boolean, array, object, null"
                 ),
@@ -329,7 +364,7 @@ impl<'a> Normalizer<'a> {
 
     /// `{"properties": {"x": {"required": true}}}` (Swagger 2 habit) becomes
     /// the parent's `required` list.
-    fn lift_boolean_required(&mut self, node: &mut Schema, path: &str) {
+    fn lift_boolean_required(&mut self, node: &mut Schema, path: &At) {
         let mut lifted = Vec::new();
         if let Some(Value::Object(props)) = node.get_mut("properties") {
             for (name, sub) in props.iter_mut() {
@@ -338,7 +373,7 @@ impl<'a> Normalizer<'a> {
                         let b = *b;
                         s.shift_remove("required");
                         self.warnings.push(Problem::warning(
-                            join(&join(path, "properties"), name),
+                            path.key("properties").key(name).to_string(),
                             "boolean `required` moved into the parent's `required` list",
                         ));
                         if b {
@@ -363,7 +398,7 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn infer_type(&mut self, node: &mut Schema, path: &str) {
+    fn infer_type(&mut self, node: &mut Schema, path: &At) {
         let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(*k));
         let inferred = if node.contains_key("properties")
             || node.contains_key("additionalProperties")
@@ -397,7 +432,7 @@ impl<'a> Normalizer<'a> {
             Some("string")
         };
         if let Some(t) = inferred {
-            self.warnings.push(Problem::warning(path, format!("no `type`: assumed \"{t}\"")));
+            self.warnings.push(Problem::warning(path.to_string(), format!("no `type`: assumed \"{t}\"")));
             // Put `type` first, as people write it.
             let rest = std::mem::take(node);
             node.insert("type".into(), Value::from(t));
@@ -405,12 +440,11 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn inline_ref(&mut self, obj: &Map<String, Value>, r: &Value, path: &str, depth: usize) -> Result<Schema> {
-        let rp = join(path, "$ref");
-        let r = r.as_str().ok_or_else(|| Error::shape(&rp, "`$ref` must be a string"))?;
+    fn inline_ref(&mut self, obj: &Map<String, Value>, r: &Value, path: &At, depth: usize) -> Result<Schema> {
+        let r = r.as_str().ok_or_else(|| Error::shape(&path.key("$ref").to_string(), "`$ref` must be a string"))?;
         if !r.starts_with('#') {
             let msg = format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined");
-            return self.unresolved(obj, None, r, &rp, msg);
+            return self.unresolved(obj, None, r, path, msg);
         }
         if let Some(at) = self.ref_stack.iter().position(|s| s == r) {
             let mut chain = self.ref_stack[at..].to_vec();
@@ -421,11 +455,11 @@ impl<'a> Normalizer<'a> {
             );
             let target = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..]));
             self.depends_on = self.depends_on.min(at);
-            return self.unresolved(obj, target, r, &rp, msg);
+            return self.unresolved(obj, target, r, path, msg);
         }
         let Some(target) = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])) else {
             let msg = format!("\"{r}\" points to nothing in this document");
-            return self.unresolved(obj, None, r, &rp, msg);
+            return self.unresolved(obj, None, r, path, msg);
         };
         let plain = obj.len() == 1;
         let level = self.ref_stack.len();
@@ -437,7 +471,7 @@ impl<'a> Normalizer<'a> {
             // Depends on everything above: never cached.
             self.depends_on = 0;
             let msg = format!("the schema is larger than {} nodes here: \"{r}\" is not expanded", self.soft_nodes);
-            return self.unresolved(obj, Some(target), r, &rp, msg).map(|mut s| {
+            return self.unresolved(obj, Some(target), r, path, msg).map(|mut s| {
                 if let Some(Value::String(d)) = s.get_mut("description") {
                     *d = d.replace("recursive, not expanded again", "not expanded");
                 }
@@ -449,7 +483,7 @@ impl<'a> Normalizer<'a> {
             if self.nodes > MAX_NODES {
                 return Err(Error::at(
                     ErrorKind::Limit,
-                    path,
+                    &path.to_string(),
                     format!("schema expands to more than {MAX_NODES} nodes (too much $ref fan-out)"),
                 ));
             }
@@ -477,7 +511,7 @@ impl<'a> Normalizer<'a> {
         self.deepest = depth;
         self.depends_on = usize::MAX;
         self.ref_stack.push(r.to_string());
-        let out = self.node(source, path, depth + 1);
+        let out = self.node_at(source, path, depth + 1);
         self.ref_stack.pop();
         let height = self.deepest - depth;
         self.deepest = self.deepest.max(deepest_before);
@@ -496,16 +530,18 @@ impl<'a> Normalizer<'a> {
     /// A `$ref` that cannot be inlined: an error, or with
     /// [`Normalizer::lenient_refs`] a placeholder of the target's type
     /// (object when unknown) whose description says what is missing.
+    /// `path` is the schema holding the `$ref`.
     fn unresolved(
         &mut self,
         obj: &Map<String, Value>,
         target: Option<&Value>,
         r: &str,
-        path: &str,
+        path: &At,
         message: String,
     ) -> Result<Schema> {
+        let rp = path.key("$ref").to_string();
         if !self.lenient_refs {
-            return Err(Error::at(ErrorKind::Ref, path, message));
+            return Err(Error::at(ErrorKind::Ref, &rp, message));
         }
         let name = r.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(r);
         let field = |k: &str| obj.get(k).or_else(|| target.and_then(|t| t.get(k)));
@@ -523,7 +559,8 @@ impl<'a> Normalizer<'a> {
         out.insert("type".into(), Value::from(ty));
         out.insert("description".into(), Value::from(description));
         let fix = if recursive { "replaced by an unexpanded schema" } else { "replaced by a placeholder schema" };
-        self.warnings.push(Problem::warning(path.strip_suffix(".$ref").unwrap_or(path), format!("{message}: {fix}")));
+        let at = rp.strip_suffix(".$ref").unwrap_or(&rp);
+        self.warnings.push(Problem::warning(at, format!("{message}: {fix}")));
         Ok(out)
     }
 }

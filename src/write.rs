@@ -180,16 +180,47 @@ pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
 /// `{"functionDeclarations": [...]}` for Gemini.
 pub fn write_tools(tools: &[Tool], dialect: Dialect) -> Result<Value> {
     let list = tools.iter().map(|t| write_tool(t, dialect)).collect::<Result<Vec<_>>>()?;
-    let wrap = |key: &str| {
-        let mut m = Map::new();
-        m.insert(key.into(), Value::Array(list.clone()));
-        Value::Object(m)
-    };
-    Ok(match dialect {
-        Dialect::Mcp | Dialect::Bedrock => wrap("tools"),
-        Dialect::Gemini => wrap("functionDeclarations"),
-        _ => Value::Array(list),
+    Ok(match document_key(dialect) {
+        Some(key) => {
+            let mut m = Map::new();
+            m.insert(key.into(), Value::Array(list));
+            Value::Object(m)
+        }
+        None => Value::Array(list),
     })
+}
+
+/// The key a dialect's document of many tools keeps them under, if any.
+fn document_key(dialect: Dialect) -> Option<&'static str> {
+    match dialect {
+        Dialect::Mcp | Dialect::Bedrock => Some("tools"),
+        Dialect::Gemini => Some("functionDeclarations"),
+        _ => None,
+    }
+}
+
+/// The document of many tools, as compact text, from each tool's compact
+/// text: what `to_text(&write_tools(..), false)` gives, without building
+/// the whole document as one value.
+pub fn document_text(tools: &[String], dialect: Dialect) -> String {
+    let mut out = String::with_capacity(tools.iter().map(|t| t.len() + 1).sum::<usize>() + 32);
+    if let Some(key) = document_key(dialect) {
+        out.push_str("{\"");
+        out.push_str(key);
+        out.push_str("\":");
+    }
+    out.push('[');
+    for (i, t) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(t);
+    }
+    out.push(']');
+    if document_key(dialect).is_some() {
+        out.push('}');
+    }
+    out
 }
 
 /// JSON text, compact or indented.

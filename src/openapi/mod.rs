@@ -130,11 +130,7 @@ pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<I
 
 /// Drop a document of `size` bytes, on another thread when it is large.
 fn free_later(root: Value, size: usize) {
-    if size > 1 << 20 {
-        let dropper = std::thread::Builder::new().name("toolspec-free".into());
-        // When no thread can be made, the document is dropped here.
-        let _ = dropper.spawn(move || drop(root));
-    }
+    crate::par::drop_later(size >= crate::read::BIG, root);
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).

@@ -1,0 +1,111 @@
+//! Work spread over the machine's cores, for large inputs: the tools of
+//! a catalog are checked and written independently of each other.  Small
+//! inputs stay on the calling thread, where starting threads would cost
+//! more than it saves.
+
+use std::thread;
+
+/// Items per thread below which a job is not split.
+const MIN_PER_THREAD: usize = 64;
+
+/// Most threads one job uses.
+const MAX_THREADS: usize = 8;
+
+/// Stack of each worker: as much as Emacs's own thread has, since the
+/// work recurses on nested schemas.
+const STACK: usize = 8 << 20;
+
+/// How many threads to use for `n` items.
+fn threads_for(n: usize) -> usize {
+    let cores = thread::available_parallelism().map_or(1, usize::from);
+    cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
+}
+
+/// `items.iter().map(f).collect()`, with the items split in order among
+/// several threads when there are many.  A panic in `f` is raised again
+/// on the calling thread.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads_for(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| (part, spawn(scope, move || part.iter().map(f).collect::<Vec<R>>())))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for (part, worker) in workers {
+            match worker {
+                Some(handle) => out.extend(handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+                // No thread to be had: this part is done here.
+                None => out.extend(part.iter().map(f)),
+            }
+        }
+        out
+    })
+}
+
+/// Run `a` and `b` at once when `big` (on two threads), returning both.
+pub fn join<A: Send, B: Send>(big: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if !big || threads_for(usize::MAX) <= 1 {
+        return (a(), b());
+    }
+    let b = std::sync::Mutex::new(Some(b));
+    let take = || b.lock().ok().and_then(|mut b| b.take());
+    thread::scope(|scope| {
+        let other = spawn(scope, || take().map(|b| b()));
+        let ra = a();
+        let rb = other.and_then(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        // The thread could not start: run `b` here.
+        let rb = rb.or_else(|| take().map(|b| b()));
+        (ra, rb.expect("`b` runs on one thread or the other"))
+    })
+}
+
+/// A worker thread running `f`, or `None` if none can be started.
+fn spawn<'s, R: Send + 's>(
+    scope: &'s thread::Scope<'s, '_>,
+    f: impl FnOnce() -> R + Send + 's,
+) -> Option<thread::ScopedJoinHandle<'s, R>> {
+    thread::Builder::new().name("toolspec-worker".into()).stack_size(STACK).spawn_scoped(scope, f).ok()
+}
+
+/// Drop `value` on another thread when `big`: freeing a large parsed
+/// document or import takes milliseconds the caller need not wait for.
+pub fn drop_later<T: Send + 'static>(big: bool, value: T) {
+    if big && threads_for(usize::MAX) > 1 {
+        // If no thread can be started, the closure, and `value` with it,
+        // is dropped here.
+        let _ = thread::Builder::new().name("toolspec-free".into()).spawn(move || drop(value));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_keeps_order_on_any_size() {
+        for n in [0, 1, 63, 64, 200, 1000, 4097] {
+            let items: Vec<usize> = (0..n).collect();
+            assert_eq!(map(&items, |x| x * 2), items.iter().map(|x| x * 2).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn map_raises_a_workers_panic() {
+        let items: Vec<usize> = (0..1000).collect();
+        let r = std::panic::catch_unwind(|| map(&items, |&x| if x == 999 { panic!("boom {x}") } else { x }));
+        let p = r.unwrap_err();
+        assert_eq!(p.downcast_ref::<String>().map(String::as_str), Some("boom 999"));
+    }
+
+    #[test]
+    fn join_gives_both() {
+        assert_eq!(join(true, || 1, || "b"), (1, "b"));
+        assert_eq!(join(false, || 1, || "b"), (1, "b"));
+    }
+}
