@@ -338,7 +338,7 @@ pub fn render(template: &str, json: &str, limits: &Limits) -> Result<String> {
         ));
     }
     check(template)?;
-    let stack = (limits.fuel as usize).saturating_mul(STACK_PER_FUEL).clamp(8 << 20, 2 << 30);
+    let stack = stack_size(limits);
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("toolspec-template".into())
@@ -347,6 +347,11 @@ pub fn render(template: &str, json: &str, limits: &Limits) -> Result<String> {
             .map_err(|e| Error::new(ErrorKind::Template, format!("cannot start the template thread: {e}")))?;
         worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// The stack of the thread [`render`] starts, in bytes, for `limits`.
+pub fn stack_size(limits: &Limits) -> usize {
+    (limits.fuel as usize).saturating_mul(STACK_PER_FUEL).clamp(8 << 20, 2 << 30)
 }
 
 /// [`render`] on the current thread.
