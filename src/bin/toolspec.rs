@@ -633,12 +633,15 @@ impl Reporter {
 }
 
 /// A template beyond a bound, for [`Reporter::line`].
+#[cfg(unix)]
 const LIMIT_ERROR: &str = "toolspec-template-limit-error";
 
 /// What to write when the process reaches its CPU time or memory limit:
 /// formatted before rendering starts, since nothing may be allocated
 /// then.
+#[cfg(unix)]
 static CPU_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+#[cfg(unix)]
 static MEMORY_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
 
 /// Write `message` to standard error and end the process with status 1,
