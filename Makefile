@@ -1,7 +1,8 @@
 # toolspec: build the module, run the demo and the tests.
 #
-#   make            build the release module into lisp/ and the toolspec
-#                   command (target/release/toolspec)
+#   make            build the release module into lisp/, with the toolspec
+#                   command beside it (lisp/toolspec, which renders the
+#                   templates of OpenAPI tools; also target/release/toolspec)
 #   make install-bin  copy the command to $(PREFIX)/bin (~/.local/bin)
 #   make demo       build, then convert the example specs in a batch Emacs
 #   make test       everything: cargo tests, ERT (core and real gptel), lint
@@ -19,6 +20,7 @@ EMACS  ?= emacs
 CARGO  ?= cargo
 SO     := $(shell $(EMACS) --batch -Q --eval '(princ module-file-suffix)' 2>/dev/null || echo .so)
 MODULE := lisp/toolspec-module$(SO)
+PROGRAM := lisp/toolspec
 LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
@@ -38,11 +40,18 @@ deps-emacs:
 deps:
 	@bash scripts/setup-deps.sh
 
+# The module, and the program Emacs renders templates with, next to it.
+# Each is copied beside its place and renamed over it: Emacs may have the
+# module mapped, or be running the program.
 module:
-	$(CARGO) build --release --lib
-	cp target/release/libtoolspec$(LIBEXT) $(MODULE)
+	$(CARGO) build --release --lib --bin toolspec
+	cp target/release/libtoolspec$(LIBEXT) $(MODULE).new
+	mv -f $(MODULE).new $(MODULE)
+	cp target/release/toolspec $(PROGRAM).new
+	chmod 755 $(PROGRAM).new
+	mv -f $(PROGRAM).new $(PROGRAM)
 
-# The toolspec command: convert, check, detect.
+# The toolspec command: convert, check, detect, render.
 bin:
 	$(CARGO) build --release --bin toolspec
 
@@ -83,4 +92,4 @@ fuzz:
 
 clean:
 	$(CARGO) clean
-	rm -f lisp/*.elc test/*.elc $(MODULE) lisp/toolspec-autoloads.el
+	rm -f lisp/*.elc test/*.elc $(MODULE) $(PROGRAM) lisp/toolspec-autoloads.el

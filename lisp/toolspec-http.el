@@ -48,8 +48,9 @@
 ;;   of them.  OAuth APIs without a stored token answer with where to
 ;;   authorize.
 ;; - A 2xx JSON response goes through the `x-lookup' lookups, then the
-;;   `x-filter' and `x-output-modules' Jinja templates (rendered by the
-;;   module, sandboxed), else it is returned as compact JSON; other
+;;   `x-filter' and `x-output-modules' Jinja templates (sandboxed, each
+;;   rendered in a `toolspec render' process limited in time and memory:
+;;   `toolspec-render-template'), else it is returned as compact JSON; other
 ;;   statuses are an error naming the status, the request and the start
 ;;   of the body.  Results are capped at `toolspec-http-max-result-size'
 ;;   characters with a visible marker.
@@ -68,7 +69,6 @@
 (require 'toolspec)
 (require 'toolspec-gptel)
 
-(declare-function toolspec--mod-render "toolspec-module")
 (defvar url-http-end-of-headers)
 (defvar url-http-codes)
 (defvar url-registered-auth-schemes)
@@ -758,9 +758,10 @@ The list tells a JSON null or false apart from no JSON."
     (error text)))
 
 (defun toolspec-http--render (template json-text)
-  "Render TEMPLATE over JSON-TEXT with the module; signals on errors."
-  (toolspec--ensure-module)
-  (toolspec--mod-render template json-text))
+  "Render TEMPLATE over JSON-TEXT; signals on errors.
+See `toolspec-render-template': it renders in a separate process,
+limited in time and memory."
+  (toolspec-render-template template json-text))
 
 (defun toolspec-http--templates (op json-text)
   "The text of OP's result for JSON-TEXT: filter, output modules, or compact JSON."

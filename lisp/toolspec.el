@@ -97,6 +97,7 @@ file, its size and this limit; raise the limit to read it."
 (define-error 'toolspec-template-limit-error "Jinja template beyond its limits"
   '(toolspec-template-error toolspec-limit-error))
 (define-error 'toolspec-module-error "toolspec module unavailable" 'toolspec-error)
+(define-error 'toolspec-program-error "toolspec program unavailable" 'toolspec-error)
 (define-error 'toolspec-internal-error "Internal error in toolspec" 'toolspec-error)
 
 (defun toolspec-error-details (err)
@@ -142,7 +143,9 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 
 ;;;###autoload
 (defun toolspec-build-module ()
-  "Build the toolspec module with cargo and load it.
+  "Build the toolspec module and program with cargo, and load the module.
+The module goes next to toolspec.el, and so does the `toolspec'
+program, which renders Jinja templates (see `toolspec-program').
 Needs a Rust toolchain: cargo must be on the variable `exec-path'."
   (interactive)
   (let ((src (toolspec--source-directory))
@@ -156,7 +159,7 @@ Needs a Rust toolchain: cargo must be on the variable `exec-path'."
     (with-current-buffer buf (erase-buffer))
     (message "Building the toolspec module (cargo build --release)...")
     (let* ((default-directory src)
-           (status (call-process "cargo" nil buf t "build" "--release" "--lib")))
+           (status (call-process "cargo" nil buf t "build" "--release" "--lib" "--bin" "toolspec")))
       (unless (eq status 0)
         (display-buffer buf)
         (signal 'toolspec-module-error
@@ -170,7 +173,15 @@ Needs a Rust toolchain: cargo must be on the variable `exec-path'."
         (let ((tmp (make-temp-file (expand-file-name "toolspec-module-new" toolspec--directory)
                                    nil module-file-suffix)))
           (copy-file built tmp t)
-          (rename-file tmp (toolspec--module-file) t)))
+          (rename-file tmp (toolspec--module-file) t))
+        ;; The program, the same way: a render may be running it.
+        (let ((program (locate-file "target/release/toolspec" (list src) exec-suffixes))
+              (tmp (make-temp-file (expand-file-name "toolspec-new" toolspec--directory))))
+          (copy-file program tmp t)
+          (set-file-modes tmp #o755)
+          (rename-file tmp (expand-file-name (file-name-nondirectory program)
+                                             (file-name-directory (toolspec--module-file)))
+                       t)))
       (if (fboundp 'toolspec--mod-version)
           (message "Building the toolspec module...done; restart Emacs to use the new module")
         (message "Building the toolspec module...done")
@@ -203,6 +214,176 @@ Needs a Rust toolchain: cargo must be on the variable `exec-path'."
               (list (format "%s is missing: build it with M-x toolspec-build-module or `make' in %s"
                             (toolspec--module-file) (or (toolspec--source-directory) toolspec--directory))
                     nil))))))
+
+;;;; The program
+
+(defcustom toolspec-program nil
+  "The `toolspec' program, which renders Jinja templates.
+The templates of OpenAPI tools (`x-filter', `x-output-modules',
+`x-bootstrap-value') come from strangers: each renders in its own
+`toolspec render' process, limited in time and memory (see
+`toolspec-template-timeout' and `toolspec-template-max-memory').
+nil means the first found of: `toolspec' next to the module file
+\(where `toolspec-build-module' and `make' put it), target/release in
+the source tree, `toolspec' on the variable `exec-path'."
+  :type '(choice (const :tag "Find it" nil) (file :tag "Program"))
+  :group 'toolspec)
+
+(defcustom toolspec-template-timeout 5
+  "Seconds a Jinja template may take to render.
+The rendering process is killed after this long, and the template
+fails with a `toolspec-template-limit-error'.  Its CPU time is
+limited too, to a second more, in case Emacs is not there to kill it."
+  :type 'number
+  :group 'toolspec)
+
+(defcustom toolspec-template-max-memory 512
+  "Memory, in MiB, a Jinja template may use to render.
+The rendering process cannot allocate more (its thread's stack aside);
+a template that needs more fails with a `toolspec-template-limit-error'.
+0 means no limit."
+  :type 'natnum
+  :group 'toolspec)
+
+(defun toolspec--find-program (directory)
+  "The toolspec program in DIRECTORY, or nil."
+  (locate-file "toolspec" (list directory) exec-suffixes
+               (lambda (f) (and (file-executable-p f) (not (file-directory-p f))))))
+
+(defun toolspec--program ()
+  "The toolspec program to run: `toolspec-program', or the first found.
+Signal `toolspec-program-error' when there is none."
+  (if toolspec-program
+      (let ((program (if (file-name-directory toolspec-program)
+                         (expand-file-name toolspec-program)
+                       (executable-find toolspec-program))))
+        (if (and program (file-executable-p program) (not (file-directory-p program)))
+            program
+          (signal 'toolspec-program-error
+                  (list (format "`toolspec-program' is %S, which is not an executable file" toolspec-program)
+                        nil))))
+    (let ((src (toolspec--source-directory)))
+      (or (toolspec--find-program (file-name-directory (toolspec--module-file)))
+          (and src (toolspec--find-program (expand-file-name "target/release" src)))
+          (executable-find "toolspec")
+          (signal 'toolspec-program-error
+                  (list (format "The toolspec program, which renders templates, is missing: build it with M-x toolspec-build-module or `make' in %s, or set `toolspec-program'"
+                                (or src toolspec--directory))
+                        nil))))))
+
+(defun toolspec--render-request (template json-text)
+  "The request for `toolspec render --request': TEMPLATE over JSON-TEXT, as bytes."
+  (let ((request (condition-case nil
+                     (json-serialize (list (cons 'template template) (cons 'data json-text)
+                                           (cons 'version toolspec-version)))
+                   (error (signal 'toolspec-json-error
+                                  (list "The template or its data is not text (it holds raw bytes, or is not a string): decode it first"
+                                        nil))))))
+    (if (multibyte-string-p request) (encode-coding-string request 'utf-8-unix t) request)))
+
+(defun toolspec--render-failure (status code errors)
+  "Signal the error of a `toolspec render' that ended with STATUS and CODE.
+STATUS is `exit' or `signal', CODE the exit status or the signal
+\(0 when its output was incomplete).
+ERRORS is its standard error: its last JSON line, {\"error\": SYMBOL,
+\"message\": TEXT}, names the `toolspec-error' to signal, and may
+give the `path', `line' and `column' of its details."
+  (let* ((report (cl-some (lambda (line)
+                            (let ((v (ignore-errors (json-parse-string line :object-type 'alist))))
+                              (and (consp v) (stringp (alist-get 'error v)) (stringp (alist-get 'message v)) v)))
+                          (reverse (split-string errors "\n" t))))
+         (symbol (and report (intern-soft (alist-get 'error report)))))
+    (if (and symbol (memq 'toolspec-error (get symbol 'error-conditions)))
+        (signal symbol (list (alist-get 'message report)
+                             (cl-loop for key in '(path line column)
+                                      for value = (alist-get key report)
+                                      when value
+                                      append (list (intern (format ":%s" key)) value))))
+      (signal 'toolspec-template-error
+              (list (format "the toolspec program %s%s"
+                            (cond ((eq status 'signal) (format "was killed by signal %s" code))
+                                  ((eq code 0) "ended without giving all its output (an older build? M-x toolspec-build-module)")
+                                  (t (format "failed (exit status %s)" code)))
+                            (let ((text (string-trim errors)))
+                              (if (string-empty-p text) "" (concat ": " text))))
+                    nil)))))
+
+(defun toolspec--render-output (buffer)
+  "The text `toolspec render --request' wrote into BUFFER, or nil.
+BUFFER is unibyte; the text is preceded by its length in bytes on a
+line of its own.  nil means it has not all arrived yet."
+  (with-current-buffer buffer
+    (save-excursion
+      (goto-char (point-min))
+      (when (looking-at "\\([0-9]+\\)\n")
+        (let ((start (match-end 0))
+              (length (string-to-number (match-string 1))))
+          (when (= (- (point-max) start) length)
+            (decode-coding-string (buffer-substring-no-properties start (point-max)) 'utf-8-unix t)))))))
+
+(defun toolspec-render-template (template json-text)
+  "Render the Jinja TEMPLATE over JSON-TEXT; return the text.
+The keys of the JSON object are the template's variables, and the
+whole value is also `response' and `data'.  The template renders
+sandboxed (no files, environment or network) and within fixed
+bounds, in a `toolspec render' process (see `toolspec-program')
+killed after `toolspec-template-timeout' seconds and limited to
+`toolspec-template-max-memory' MiB.  A template that does not
+parse or fails signals `toolspec-template-error'; one beyond a
+bound, `toolspec-template-limit-error'."
+  (let* ((program (toolspec--program))
+         (request (toolspec--render-request template json-text))
+         (timeout toolspec-template-timeout)
+         (out (generate-new-buffer " *toolspec-render*" t))
+         (err (generate-new-buffer " *toolspec-render-errors*" t))
+         (errors nil)
+         (proc nil)
+         (text nil))
+    (with-current-buffer out (set-buffer-multibyte nil))
+    (unwind-protect
+        (progn
+          (setq errors (make-pipe-process :name "toolspec-render-errors" :buffer err :noquery t
+                                          :coding 'utf-8-unix :sentinel #'ignore))
+          (setq proc (condition-case e
+                         (make-process
+                          :name "toolspec-render" :buffer out :stderr errors
+                          :command (list program "render" "--request"
+                                         "--max-memory" (number-to-string toolspec-template-max-memory)
+                                         "--max-cpu-seconds" (number-to-string (1+ (ceiling timeout))))
+                          :connection-type 'pipe :noquery t
+                          :coding 'binary :sentinel #'ignore)
+                       (file-error
+                        (signal 'toolspec-program-error
+                                (list (format "Cannot run %s: %s" program (error-message-string e)) nil)))))
+          ;; A program that ends before reading it says why on stderr.
+          (ignore-errors
+            (process-send-string proc request)
+            (process-send-eof proc))
+          ;; Wait for all the output, or for the process to fail and its
+          ;; stderr to end.  Not for sentinels: called from a process
+          ;; filter (a response being handled), Emacs may not run them.
+          ;; Only this process is read, and no timer runs meanwhile.
+          (let ((deadline (+ (float-time) timeout))
+                (more t))
+            (while (and (not (setq text (toolspec--render-output out)))
+                        (or (process-live-p proc) (process-live-p errors) more)
+                        (< (float-time) deadline))
+              (setq more (accept-process-output proc 0.02 nil 0))
+              (accept-process-output errors 0 nil 0)))
+          (cond
+           (text text)
+           ((process-live-p proc)
+            (signal 'toolspec-template-limit-error
+                    (list (format "the template took longer than %s second%s" timeout (if (equal timeout 1) "" "s"))
+                          nil)))
+           (t
+            (toolspec--render-failure (process-status proc) (process-exit-status proc)
+                                      (with-current-buffer err (buffer-string))))))
+      ;; Killed if still running, and gone from `process-list' either way.
+      (dolist (p (list proc errors))
+        (when p (delete-process p)))
+      (kill-buffer out)
+      (kill-buffer err))))
 
 ;;;; Moving values across
 

@@ -26,8 +26,9 @@ read -r p f < <(awk '/^test result:/ { for (i=1;i<=NF;i++) { if ($(i+1) ~ /^pass
 passed=$((passed + p)); failed=$((failed + f))
 if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
 
-note "cargo build (debug module for ERT)"
-cargo build --lib --color never || { echo "module build failed"; failed=$((failed + 1)); }
+# ERT finds the program that renders templates next to the module.
+note "cargo build (debug module and program for ERT)"
+cargo build --lib --bin toolspec --color never || { echo "module build failed"; failed=$((failed + 1)); }
 module="$PWD/target/debug/libtoolspec.so"
 [ "$(uname)" = Darwin ] && module="$PWD/target/debug/libtoolspec.dylib"
 

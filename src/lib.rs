@@ -39,9 +39,76 @@ mod module_seeds;
 
 pub use error::{Error, ErrorKind, Result};
 
-#[cfg(feature = "mimalloc")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Allocator = alloc::Allocator;
+
+/// The allocator: mimalloc (or the system's, without the `mimalloc`
+/// feature), with a hook for when memory runs out.
+pub mod alloc {
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::sync::OnceLock;
+
+    #[cfg(feature = "mimalloc")]
+    use mimalloc::MiMalloc as Inner;
+    #[cfg(not(feature = "mimalloc"))]
+    use std::alloc::System as Inner;
+
+    /// What to do when an allocation fails, instead of returning null
+    /// (after which Rust aborts with a message of its own).
+    static ON_FAILURE: OnceLock<fn(Layout)> = OnceLock::new();
+
+    /// Call `hook` when an allocation fails; it should end the process
+    /// (say, with `libc::_exit`) without allocating.  Set once: `toolspec
+    /// render`, under a memory limit, reports reaching it this way.
+    pub fn on_failure(hook: fn(Layout)) {
+        let _ = ON_FAILURE.set(hook);
+    }
+
+    #[cold]
+    fn failed(layout: Layout) {
+        if let Some(hook) = ON_FAILURE.get() {
+            hook(layout);
+        }
+    }
+
+    pub struct Allocator;
+
+    // SAFETY: every call is passed on to the inner allocator unchanged.
+    unsafe impl GlobalAlloc for Allocator {
+        #[inline]
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = Inner.alloc(layout);
+            if p.is_null() {
+                failed(layout);
+            }
+            p
+        }
+
+        #[inline]
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let p = Inner.alloc_zeroed(layout);
+            if p.is_null() {
+                failed(layout);
+            }
+            p
+        }
+
+        #[inline]
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            Inner.dealloc(ptr, layout)
+        }
+
+        #[inline]
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let p = Inner.realloc(ptr, layout, new_size);
+            if p.is_null() {
+                // SAFETY: `realloc`'s contract makes this a valid layout.
+                failed(Layout::from_size_align_unchecked(new_size, layout.align()));
+            }
+            p
+        }
+    }
+}
 pub use model::{Arg, Problem, Schema, Severity, Tool};
 pub use read::{Format, Imported, ReadOptions};
 pub use write::Dialect;

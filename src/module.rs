@@ -237,17 +237,6 @@ fn check_args<'e>(env: &'e Env, checker: &ArgChecker, args: Value<'e>, kind: Val
     })
 }
 
-/// Render the Jinja TEMPLATE over the JSON document JSON-TEXT (see
-/// `template.rs`: sandboxed, bounded); returns the text.
-#[defun]
-fn render<'e>(env: &'e Env, template: Value<'e>, json: Value<'e>) -> emacs::Result<Value<'e>> {
-    guard(env, || {
-        let t = self::text(template, "the template")?;
-        let j = self::text(json, "the JSON data")?;
-        crate::template::render(&t, &j, &crate::template::Limits::default())
-    })
-}
-
 /// Line and column of PATH in JSON TEXT, as a cons.
 #[defun]
 fn locate<'e>(env: &'e Env, text: Value<'e>, path: Value<'e>) -> emacs::Result<Value<'e>> {

@@ -22,7 +22,7 @@
 //! minijinja recurses on its parser, and on values when it prints,
 //! serializes, compares or frees them; its parser bounds only some
 //! nesting.  So that no template can overflow the stack of the thread
-//! that renders it (in Emacs, Emacs's own):
+//! that renders it:
 //!
 //! - a template is checked before it is parsed ([`check`]): at most
 //!   [`MAX_OPERATORS`] operators in one tag, and a `namespace` is used
@@ -32,11 +32,16 @@
 //!   deepest value the fuel lets a template build (a list nested in
 //!   itself once per loop iteration).
 //!
-//! Not bounded: work that minijinja does inside one operation without
-//! charging fuel, on values that share parts (`[a, a]` assigned again
-//! and again grows exponentially; printing it with `~`, `tojson`, `join`
-//! or `string` then takes as long).  It cannot crash Emacs, but can make
-//! it wait: see SECURITY.md.
+//! Not bounded here: work that minijinja does inside one operation
+//! without charging fuel, on values that share parts.  `[a, a]` (or
+//! `a + a`) assigned again and again describes an exponentially large
+//! value in a few steps; printing it with `tojson`, `join` or `string`
+//! then takes exponential time and memory, and comparing two of them
+//! exponential time without allocating.  A thread cannot be stopped, so
+//! templates from outside are rendered in a process of their own,
+//! `toolspec render` (src/bin/toolspec.rs), limited in CPU time and
+//! memory, which Emacs also kills after `toolspec-template-timeout`
+//! seconds: see SECURITY.md.
 
 use std::cell::Cell;
 use std::io;
@@ -338,7 +343,7 @@ pub fn render(template: &str, json: &str, limits: &Limits) -> Result<String> {
         ));
     }
     check(template)?;
-    let stack = (limits.fuel as usize).saturating_mul(STACK_PER_FUEL).clamp(8 << 20, 2 << 30);
+    let stack = stack_size(limits);
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("toolspec-template".into())
@@ -347,6 +352,11 @@ pub fn render(template: &str, json: &str, limits: &Limits) -> Result<String> {
             .map_err(|e| Error::new(ErrorKind::Template, format!("cannot start the template thread: {e}")))?;
         worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// The stack of the thread [`render`] starts, in bytes, for `limits`.
+pub fn stack_size(limits: &Limits) -> usize {
+    (limits.fuel as usize).saturating_mul(STACK_PER_FUEL).clamp(8 << 20, 2 << 30)
 }
 
 /// [`render`] on the current thread.

@@ -609,3 +609,161 @@ fn input_size_limit_and_bytes_that_are_not_text() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stdout(&o).contains("\"description\": \"d\\u0000\""), "{}", stdout(&o));
 }
+
+// ----------------------------------------------------------------- render
+
+const PRODUCTS: &str = r#"{"products": [{"name": "Pen", "price": 2}, {"name": "Ink", "price": 5}], "n": 2}"#;
+const PRODUCTS_TEMPLATE: &str = "{% for p in products %}{{ p.name }}: {{ p.price }}\n{% endfor %}{{ data.n }} items";
+
+/// Templates that double a value at each step, then make minijinja walk
+/// the result inside one operation, which charges no fuel: `[a, a]`
+/// printed as JSON, a list concatenated with itself and joined, and two
+/// such lists built apart and compared (which allocates nothing).
+const DOUBLING_TO_JSON: &str =
+    "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l | tojson | length }}";
+const DOUBLING_JOINED: &str =
+    "{% set ns = namespace(l=['x']) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | join(',') | length }}";
+const DOUBLING_COMPARED: &str = "{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}\
+                                 {% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }}";
+
+/// The JSON error line of a `render --request` that failed.
+fn request_error(o: &Output) -> Value {
+    let err = stderr(o);
+    let last = err.lines().last().unwrap_or_else(|| panic!("no error line; stdout: {}", stdout(o)));
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("not a JSON line ({e}): {err}"))
+}
+
+fn request(template: &str, data: &str) -> String {
+    serde_json::json!({"template": template, "data": data, "version": toolspec::VERSION}).to_string()
+}
+
+#[test]
+fn render_prints_the_template_over_the_data() {
+    let dir = TempDir::new("render");
+    let t = dir.file("filter.j2", PRODUCTS_TEMPLATE);
+    let d = dir.file("response.json", PRODUCTS);
+    let expected = "Pen: 2\nInk: 5\n2 items";
+    for o in [
+        run_in(&dir.0, &["render", &t, &d], None),
+        run_in(&dir.0, &["render", &t], Some(PRODUCTS)),
+        run_in(&dir.0, &["render", &t, "-"], Some(PRODUCTS)),
+        run_in(&dir.0, &["render", "-", &d], Some(PRODUCTS_TEMPLATE)),
+        // Small limits still leave room for a small template.
+        run_in(&dir.0, &["render", "--max-memory", "16", "--max-cpu-seconds", "1", &t, &d], None),
+        run_in(&dir.0, &["render", "--max-memory", "0", "--max-cpu-seconds", "0", &t, &d], None),
+        run_in(&dir.0, &["render", "--", &t, &d], None),
+    ] {
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o), expected);
+        assert_eq!(stderr(&o), "");
+    }
+    // Non-ASCII text, and output that is not JSON, come out as they are.
+    let o = run_stdin(&["render", "--request"], &request("{{ name }} ✓ {{ response | tojson }}", r#"{"name":"é"}"#));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // For Emacs, the length in bytes comes first.
+    assert_eq!(stdout(&o), "21\né ✓ {\"name\": \"é\"}");
+}
+
+#[test]
+fn render_help_describes_it() {
+    let help = stdout(&run(&["render", "--help"]));
+    for word in ["TEMPLATE-FILE", "DATA-FILE", "--request", "--max-memory", "--max-cpu-seconds", "Exit status", "x-filter"] {
+        assert!(help.contains(word), "render --help lacks {word}:\n{help}");
+    }
+    assert!(!help.contains("--limited"), "{help}");
+    assert!(stdout(&run(&["--help"])).contains("render"));
+}
+
+#[test]
+fn render_reports_what_fails() {
+    let dir = TempDir::new("render-errors");
+    let bad = dir.file("bad.j2", "line one\n{% for x in %}");
+    let d = dir.file("data.json", "{}");
+    let o = run_in(&dir.0, &["render", "bad.j2", "data.json"], None);
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).starts_with("toolspec: bad.j2: template line 2: syntax error"), "{}", stderr(&o));
+    // Beyond the template's bounds: exit status 1 too.
+    let endless = dir.file("endless.j2", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}");
+    let o = run_in(&dir.0, &["render", &endless, &d], None);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("needs more work than allowed (fuel 2000000)"), "{}", stderr(&o));
+    // Unusable input: exit status 2.
+    let o = run_in(&dir.0, &["render", &bad], Some("{not json"));
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("line 1, column 2: key must be a string"), "{}", stderr(&o));
+    let o = run_in(&dir.0, &["render", "missing.j2", &d], None);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("toolspec: missing.j2: missing.j2: cannot read:"), "{}", stderr(&o));
+    let o = run_in(&dir.0, &["render", "-"], Some("{}"));
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("cannot both be standard input"), "{}", stderr(&o));
+    assert_eq!(code(&run(&["render"])), 2);
+    assert_eq!(code(&run(&["render", "--request", &bad])), 2);
+}
+
+#[test]
+fn render_requests_report_errors_as_json() {
+    let o = run_stdin(&["render", "--request"], &request(PRODUCTS_TEMPLATE, PRODUCTS));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "21\nPen: 2\nInk: 5\n2 items");
+    let cases = [
+        (request("{{ 1 + }}", "{}"), 1, "toolspec-template-error", "template line 1: syntax error"),
+        (request("{% include '/etc/passwd' %}", "{}"), 1, "toolspec-template-error", "unknown statement include"),
+        (request("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "{}"), 1, "toolspec-template-limit-error", "recursion deeper than 200 levels"),
+        (request("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "{}"), 1, "toolspec-template-limit-error", "larger than 1048576 bytes"),
+        (request("{{ x }}", "[1,"), 2, "toolspec-json-error", "line 1, column 3: EOF while parsing"),
+        ("{\"template\": 1}".to_string(), 2, "toolspec-json-error", "the render request is not a JSON object"),
+        (
+            serde_json::json!({"template": "", "data": "{}", "version": "0.0.1"}).to_string(),
+            2,
+            "toolspec-program-error",
+            "the toolspec program is version",
+        ),
+    ];
+    for (req, status, symbol, message) in cases {
+        let o = run_stdin(&["render", "--request"], &req);
+        assert_eq!(code(&o), status, "{req}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "", "{req}");
+        let e = request_error(&o);
+        assert_eq!(e["error"], symbol, "{req}: {e}");
+        assert!(e["message"].as_str().unwrap().contains(message), "{req}: {e}");
+    }
+    // The place of a JSON error, for the error's details in Lisp.
+    let e = request_error(&run_stdin(&["render", "--request"], &request("{{ x }}", "{\n  \"a\": }")));
+    assert_eq!((e["line"].as_u64(), e["column"].as_u64()), (Some(2), Some(8)), "{e}");
+}
+
+#[test]
+fn render_ends_doubling_templates_at_the_memory_limit() {
+    for template in [DOUBLING_TO_JSON, DOUBLING_JOINED] {
+        // Enough CPU time to reach the memory limit in a debug build.
+        let o = run_stdin(&["render", "--request", "--max-memory", "64", "--max-cpu-seconds", "60"], &request(template, "{}"));
+        assert_eq!(code(&o), 1, "{template}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "");
+        let e = request_error(&o);
+        assert_eq!(e["error"], "toolspec-template-limit-error", "{template}: {e}");
+        assert_eq!(e["message"], "the template needed more than 64 MiB of memory", "{template}: {e}");
+    }
+    // For people: the same message, on one line.
+    let dir = TempDir::new("render-memory");
+    dir.file("doubling.j2", DOUBLING_JOINED);
+    let o = run_in(&dir.0, &["render", "--max-memory", "64", "--max-cpu-seconds", "60", "doubling.j2", "-"], Some("{}"));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "toolspec: doubling.j2: the template needed more than 64 MiB of memory\n");
+}
+
+#[test]
+fn render_ends_work_that_allocates_nothing_at_the_cpu_limit() {
+    let o = run_stdin(&["render", "--request", "--max-cpu-seconds", "1"], &request(DOUBLING_COMPARED, "{}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let e = request_error(&o);
+    assert_eq!(e["error"], "toolspec-template-limit-error", "{e}");
+    assert_eq!(e["message"], "the template needed more than 1 second of CPU time", "{e}");
+    let dir = TempDir::new("render-cpu");
+    dir.file("compare.j2", DOUBLING_COMPARED);
+    let o = run_in(&dir.0, &["render", "--max-cpu-seconds", "2", "compare.j2", "-"], Some("{}"));
+    assert_eq!(code(&o), 1);
+    assert_eq!(stderr(&o), "toolspec: compare.j2: the template needed more than 2 seconds of CPU time\n");
+}

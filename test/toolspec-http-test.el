@@ -173,27 +173,106 @@ The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
    :auth (or (plist-get exec :auth) :null)
    :filter (or (plist-get exec :filter) :null)))
 
-;;;; The module's renderer
+;;;; Rendering templates in the toolspec program
+
+(defconst toolspec-ht--doubling-templates
+  '(;; A string doubled with `~'.
+    "{% set ns = namespace(s='x') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s | length }}"
+    ;; `[a, a]' nested again and again, then printed as JSON.
+    "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l | tojson | length }}"
+    ;; Two of them built apart, then compared: no allocation at all.
+    "{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }}")
+  "Templates that double a value at each step, then walk it.
+minijinja charges no fuel for the work inside one operation, so only
+the limits of the process that renders them end them.")
+
+(defun toolspec-ht--render-processes ()
+  "The live processes rendering templates."
+  (cl-remove-if-not (lambda (p) (and (process-live-p p)
+                                     (string-prefix-p "toolspec-render" (process-name p))))
+                    (process-list)))
 
 (ert-deftest toolspec-http-render ()
   "Templates render over JSON; failures are `toolspec-template-error's."
-  (toolspec--ensure-module)
-  (should (equal (toolspec--mod-render "{% for p in products %}{{ p.name }};{% endfor %}{{ data.n }}"
-                                       "{\"products\":[{\"name\":\"é\"},{\"name\":\"b\"}],\"n\":2}")
+  (should (equal (toolspec-http--render "{% for p in products %}{{ p.name }};{% endfor %}{{ data.n }}"
+                                        "{\"products\":[{\"name\":\"é\"},{\"name\":\"b\"}],\"n\":2}")
                  "é;b;2"))
-  (let ((err (should-error (toolspec--mod-render "{% for x in %}" "{}") :type 'toolspec-template-error)))
+  (should (equal (toolspec-render-template "a\r\nb {{ x | tojson }}\n" "{\"x\":[1,\"✓\"]}")
+                 "a\r\nb [1, \"✓\"]"))
+  (let ((err (should-error (toolspec-http--render "{% for x in %}" "{}") :type 'toolspec-template-error)))
     (should (string-match-p "template line 1: syntax error" (cadr err))))
-  ;; A template that never ends, and one that renders too much.
+  ;; A template that never ends, one that renders too much, one that recurses.
   (dolist (template '("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
                       "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}"
                       "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"))
     (let ((start (float-time))
-          (err (should-error (toolspec--mod-render template "{}") :type 'toolspec-template-limit-error)))
+          (err (should-error (toolspec-http--render template "{}") :type 'toolspec-template-limit-error)))
       (should (memq 'toolspec-template-error (get (car err) 'error-conditions)))
       (should (memq 'toolspec-limit-error (get (car err) 'error-conditions)))
       (should (memq 'toolspec-error (get (car err) 'error-conditions)))
+      (should (string-match-p "fuel\\|larger than 1048576 bytes\\|recursion deeper" (cadr err)))
       (should (< (- (float-time) start) 10))))
-  (should-error (toolspec--mod-render "{% include '/etc/passwd' %}" "{}") :type 'toolspec-template-error))
+  (should-error (toolspec-http--render "{% include '/etc/passwd' %}" "{}") :type 'toolspec-template-error)
+  ;; Data that is not JSON, with its place.
+  (let ((err (should-error (toolspec-render-template "{{ x }}" "{\n  \"x\": }") :type 'toolspec-json-error)))
+    (should (equal (toolspec-error-details err) '(:line 2 :column 8))))
+  (should-error (toolspec-render-template "{{ x }}" (string-to-multibyte "\"\377\""))
+                :type 'toolspec-json-error)
+  (should-not (toolspec-ht--render-processes)))
+
+(ert-deftest toolspec-http-render-doubling-templates ()
+  "Templates that double values end with a limit error, and Emacs goes on."
+  (let ((toolspec-template-max-memory 32)
+        (toolspec-template-timeout 4))
+    (dolist (template toolspec-ht--doubling-templates)
+      (let* ((start (float-time))
+             (err (should-error (toolspec-http--render template "{}") :type 'toolspec-template-limit-error)))
+        (should (memq 'toolspec-error (get (car err) 'error-conditions)))
+        (should (string-match-p "\\`\\(?:template line 1: the template needs more work than allowed\\|the template needed more than \\(?:32 MiB of memory\\|5 seconds of CPU time\\)\\|the template took longer than 4 seconds\\)"
+                                (cadr err)))
+        (should (< (- (float-time) start) 10)))
+      (should (equal (toolspec-http--render "{{ n + 1 }}" "{\"n\":1}") "2"))))
+  (should-not (toolspec-ht--render-processes)))
+
+(ert-deftest toolspec-http-render-timeout ()
+  "A template still running after `toolspec-template-timeout' seconds is killed."
+  (let ((toolspec-template-timeout 0.5)
+        (start (float-time)))
+    (let ((err (should-error (toolspec-http--render (nth 2 toolspec-ht--doubling-templates) "{}")
+                             :type 'toolspec-template-limit-error)))
+      (should (equal (cadr err) "the template took longer than 0.5 seconds")))
+    (should (< (- (float-time) start) 5))
+    (should-not (toolspec-ht--render-processes))
+    (should (equal (toolspec-http--render "ok" "{}") "ok"))))
+
+(ert-deftest toolspec-http-render-program ()
+  "The program is found next to the module; a missing one is a clear error."
+  (let ((beside (locate-file "toolspec" (list (file-name-directory (toolspec--module-file))) exec-suffixes)))
+    (should beside)
+    (should (equal (toolspec--program) beside)))
+  (let* ((err (let ((toolspec-program "/nonexistent/toolspec"))
+                (should-error (toolspec-http--render "x" "{}") :type 'toolspec-program-error))))
+    (should (memq 'toolspec-error (get (car err) 'error-conditions)))
+    (should (string-match-p "`toolspec-program' is \"/nonexistent/toolspec\", which is not an executable file" (cadr err))))
+  ;; Nowhere to be found.
+  (let* ((dir (make-temp-file "toolspec-noprogram" t))
+         (err (unwind-protect
+                  (let ((toolspec-program nil)
+                        (toolspec--directory (file-name-as-directory dir))
+                        (toolspec-module-file (expand-file-name "toolspec-module.so" dir))
+                        (exec-path nil))
+                    (should-error (toolspec-http--render "x" "{}") :type 'toolspec-program-error))
+                (delete-directory dir t))))
+    (should (string-match-p "The toolspec program, which renders templates, is missing: build it with M-x toolspec-build-module or `make'"
+                            (cadr err))))
+  ;; A program of another version, and one that fails without saying why.
+  (let ((err (let ((toolspec-version "0.0.0"))
+               (should-error (toolspec-http--render "x" "{}") :type 'toolspec-program-error))))
+    (should (string-match-p "the toolspec program is version .* but toolspec.el is 0.0.0: rebuild it" (cadr err))))
+  (let ((err (let ((toolspec-program (executable-find "false")))
+               (should-error (toolspec-http--render "x" "{}") :type 'toolspec-template-error))))
+    (should (equal (cadr err) "the toolspec program failed (exit status 1)")))
+  (should-not (toolspec-ht--render-processes)))
 
 ;;;; Binding
 
@@ -507,7 +586,11 @@ The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
                            (toolspec-ht--tool "broken" nil :server (toolspec-http-server-url api)
                                               :outputModules ["{% for p in %}"])
                            (toolspec-ht--tool "endless" nil :server (toolspec-http-server-url api)
-                                              :outputModules ["{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"])))))
+                                              :outputModules ["{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"])
+                           (toolspec-ht--tool "doubling" nil :server (toolspec-http-server-url api)
+                                              :filter (nth 1 toolspec-ht--doubling-templates))
+                           (toolspec-ht--tool "comparing" nil :server (toolspec-http-server-url api)
+                                              :filter (nth 2 toolspec-ht--doubling-templates))))))
         (should (equal (toolspec-ht--call (nth 0 tools)) "Name: Pen\nPrice: 2\nName: Ink\nPrice: 5\n"))
         (should (equal (toolspec-ht--call (nth 1 tools))
                        "{\"products\":[{\"name\":\"Pen\",\"price\":\"2\"},{\"name\":\"Ink\",\"price\":\"5\"}]}"))
@@ -516,7 +599,15 @@ The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
         (let ((r (toolspec-ht--call (nth 4 tools))))
           (should (string-prefix-p "Note: the output module of broken failed (template line 1: syntax error" r))
           (should (string-suffix-p "the unprocessed response follows.\n{\"products\":[{\"name\":\"Pen\",\"price\":2,\"url\":\"https://shop.invalid/pen\",\"stock\":5},{\"name\":\"Ink\",\"price\":5,\"url\":\"https://shop.invalid/ink\",\"stock\":0}],\"cursor\":\"abc\"}" r)))
-        (should (string-match-p "needs more work than allowed" (toolspec-ht--call (nth 5 tools))))))))
+        (should (string-match-p "needs more work than allowed" (toolspec-ht--call (nth 5 tools))))
+        ;; Hostile filters: the tool answers with the raw response.
+        (let ((toolspec-template-max-memory 32)
+              (toolspec-template-timeout 2))
+          (dolist (tool (list (nth 6 tools) (nth 7 tools)))
+            (let ((r (toolspec-ht--call tool)))
+              (should (string-match-p "\\`Note: the response filter of \\(doubling\\|comparing\\) failed (the template \\(needed more than 32 MiB of memory\\|took longer than 2 seconds\\)); the unprocessed response follows\\.\n{\"products\":" r)))))
+        (should (equal (toolspec-ht--call (nth 2 tools)) "2 products\ncursor abc"))
+        (should-not (toolspec-ht--render-processes))))))
 
 ;;;; Credentials
 

@@ -78,7 +78,32 @@ unless --strict makes warnings count), 1 when there are, 2 when a FILE cannot be
     Check(CheckArgs),
     /// Print which format each FILE is in: mcp, openai, ..., elisp, or mixed (A, B)
     Detect(DetectArgs),
+    /// Render a Jinja template (an OpenAPI x-filter, x-output-modules or x-bootstrap-value) over JSON data
+    #[command(after_help = RENDER_HELP)]
+    Render(RenderArgs),
 }
+
+const RENDER_HELP: &str = "\
+The data's keys are the template's variables, and the whole data is also `response' and `data'
+(unless it has keys of those names), as when Emacs renders an OpenAPI tool's response.  The
+template runs as it does there: sandboxed (no include, import or extends, no environment), within
+fixed bounds (fuel 2,000,000, 1 MB of output, recursion 200, 256 KB of source, 1,000 operators in
+one tag), and in a process limited to --max-memory MiB (beyond the stack of its rendering thread)
+and --max-cpu-seconds of CPU time.
+
+Exit status: 0 rendered (the text is on standard output, as is); 1 the template failed: it does
+not parse, fails while rendering, or goes beyond a bound; 2 unusable input: a file that cannot be
+read, data that is not JSON, or a usage error.
+
+With --request (how Emacs renders), standard input is one JSON object {\"template\": TEXT,
+\"data\": JSON-TEXT}; the output is preceded by a line giving its length in bytes, and an error
+is one JSON line on standard error: {\"error\": SYMBOL, \"message\": TEXT}, SYMBOL the Lisp
+error toolspec signals (toolspec-template-error, toolspec-template-limit-error,
+toolspec-json-error), with the \"line\" and \"column\" of invalid JSON data.
+
+Examples:
+  toolspec render filter.j2 response.json
+  curl -s https://example.invalid/api/items | toolspec render filter.j2";
 
 fn format_names() -> Vec<&'static str> {
     FORMAT_NAMES.iter().map(|(n, _)| *n).chain(["elisp"]).collect()
@@ -151,6 +176,28 @@ struct CheckArgs {
 }
 
 #[derive(Args)]
+struct RenderArgs {
+    /// The template; `-' is standard input
+    #[arg(value_name = "TEMPLATE-FILE", required_unless_present = "request")]
+    template: Option<String>,
+    /// The JSON data; standard input when absent or `-'
+    #[arg(value_name = "DATA-FILE")]
+    data: Option<String>,
+    /// Read the template and the data as one JSON object on standard input; report errors as JSON
+    #[arg(long, conflicts_with_all = ["template", "data"])]
+    request: bool,
+    /// Most memory the rendering process may use, in MiB, beyond its rendering thread's stack (0: no limit)
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    max_memory: u64,
+    /// Most CPU time the rendering process may use, in seconds (0: no limit)
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    max_cpu_seconds: u64,
+    /// The limits are set: the program started itself again under them
+    #[arg(long, hide = true)]
+    limited: bool,
+}
+
+#[derive(Args)]
 struct DetectArgs {
     /// Files to look at; `-' is standard input
     #[arg(required = true, value_name = "FILE")]
@@ -172,6 +219,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Check(a) => check_files(a),
         Command::Detect(a) => detect(a),
+        Command::Render(a) => render(a),
     };
     ExitCode::from(status as u8)
 }
@@ -533,4 +581,272 @@ fn detect(args: DetectArgs) -> Status {
         }
     }
     status
+}
+
+// ----------------------------------------------------------------- render
+
+/// How `render` reports a failure: as a line for people, or (--request)
+/// as one JSON line for Emacs.
+struct Reporter {
+    request: bool,
+    /// How the template is named in messages for people.
+    label: String,
+}
+
+impl Reporter {
+    /// The line reporting `message`, signalled in Lisp as `symbol`.
+    fn line(&self, symbol: &str, message: &str) -> String {
+        self.error_line(&json!({"error": symbol, "message": message}))
+    }
+
+    /// The line reporting `report`, an object {"error", "message", ...}.
+    fn error_line(&self, report: &Value) -> String {
+        if self.request {
+            report.to_string() + "\n"
+        } else {
+            format!("toolspec: {}: {}\n", self.label, report["message"].as_str().unwrap_or_default())
+        }
+    }
+
+    fn write(&self, line: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(line.as_bytes());
+        let _ = err.flush();
+    }
+
+    fn report(&self, symbol: &str, message: &str) {
+        self.write(&self.line(symbol, message));
+    }
+
+    /// Report `e`, with its place: `path`, `line` and `column` in JSON.
+    fn report_error(&self, e: &Error) {
+        let mut report = json!({"error": e.kind.symbol(), "message": e.to_string()});
+        if let Some(p) = &e.path {
+            report["path"] = json!(p);
+        }
+        if let (Some(l), Some(c)) = (e.line, e.column) {
+            report["line"] = json!(l);
+            report["column"] = json!(c);
+        }
+        self.write(&self.error_line(&report));
+    }
+}
+
+/// A template beyond a bound, for [`Reporter::line`].
+#[cfg(unix)]
+const LIMIT_ERROR: &str = "toolspec-template-limit-error";
+
+/// What to write when the process reaches its CPU time or memory limit:
+/// formatted before rendering starts, since nothing may be allocated
+/// then.
+#[cfg(unix)]
+static CPU_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+#[cfg(unix)]
+static MEMORY_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// Write `message` to standard error and end the process with status 1,
+/// calling only what is safe in a signal handler.
+#[cfg(unix)]
+fn die_with(message: &std::sync::OnceLock<Vec<u8>>) -> ! {
+    if let Some(m) = message.get() {
+        // SAFETY: writes a buffer that lives as long as the process.
+        unsafe { libc::write(2, m.as_ptr().cast(), m.len()) };
+    }
+    // SAFETY: ends the process at once, running nothing else.
+    unsafe { libc::_exit(Status::Problems as i32) }
+}
+
+#[cfg(unix)]
+extern "C" fn on_cpu_limit(_: libc::c_int) {
+    die_with(&CPU_MESSAGE)
+}
+
+#[cfg(unix)]
+fn on_memory_limit(_: std::alloc::Layout) {
+    die_with(&MEMORY_MESSAGE)
+}
+
+/// The type of a resource for `setrlimit`.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+type Resource = libc::__rlimit_resource_t;
+#[cfg(all(unix, not(all(target_os = "linux", target_env = "gnu"))))]
+type Resource = libc::c_int;
+
+/// Set `resource` to `soft` (and `hard`), within the hard limit already
+/// set.
+#[cfg(unix)]
+fn set_limit(resource: Resource, soft: u64, hard: u64) -> Result<(), String> {
+    let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `now` is a valid rlimit to fill.
+    if unsafe { libc::getrlimit(resource, &mut now) } != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    let max = now.rlim_max;
+    let limit = libc::rlimit { rlim_cur: soft.min(max), rlim_max: hard.min(max) };
+    // SAFETY: `limit` is a valid rlimit.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    Ok(())
+}
+
+/// Limit this process to `args.max_cpu_seconds` of CPU time and
+/// `args.max_memory` MiB of memory beyond the `stack` of the rendering
+/// thread, then start the program again in it (`exec`, with
+/// `--limited`), so that the memory limit holds from its first
+/// allocation.  Returns only on failure.
+///
+/// The memory limit is RLIMIT_DATA: the memory mapped for writing (the
+/// heap, thread stacks), whether touched yet or not.  RLIMIT_AS would
+/// count the program's code and libraries too, and reservations that
+/// are not writable.  mimalloc reserves arenas for writing (1 GiB on its
+/// first allocation, before `main`, then at least 64 MiB at a time),
+/// each counted whole: with a limit set after its first arena, the
+/// rendering thread's stack would not fit; with arenas, a few MiB used
+/// would use up the limit.  So the program starts again with the limit
+/// set and without arenas (`MIMALLOC_ARENA_RESERVE=0`): mimalloc then
+/// maps each page it needs, and unmaps it when freed.
+#[cfg(unix)]
+fn restart_limited(args: &RenderArgs, stack: usize) -> String {
+    use std::os::unix::process::CommandExt;
+    let limit = || -> Result<(), String> {
+        if args.max_cpu_seconds > 0 {
+            // SIGXCPU at the limit (reported by `on_cpu_limit`), SIGKILL a second later.
+            set_limit(libc::RLIMIT_CPU, args.max_cpu_seconds, args.max_cpu_seconds.saturating_add(1))?;
+        }
+        if args.max_memory > 0 {
+            let bytes = args.max_memory.saturating_mul(1 << 20).saturating_add(stack as u64);
+            set_limit(libc::RLIMIT_DATA, bytes, bytes)?;
+        }
+        Ok(())
+    };
+    if let Err(e) = limit() {
+        return format!("cannot limit the rendering process: {e}");
+    }
+    // /proc/self/exe is this program even if its file was replaced since.
+    let program = if cfg!(target_os = "linux") {
+        PathBuf::from("/proc/self/exe")
+    } else {
+        match std::env::current_exe() {
+            Ok(p) => p,
+            Err(e) => return format!("cannot find the toolspec program to restart it under its limits: {e}"),
+        }
+    };
+    // The same arguments, `--limited` right after the subcommand (before
+    // any `--`).
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let at = argv.iter().position(|a| a == "render").map_or(argv.len(), |i| i + 1);
+    argv.insert(at, "--limited".into());
+    let e = std::process::Command::new(program)
+        .arg0(&argv[0])
+        .args(&argv[1..])
+        .env("MIMALLOC_ARENA_RESERVE", "0")
+        .exec();
+    format!("cannot restart the toolspec program under its limits: {e}")
+}
+
+/// In the process [`restart_limited`] started: report reaching the CPU
+/// time or memory limit through `reporter`, instead of being killed.
+#[cfg(unix)]
+fn report_limits(args: &RenderArgs, reporter: &Reporter) -> Result<(), String> {
+    if args.max_cpu_seconds > 0 {
+        let seconds = args.max_cpu_seconds;
+        let message = format!("the template needed more than {seconds} second{} of CPU time", if seconds == 1 { "" } else { "s" });
+        let _ = CPU_MESSAGE.set(reporter.line(LIMIT_ERROR, &message).into_bytes());
+        let handler = on_cpu_limit as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: the handler only writes a prepared buffer and exits.
+        if unsafe { libc::signal(libc::SIGXCPU, handler) } == libc::SIG_ERR {
+            return Err(std::io::Error::last_os_error().to_string());
+        }
+    }
+    if args.max_memory > 0 {
+        let message = format!("the template needed more than {} MiB of memory", args.max_memory);
+        let _ = MEMORY_MESSAGE.set(reporter.line(LIMIT_ERROR, &message).into_bytes());
+        toolspec::alloc::on_failure(on_memory_limit);
+    }
+    Ok(())
+}
+
+/// A request from Emacs: the template, and the data as JSON text.
+#[derive(serde::Deserialize)]
+struct Request {
+    template: String,
+    data: String,
+    /// The version of the elisp package sending it, which must be ours.
+    version: Option<String>,
+}
+
+/// The template and the data text `args` name, or the failure to report
+/// (its Lisp error symbol and message).
+fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, String)> {
+    let unreadable = |file: &str, e: String| ("toolspec-template-error", format!("{}: cannot read: {e}", label(file)));
+    if args.request {
+        let text = read_input("-").map_err(|e| unreadable("-", e))?;
+        let req: Request = serde_json::from_str(&text)
+            .map_err(|e| ("toolspec-json-error", format!("the render request is not a JSON object {{\"template\", \"data\"}}: {e}")))?;
+        if let Some(v) = req.version.filter(|v| v != toolspec::VERSION) {
+            return Err((
+                "toolspec-program-error",
+                format!(
+                    "the toolspec program is version {} but toolspec.el is {v}: rebuild it (M-x toolspec-build-module, or make)",
+                    toolspec::VERSION
+                ),
+            ));
+        }
+        return Ok((req.template, req.data));
+    }
+    let template = args.template.as_deref().unwrap_or("-");
+    let data = args.data.as_deref().unwrap_or("-");
+    if template == "-" && data == "-" {
+        return Err(("toolspec-template-error", "the template and the data cannot both be standard input: name a DATA-FILE".into()));
+    }
+    let t = read_input(template).map_err(|e| unreadable(template, e))?;
+    let d = read_input(data).map_err(|e| unreadable(data, e))?;
+    Ok((t, d))
+}
+
+fn render(args: RenderArgs) -> Status {
+    let reporter = Reporter { request: args.request, label: label(args.template.as_deref().unwrap_or("-")).to_string() };
+    let limits = toolspec::template::Limits::default();
+    #[cfg(unix)]
+    if args.max_cpu_seconds > 0 || args.max_memory > 0 {
+        let failed = if args.limited {
+            report_limits(&args, &reporter).err()
+        } else {
+            Some(restart_limited(&args, toolspec::template::stack_size(&limits)))
+        };
+        if let Some(e) = failed {
+            reporter.report("toolspec-template-error", &e);
+            return Status::Unusable;
+        }
+    }
+    let (template, data) = match render_input(&args) {
+        Ok(input) => input,
+        Err((symbol, message)) => {
+            reporter.report(symbol, &message);
+            return Status::Unusable;
+        }
+    };
+    match toolspec::template::render(&template, &data, &limits) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            // For Emacs, the length first: it tells when all is read.
+            let length = if args.request { format!("{}\n", text.len()) } else { String::new() };
+            match out.write_all(length.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).and_then(|_| out.flush()) {
+                Ok(()) => Status::Clean,
+                Err(e) => {
+                    reporter.report("toolspec-template-error", &format!("cannot write the output: {e}"));
+                    Status::Unusable
+                }
+            }
+        }
+        Err(e) => {
+            reporter.report_error(&e);
+            if e.kind == ErrorKind::Json {
+                Status::Unusable
+            } else {
+                Status::Problems
+            }
+        }
+    }
 }
