@@ -110,8 +110,7 @@ in `toolspec-last-import-warnings'."
   (let ((json (toolspec--openapi-options-json options)))
     (toolspec--openapi-call
      file (lambda (file)
-            (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t
-                                                            toolspec--native-json))))))
+            (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t))))))
 
 ;;;###autoload
 (defun toolspec-parse-openapi (string &rest options)
@@ -119,7 +118,7 @@ in `toolspec-last-import-warnings'."
 OPTIONS select operations as in `toolspec-read-openapi'."
   (toolspec--ensure-module)
   (toolspec--import (toolspec--mod-openapi-read string nil (toolspec--openapi-options-json options)
-                                                toolspec-max-input-size t toolspec--native-json)))
+                                                toolspec-max-input-size t)))
 
 ;;;###autoload
 (defun toolspec-openapi-operations (file)

@@ -164,8 +164,7 @@ START and END default to the accessible portion of BUFFER."
   "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t
-                             toolspec--native-json)))
+   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t)))
 
 (defun toolspec--source-default-name (source)
   "The name of a bare JSON Schema in SOURCE that has no title, or nil."

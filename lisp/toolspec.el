@@ -131,7 +131,6 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 (declare-function toolspec--mod-version "toolspec-module")
 (declare-function toolspec--mod-parse-json "toolspec-module")
 (declare-function toolspec--mod-read-file "toolspec-module")
-(declare-function toolspec--mod-schema-keys "toolspec-module")
 (declare-function toolspec--mod-to-json "toolspec-module")
 (declare-function toolspec--mod-serialized-to-json "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
@@ -416,91 +415,12 @@ for a tool without problems.")
         ((stringp x) x)
         (t (signal 'toolspec-unsupported-format (list (format "Expected a symbol, found %S" x) nil)))))
 
-(defconst toolspec--native-json
-  (and (fboundp 'json-parse-string)
-       (or (not (fboundp 'json-available-p)) (json-available-p)))
-  "Non-nil when Emacs parses JSON natively.
-The module then hands imported tools over as JSON text, which Emacs's
-parser turns into objects several times faster than module calls can
-make them one by one.")
-
 (defun toolspec--import (result)
-  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS).
-TOOLS is the tool plists, or their JSON text for
-`toolspec--tools-from-json'."
+  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS)."
   (setq toolspec-last-import-warnings (nth 1 result)
         toolspec-last-import-paths (nth 2 result)
         toolspec-last-import-problems (nth 3 result))
-  (let ((tools (car result)))
-    (if (stringp tools) (toolspec--tools-from-json tools) tools)))
-
-(defvar toolspec--schema-slots nil
-  "The module's (MAPS SCHEMAS TOOL-SCHEMAS) keywords, once asked for.
-See `toolspec--tools-from-json'.")
-
-(defun toolspec--tools-from-json (json)
-  "The tool plists whose JSON text the module wrote as JSON.
-The text is the plists as JSON objects and arrays, but for two things
-put right here: `:args' comes as a vector and is made a list, and type
-names come as strings and are made symbols.  Emacs's parser makes the
-objects; only the schemas are walked again, through the keywords the
-module names as holding schemas."
-  (let* ((keys (or toolspec--schema-slots
-                   (setq toolspec--schema-slots (toolspec--mod-schema-keys))))
-         (maps (nth 0 keys))
-         (schemas (nth 1 keys))
-         (tool-schemas (nth 2 keys))
-         (tools (json-parse-string json :object-type 'plist :array-type 'array
-                                   :null-object :null :false-object :json-false))
-         (out nil))
-    (dotimes (i (length tools))
-      (let* ((tool (aref tools i))
-             (p tool))
-        (while p
-          (let ((key (car p))
-                (cell (cdr p)))
-            (cond ((eq key :args)
-                   (let ((args (append (car cell) nil)))
-                     (dolist (arg args)
-                       (toolspec--symbolize-schema arg maps schemas))
-                     (setcar cell args)))
-                  ((memq key tool-schemas)
-                   (toolspec--symbolize-value (car cell) maps schemas)))
-            (setq p (cdr cell))))
-        (push tool out)))
-    (nreverse out)))
-
-(defun toolspec--symbolize-schema (node maps schemas)
-  "Make the type names in NODE, a schema plist, symbols, in place.
-MAPS are the keywords whose value is a plist of schemas, SCHEMAS those
-whose value is a schema or a vector of them."
-  (while node
-    (let ((key (car node))
-          (cell (cdr node)))
-      (cond
-       ((eq key :type)
-        (let ((type (car cell)))
-          (cond ((stringp type) (setcar cell (intern type)))
-                ((vectorp type)
-                 (dotimes (i (length type))
-                   (when (stringp (aref type i))
-                     (aset type i (intern (aref type i)))))))))
-       ((memq key maps)
-        (let ((m (car cell)))
-          (while m
-            (toolspec--symbolize-value (cadr m) maps schemas)
-            (setq m (cddr m)))))
-       ((memq key schemas)
-        (toolspec--symbolize-value (car cell) maps schemas)))
-      (setq node (cdr cell)))))
-
-(defun toolspec--symbolize-value (value maps schemas)
-  "`toolspec--symbolize-schema' on VALUE, a schema or a vector of them.
-MAPS and SCHEMAS are as there."
-  (cond ((consp value) (toolspec--symbolize-schema value maps schemas))
-        ((vectorp value)
-         (dotimes (i (length value))
-           (toolspec--symbolize-value (aref value i) maps schemas)))))
+  (car result))
 
 (defun toolspec--function-info (f)
   "Describe function F for the validator: (toolspec-function CALLABLE MIN MAX)."
@@ -598,8 +518,7 @@ was changed to make the input fit is left in
 `toolspec-last-import-warnings'."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t
-                             toolspec--native-json)))
+   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t)))
 
 ;;;###autoload
 (defun toolspec-read-file (file &optional format)
@@ -611,8 +530,7 @@ FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
     (condition-case err
         (toolspec--import
          (toolspec--mod-read-file file (toolspec--name format nil)
-                                  (file-name-base file) toolspec-max-input-size t
-                                  toolspec--native-json))
+                                  (file-name-base file) toolspec-max-input-size t))
       (toolspec-error
        (signal (car err)
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))

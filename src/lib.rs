@@ -150,22 +150,8 @@ pub fn imported_to_elisp(imp: &Imported) -> String {
 /// Emit an import as `(TOOLS WARNINGS PATHS)`, or with `problems` (one
 /// list per tool, see [`validate_tools`]) `(TOOLS WARNINGS PATHS PROBLEMS)`.
 pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Problem>]>, s: &mut S) {
-    emit_imported_as(imp, None, problems, s);
-}
-
-/// [`emit_imported`], with TOOLS the string `tools_json` (from
-/// [`tools_json`]) when given.
-pub fn emit_imported_as<S: plist::Sink>(
-    imp: &Imported,
-    tools_json: Option<&str>,
-    problems: Option<&[Vec<Problem>]>,
-    s: &mut S,
-) {
     s.open(false);
-    match tools_json {
-        Some(json) => s.string(json),
-        None => plist::emit_tools(&imp.tools, s),
-    }
+    plist::emit_tools(&imp.tools, s);
     emit_problems(&imp.warnings, s);
     s.open(false);
     for p in &imp.paths {
@@ -189,54 +175,6 @@ pub fn validate_tool(tool: &Tool) -> Vec<Problem> {
     let problems = validate::validate(&sexp);
     plist::dispose(sexp);
     problems
-}
-
-/// The tools as one JSON array written by [`plist::Json`], and each
-/// tool's problems when `validate`.  Each tool is written and checked on
-/// its own, spread over the cores when there are many.
-pub fn tools_json(tools: &[Tool], validate: bool) -> (String, Option<Vec<Vec<Problem>>>) {
-    let parts = par::map(tools, |tool| {
-        let mut out = Vec::with_capacity(512);
-        plist::emit_tool(tool, &mut plist::Json::new(&mut out));
-        (out, validate.then(|| validate_tool(tool)))
-    });
-    let mut json = Vec::with_capacity(parts.iter().map(|(t, _)| t.len() + 1).sum::<usize>() + 2);
-    let mut problems = validate.then(|| Vec::with_capacity(tools.len()));
-    json.push(b'[');
-    for (i, (text, p)) in parts.into_iter().enumerate() {
-        if i > 0 {
-            json.push(b',');
-        }
-        json.extend_from_slice(&text);
-        if let (Some(all), Some(p)) = (problems.as_mut(), p) {
-            all.push(p);
-        }
-    }
-    json.push(b']');
-    // Made of `str`s and JSON punctuation only: always UTF-8.
-    let json = String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    (json, problems)
-}
-
-/// Keywords of the plist format whose values hold schemas, for the reader
-/// of [`tools_json`]'s text: `(MAPS SCHEMAS TOOL-SCHEMAS)`, the keywords
-/// whose value is a plist of schemas, those whose value is a schema or a
-/// vector of them, and the tool's own keys that hold a schema.
-pub fn emit_schema_keys<S: plist::Sink>(s: &mut S) {
-    let lists: [Vec<&str>; 3] = [
-        schema::SCHEMA_MAPS.to_vec(),
-        schema::SCHEMA_SINGLE.iter().chain(schema::SCHEMA_LISTS).copied().collect(),
-        plist::TOOL_SCHEMA_KEYS.to_vec(),
-    ];
-    s.open(false);
-    for list in lists {
-        s.open(false);
-        for k in list {
-            s.keyword(k);
-        }
-        s.close();
-    }
-    s.close();
 }
 
 /// [`validate_tool`] of each tool (spread over the cores when many).

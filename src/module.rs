@@ -97,35 +97,19 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
 
 /// An import as the list `(TOOLS WARNINGS PATHS PROBLEMS)`: PROBLEMS has
 /// the problems of each tool (see `toolspec-validate`) when `validate`,
-/// else it is nil.  With `json`, TOOLS is the JSON text of the tools for
-/// `toolspec--tools-from-json` (see `plist::Json`): Emacs's JSON parser
-/// makes the objects faster than module calls.
-fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool, json: bool) -> emacs::Result<Value<'e>> {
-    let (imp, tools, problems) = run(env, || {
+/// else it is nil.
+fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
+    let (imp, problems) = run(env, || {
         let imp = imp?;
-        let (tools, problems) = if json {
-            let (tools, problems) = crate::tools_json(&imp.tools, validate);
-            (Some(tools), problems)
-        } else {
-            (None, validate.then(|| crate::validate_tools(&imp.tools)))
-        };
-        Ok((imp, tools, problems))
+        let problems = validate.then(|| crate::validate_tools(&imp.tools));
+        Ok((imp, problems))
     })?;
     let mut sink = Lisp::new(env)?;
-    crate::emit_imported_as(&imp, tools.as_deref(), Some(problems.as_deref().unwrap_or(&[])), &mut sink);
+    crate::emit_imported(&imp, Some(problems.as_deref().unwrap_or(&[])), &mut sink);
     let out = sink.finish();
     // Freeing thousands of tools takes milliseconds the caller need not wait.
     crate::par::drop_later(imp.tools.len() >= 256, imp);
     out
-}
-
-/// Keywords whose values hold schemas: `(MAPS SCHEMAS TOOL-SCHEMAS)`, for
-/// `toolspec--tools-from-json`.
-#[defun]
-fn schema_keys(env: &Env) -> emacs::Result<Value<'_>> {
-    let mut sink = Lisp::new(env)?;
-    crate::emit_schema_keys(&mut sink);
-    sink.finish()
 }
 
 /// Version of the module, compared with the elisp package's.
@@ -145,8 +129,7 @@ fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize) -> 
 }
 
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
-/// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE,
-/// TOOLS as JSON text when JSON (see `imported`).
+/// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE.
 #[defun]
 fn parse_json<'e>(
     env: &'e Env,
@@ -155,7 +138,6 @@ fn parse_json<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
-    json: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
@@ -164,7 +146,7 @@ fn parse_json<'e>(
         let s = self::text(text, "the JSON text")?;
         crate::parse_json(&s, &read_options(format.as_deref(), name.as_deref(), max)?)
     })();
-    imported(env, imp, validate.is_not_nil(), json.is_not_nil())
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// Read FILE and parse it like `parse-json`.
@@ -176,7 +158,6 @@ fn read_file<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
-    json: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
@@ -185,7 +166,7 @@ fn read_file<'e>(
         let bytes = source_bytes(file, true, max)?;
         crate::read::read_bytes(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?)
     })();
-    imported(env, imp, validate.is_not_nil(), json.is_not_nil())
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
@@ -339,7 +320,6 @@ fn openapi_read<'e>(
     options: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
-    json: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
@@ -352,7 +332,7 @@ fn openapi_read<'e>(
         let bytes = source_bytes(source, file_p, max)?;
         crate::openapi::read_bytes(&bytes, &opts, max)
     })();
-    imported(env, imp, validate.is_not_nil(), json.is_not_nil())
+    imported(env, imp, validate.is_not_nil())
 }
 
 /// The operations of the OpenAPI document SOURCE (as for `openapi-read`),

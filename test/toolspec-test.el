@@ -455,7 +455,7 @@ naming what is wrong and, for a bad tool, which one."
     (should-error (toolspec-read-openapi f) :type 'toolspec-json-error)
     (should-error (toolspec-read-file f) :type 'toolspec-json-error))
   ;; A file name that is not text.
-  (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100 t t) :type 'toolspec-error)
+  (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100 t) :type 'toolspec-error)
   ;; Raw bytes inside a plist.
   (should-error (toolspec-to-json (list :name "t" :description (unibyte-string #xff #xfe)))
                 :type 'toolspec-error))
