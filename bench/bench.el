@@ -14,7 +14,7 @@
 ;; Run by `make bench' (scripts/bench.sh) in a batch Emacs with the
 ;; release module and gptel loaded:
 ;;
-;;   emacs --batch -Q -L lisp -L .deps/gptel -l bench/bench.el \
+;;   emacs --batch -Q -L lisp -L .deps/gptel -l bench/bench.elc \
 ;;         -f toolspec-bench-run-and-exit
 ;;
 ;; Each case times toolspec and its baselines alternately, in the same
@@ -376,7 +376,7 @@ quadratic; that search is left out.)"
           (format "- toolspec %s (release module); crates: emacs %s, serde_json %s, lexpr %s, jsonschema %s, mimalloc %s"
                   toolspec-version (funcall crate "emacs") (funcall crate "serde_json")
                   (funcall crate "lexpr") (funcall crate "jsonschema") (funcall crate "mimalloc"))
-          (format "- %d runs of each variant per case, alternating, medians; garbage collected before each run"
+          (format "- %d runs of each variant per case, alternating, medians; garbage collected before each run; toolspec, gptel and this file byte-compiled"
                   toolspec-bench-reps))))
 
 (defun toolspec-bench--write ()
