@@ -48,23 +48,6 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     })
 }
 
-/// Run `a` and `b` at once when `big` (on two threads), returning both.
-pub fn join<A: Send, B: Send>(big: bool, a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    if !big || threads_for(usize::MAX) <= 1 {
-        return (a(), b());
-    }
-    let b = std::sync::Mutex::new(Some(b));
-    let take = || b.lock().ok().and_then(|mut b| b.take());
-    thread::scope(|scope| {
-        let other = spawn(scope, || take().map(|b| b()));
-        let ra = a();
-        let rb = other.and_then(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-        // The thread could not start: run `b` here.
-        let rb = rb.or_else(|| take().map(|b| b()));
-        (ra, rb.expect("`b` runs on one thread or the other"))
-    })
-}
-
 /// A worker thread running `f`, or `None` if none can be started.
 fn spawn<'s, R: Send + 's>(
     scope: &'s thread::Scope<'s, '_>,
@@ -101,11 +84,5 @@ mod tests {
         let r = std::panic::catch_unwind(|| map(&items, |&x| if x == 999 { panic!("boom {x}") } else { x }));
         let p = r.unwrap_err();
         assert_eq!(p.downcast_ref::<String>().map(String::as_str), Some("boom 999"));
-    }
-
-    #[test]
-    fn join_gives_both() {
-        assert_eq!(join(true, || 1, || "b"), (1, "b"));
-        assert_eq!(join(false, || 1, || "b"), (1, "b"));
     }
 }

@@ -119,11 +119,10 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     }
     // What parsing drops silently (duplicate keys, integers beyond 64
     // bits) comes first among the warnings, after any repairs.
-    // A large text is scanned for those while it is parsed.
+    // The scan is only for text that parsed: it does not validate.
     let big = text.len() >= BIG;
-    let (parsed, notes) = crate::par::join(big, || serde_json::from_str::<Value>(text), || crate::scan::notes(text));
-    let (doc, repairs) = match parsed {
-        Ok(doc) => (doc, notes),
+    let (doc, repairs) = match serde_json::from_str::<Value>(text) {
+        Ok(doc) => (doc, crate::scan::notes(text)),
         // Not JSON: an OpenAPI document may be YAML.
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
         Err(e) => lenient_parse(text, opts, &e)?,

@@ -1670,6 +1670,20 @@ fn fuzz_regression_empty_input_has_a_place() {
     assert_eq!((c.diagnostics[0].line, c.diagnostics[0].column), (1, 1));
 }
 
+/// Invalid JSON ending inside a string, read in no forced format: the
+/// scan for duplicate keys, which assumes JSON that parsed, ran on it
+/// and sliced past the end of a string (a panic in Emacs, a
+/// `toolspec-internal-error`).  The scan runs only after parsing again.
+#[test]
+fn fuzz_regression_scan_only_after_parsing() {
+    let text = "{\n\u{7f} \"unfcarations\":isine[EC$[\n    {\n      \"name\": \"fdisine[ECT\",\"";
+    let e = read_err(text);
+    assert_eq!(e.kind, toolspec::ErrorKind::Json, "{e:?}");
+    for text in ["\"", "{\"", "[\"a", "{\"a\":\"", "{\"\\"] {
+        assert_eq!(read_err(text).kind, toolspec::ErrorKind::Json, "{text:?}");
+    }
+}
+
 /// A symbol starting with `{`, `}` or `|`, which Emacs reads and prints
 /// as it is (`:type '{tring` in Lisp source), did not read back: the
 /// s-expression reader refused it, so `toolspec convert --to elisp` and
