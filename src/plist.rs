@@ -546,9 +546,17 @@ fn shim_escapes(text: &str) -> Result<String> {
 /// `!`, and [`unshim`] takes the marker away.
 const SYMBOL_MARK: &str = "!\u{F0080}";
 
-/// Write [`SYMBOL_MARK`] when `out` is at the start of a token.
+/// Write [`SYMBOL_MARK`] when `out` is at the start of a token.  `@`
+/// starts one only after `,` (`,@`): elsewhere it is part of a symbol
+/// (`:@x`), and a mark there would stay in its name.
 fn mark_symbol_start(out: &mut String) {
-    if out.chars().next_back().is_none_or(|c| c.is_whitespace() || "()[]'`,@".contains(c)) {
+    let mut before = out.chars().rev();
+    let at_start = match before.next() {
+        None => true,
+        Some('@') => before.next() == Some(','),
+        Some(c) => c.is_whitespace() || "()[]'`,".contains(c),
+    };
+    if at_start {
         out.push_str(SYMBOL_MARK);
     }
 }

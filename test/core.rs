@@ -1684,6 +1684,23 @@ fn fuzz_regression_scan_only_after_parsing() {
     }
 }
 
+/// A keyword starting with `@` followed by an escaped character
+/// (`:@\ \ properties`, from a JSON key "@  properties") read back with
+/// the reader's internal symbol mark inside its name: the shim took `@`
+/// for the start of a token, as in `,@`.
+#[test]
+fn fuzz_regression_keywords_starting_with_at_read_back() {
+    let doc = json!({"name": "t", "parameters": {"type": "object", "@     properties": {"a": 1}, "@\\y": 2, "@(z)": 3,
+                     "properties": {"@ x": {"type": "string", "description": "d", "@ k": true}}}});
+    let imp = read_str(&doc.to_string(), &ReadOptions::default()).unwrap();
+    let text = plist_text(&imp.tools);
+    let back = tools_from_elisp(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(back, imp.tools, "{text}");
+    // `,@` still reads as splicing.
+    let v = parse_sexp("(a ,@\\b)").unwrap();
+    assert!(format!("{v}").contains("unquote-splicing"), "{v}");
+}
+
 /// A symbol starting with `{`, `}` or `|`, which Emacs reads and prints
 /// as it is (`:type '{tring` in Lisp source), did not read back: the
 /// s-expression reader refused it, so `toolspec convert --to elisp` and
