@@ -22,7 +22,8 @@ pub(crate) fn steps(path: &str) -> Vec<Step<'_>> {
             out.push(Step::Key(key));
         }
         while let Some(end) = rest.find(']') {
-            if let Ok(i) = rest[1..end].parse() {
+            // A key may hold brackets itself (`a]b`): only `[N]` is an index.
+            if let Some(Ok(i)) = rest.get(1..end).map(str::parse) {
                 out.push(Step::Index(i));
             }
             rest = &rest[end + 1..];

@@ -1701,6 +1701,20 @@ fn fuzz_regression_keywords_starting_with_at_read_back() {
     assert!(format!("{v}").contains("unquote-splicing"), "{v}");
 }
 
+/// A path whose keys hold brackets (`input_[schema`, `a]b`, `x]]`):
+/// placing it in the text sliced an empty index backwards (a panic in
+/// `toolspec check` and in the import preview).
+#[test]
+fn fuzz_regression_paths_with_brackets_in_keys() {
+    let text = r#"{"a]b": {"x]]": [1, {"input_[schema": 2}]}}"#;
+    for path in ["a]b", "a]b.x]]", "a]b.x]][1]", "a]b.x]][1].input_[schema", "]", "[]", "[", "]]]", "x[1]]]"] {
+        let (line, column) = toolspec::locate::locate(text, path);
+        assert!(line >= 1 && column >= 1, "{path}");
+    }
+    let many = toolspec::locate::locate_many(text, &["]", "a]b.x]][1]", "[0]]"]);
+    assert_eq!(many.len(), 3);
+}
+
 /// A symbol starting with `{`, `}` or `|`, which Emacs reads and prints
 /// as it is (`:type '{tring` in Lisp source), did not read back: the
 /// s-expression reader refused it, so `toolspec convert --to elisp` and
