@@ -632,10 +632,6 @@ impl Reporter {
     }
 }
 
-/// A template beyond a bound, for [`Reporter::line`].
-#[cfg(unix)]
-const LIMIT_ERROR: &str = "toolspec-template-limit-error";
-
 /// What to write when the process reaches its CPU time or memory limit:
 /// formatted before rendering starts, since nothing may be allocated
 /// then.
@@ -752,7 +748,7 @@ fn report_limits(args: &RenderArgs, reporter: &Reporter) -> Result<(), String> {
     if args.max_cpu_seconds > 0 {
         let seconds = args.max_cpu_seconds;
         let message = format!("the template needed more than {seconds} second{} of CPU time", if seconds == 1 { "" } else { "s" });
-        let _ = CPU_MESSAGE.set(reporter.line(LIMIT_ERROR, &message).into_bytes());
+        let _ = CPU_MESSAGE.set(reporter.line(ErrorKind::TemplateLimit.symbol(), &message).into_bytes());
         let handler = on_cpu_limit as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // SAFETY: the handler only writes a prepared buffer and exits.
         if unsafe { libc::signal(libc::SIGXCPU, handler) } == libc::SIG_ERR {
@@ -761,7 +757,7 @@ fn report_limits(args: &RenderArgs, reporter: &Reporter) -> Result<(), String> {
     }
     if args.max_memory > 0 {
         let message = format!("the template needed more than {} MiB of memory", args.max_memory);
-        let _ = MEMORY_MESSAGE.set(reporter.line(LIMIT_ERROR, &message).into_bytes());
+        let _ = MEMORY_MESSAGE.set(reporter.line(ErrorKind::TemplateLimit.symbol(), &message).into_bytes());
         toolspec::alloc::on_failure(on_memory_limit);
     }
     Ok(())
@@ -779,7 +775,7 @@ struct Request {
 /// The template and the data text `args` name, or the failure to report
 /// (its Lisp error symbol and message).
 fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, String)> {
-    let unreadable = |file: &str, e: String| ("toolspec-template-error", format!("{}: cannot read: {e}", label(file)));
+    let unreadable = |file: &str, e: String| (ErrorKind::Template.symbol(), format!("{}: cannot read: {e}", label(file)));
     if args.request {
         let text = read_input("-").map_err(|e| unreadable("-", e))?;
         let req: Request = serde_json::from_str(&text)
@@ -798,7 +794,7 @@ fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, St
     let template = args.template.as_deref().unwrap_or("-");
     let data = args.data.as_deref().unwrap_or("-");
     if template == "-" && data == "-" {
-        return Err(("toolspec-template-error", "the template and the data cannot both be standard input: name a DATA-FILE".into()));
+        return Err((ErrorKind::Template.symbol(), "the template and the data cannot both be standard input: name a DATA-FILE".into()));
     }
     let t = read_input(template).map_err(|e| unreadable(template, e))?;
     let d = read_input(data).map_err(|e| unreadable(data, e))?;
@@ -816,7 +812,7 @@ fn render(args: RenderArgs) -> Status {
             Some(restart_limited(&args, toolspec::template::stack_size(&limits)))
         };
         if let Some(e) = failed {
-            reporter.report("toolspec-template-error", &e);
+            reporter.report(ErrorKind::Template.symbol(), &e);
             return Status::Unusable;
         }
     }
@@ -835,7 +831,7 @@ fn render(args: RenderArgs) -> Status {
             match out.write_all(length.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).and_then(|_| out.flush()) {
                 Ok(()) => Status::Clean,
                 Err(e) => {
-                    reporter.report("toolspec-template-error", &format!("cannot write the output: {e}"));
+                    reporter.report(ErrorKind::Template.symbol(), &format!("cannot write the output: {e}"));
                     Status::Unusable
                 }
             }
