@@ -124,20 +124,15 @@ pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
 /// freed on another thread (freeing GitHub's takes as long as parsing it).
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
     let result = read_with(&root, opts, Some(text.contains("x-lookup")));
-    free_later(root, text.len());
+    crate::par::drop_later(text.len() >= crate::read::BIG, root);
     result
-}
-
-/// Drop a document of `size` bytes, on another thread when it is large.
-fn free_later(root: Value, size: usize) {
-    crate::par::drop_later(size >= crate::read::BIG, root);
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
 pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
     let root = parse_document(text)?;
     let result = operations(&root);
-    free_later(root, text.len());
+    crate::par::drop_later(text.len() >= crate::read::BIG, root);
     result
 }
 
