@@ -4,7 +4,9 @@
 //! Each becomes a warning with its JSON path, like the readers' other
 //! warnings.
 //!
-//! Run only on text that parsed as JSON: the scan does not validate.
+//! The scan does not validate: its result means something only for text
+//! that parsed as JSON.  On other text it stops early or finds nonsense,
+//! but never panics, so it may run while the text is being parsed.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -62,7 +64,7 @@ pub fn notes(text: &str) -> Vec<Problem> {
                 i += 1;
             }
             b'"' => {
-                let end = string_end(b, i);
+                let Some(end) = string_end(b, i) else { break };
                 let expecting_key = matches!(stack.last(), Some(Frame::Object { key: None, .. }));
                 if expecting_key {
                     let raw = &text[i + 1..end - 1];
@@ -140,17 +142,17 @@ pub fn notes(text: &str) -> Vec<Problem> {
     out
 }
 
-/// End (exclusive) of the string starting at `i`.
-fn string_end(b: &[u8], i: usize) -> usize {
+/// End (exclusive) of the string starting at `i`; None if it never ends.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     while j < b.len() {
         match b[j] {
             b'\\' => j += 2,
-            b'"' => return j + 1,
+            b'"' => return Some(j + 1),
             _ => j += 1,
         }
     }
-    b.len()
+    None
 }
 
 /// Path of the value being read: each frame's member key or item index.
@@ -218,6 +220,13 @@ mod tests {
         assert_eq!(n.len(), 2, "{n:?}");
         assert!(n[0].starts_with("p.x.minimum|the integer 123456789012345678901234567890 is beyond 64 bits: read as the number 1.2345678901234568e+29, which"), "{n:?}");
         assert!(n[1].starts_with("p.x.enum[1]|the integer -99999999999999999999"), "{n:?}");
+    }
+
+    #[test]
+    fn text_that_is_not_json_never_panics() {
+        for text in ["\"", "{\"", "{\"\u{e9}", "{\"a\\", "{\"a\\\u{e9}", "}}]]", "{\"a\": 1, \"a\"", "[1e99999999999999999999", "{\"\u{1F600}\\\""] {
+            let _ = notes(text);
+        }
     }
 
     #[test]

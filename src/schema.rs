@@ -586,7 +586,7 @@ pub fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> 
     Some(cur)
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
     }

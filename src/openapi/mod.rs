@@ -17,6 +17,7 @@
 
 mod describe;
 mod fixup;
+pub mod lazy;
 mod operation;
 mod yaml;
 
@@ -86,17 +87,18 @@ pub fn is_openapi(o: &Map<String, Value>) -> bool {
 /// whose value is not an object, is an error at the place where the value
 /// starts.
 pub fn parse_document(text: &str) -> Result<Value> {
+    parse_with(text, |t| serde_json::from_str(t).map_err(|e| Error::from_json(&e)))
+}
+
+/// [`parse_document`] with `json` parsing JSON text.
+fn parse_with(text: &str, json: impl FnOnce(&str) -> Result<Value>) -> Result<Value> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     let (line, column) = line_column(text.as_bytes(), text.len() - t.len());
     if t.is_empty() {
         return Err(Error::new(ErrorKind::Json, "the document is empty: expected an OpenAPI document (JSON or YAML)")
             .with_position(line, column));
     }
-    let root = if t.starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Error::from_json(&e))?
-    } else {
-        parse_yaml(text)?
-    };
+    let root = if t.starts_with('{') { json(text)? } else { parse_yaml(text)? };
     if !root.is_object() {
         return Err(Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(&root)))
             .with_position(line, column));
@@ -104,16 +106,37 @@ pub fn parse_document(text: &str) -> Result<Value> {
     Ok(root)
 }
 
+/// Whether text is JSON (else YAML) for the reader.
+fn is_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}').trim_start().starts_with('{')
+}
+
 /// Read the operations `opts` selects from OpenAPI text (JSON or YAML).
+///
+/// JSON text is parsed as far as the import reaches ([`lazy`]); what
+/// parsing dropped silently (duplicate keys, integers beyond 64 bits) is a
+/// warning too, found by a scan of the text that runs on another thread
+/// while the text is parsed, when it is large.
 pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    let root = parse_document(text)?;
-    // JSON text: what parsing dropped silently (duplicate keys, integers
-    // beyond 64 bits) is a warning too.
-    let notes = if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
-        crate::scan::notes(text)
+    let lookup = text.contains("x-lookup");
+    let json = is_json(text);
+    let parse = || parse_with(text, |t| lazy::parse(t, lookup));
+    let (root, notes) = if json && text.len() >= crate::read::BIG {
+        std::thread::scope(|s| {
+            let notes = std::thread::Builder::new().spawn_scoped(s, || crate::scan::notes(text));
+            let root = parse();
+            let notes = match notes {
+                Ok(handle) => handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(_) => crate::scan::notes(text),
+            };
+            (root, notes)
+        })
     } else {
-        Vec::new()
+        let root = parse();
+        let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
+        (root, notes)
     };
+    let root = root?;
     let mut imp = read_document(root, text, opts)?;
     imp.warnings.splice(0..0, notes);
     Ok(imp)
