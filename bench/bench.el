@@ -211,7 +211,19 @@ quadratic; that search is left out.)"
           (two (cdr (assoc "catalog-2x.json" results))))
       (dolist (who '("toolspec" "mcp.el" "json-parse-string"))
         (toolspec-bench--note "linearity: %s takes %.2fx as long for the catalog twice over"
-                              who (/ (cdr (assoc who two)) (cdr (assoc who one))))))))
+                              who (/ (cdr (assoc who two)) (cdr (assoc who one))))))
+    ;; Since Emacs 29, `--batch' sets `gc-cons-percentage' to 1.0; an
+    ;; interactive Emacs has the default, 0.1, and collects garbage about
+    ;; ten times as often.  The catalog again, with the default.
+    (let* ((text (toolspec-bench--file-text (expand-file-name "catalog.json" toolspec-bench-data)))
+           (r (let ((gc-cons-percentage 0.1))
+                (toolspec-bench--compare
+                 `(("toolspec" . ,(lambda () (toolspec-bench--toolspec-import text)))
+                   ("mcp.el" . ,(lambda () (toolspec-bench--mcp-tools text))))
+                 (max 5 (/ toolspec-bench-reps 2))))))
+      (toolspec-bench--row (format "catalog import, %d tools, gc-cons-percentage 0.1 (interactive default)"
+                                   (length (toolspec-parse-json text)))
+                           (cdr (assoc "toolspec" r)) "mcp.el path" (cdr (assoc "mcp.el" r)) nil))))
 
 (defun toolspec-bench-openapi ()
   "OpenAPI import: GitHub's description to tools, from the file."

@@ -415,7 +415,20 @@ for a tool without problems.")
         ((stringp x) x)
         (t (signal 'toolspec-unsupported-format (list (format "Expected a symbol, found %S" x) nil)))))
 
-(defun toolspec--import (result)
+(defmacro toolspec--import (call)
+  "The tools of CALL, a module call returning (TOOLS WARNINGS PATHS PROBLEMS).
+The rest is kept in `toolspec-last-import-warnings',
+`toolspec-last-import-paths' and `toolspec-last-import-problems'.
+CALL runs without garbage collection: every object the
+module makes is part of its result, so a collection in the middle of
+a large import would free nothing and trace the whole heap, once per
+collection.  The collection the allocation calls for comes after
+CALL, once, as after `json-parse-string', whose C code never
+collects while it parses."
+  (declare (debug t))
+  `(toolspec--unpack (let ((gc-cons-threshold most-positive-fixnum)) ,call)))
+
+(defun toolspec--unpack (result)
   "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS)."
   (setq toolspec-last-import-warnings (nth 1 result)
         toolspec-last-import-paths (nth 2 result)

@@ -330,7 +330,7 @@ fn openapi_read<'e>(
             None => crate::openapi::OpenApiOptions::default(),
         };
         let bytes = source_bytes(source, file_p, max)?;
-        crate::openapi::read_bytes(&bytes, &opts, max)
+        crate::openapi::read_bytes(bytes, &opts, max)
     })();
     imported(env, imp, validate.is_not_nil())
 }

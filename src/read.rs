@@ -121,6 +121,16 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     // bits) comes first among the warnings, after any repairs.
     // The scan is only for text that parsed: it does not validate.
     let big = text.len() >= BIG;
+    // A large OpenAPI document is parsed only as far as its import
+    // reaches: tried when the text names the version key.
+    if big
+        && matches!(opts.format, Format::Auto | Format::OpenApi)
+        && (text.contains("\"openapi\"") || text.contains("\"swagger\""))
+    {
+        if let Some(imp) = crate::openapi::read_json_if_openapi(text) {
+            return imp;
+        }
+    }
     let (doc, repairs) = match serde_json::from_str::<Value>(text) {
         Ok(doc) => (doc, crate::scan::notes(text)),
         // Not JSON: an OpenAPI document may be YAML.

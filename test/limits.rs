@@ -304,7 +304,7 @@ fn input_size_is_capped_with_a_clear_error() {
     for e in [
         read_str(text, &small).unwrap_err(),
         read_bytes(text.as_bytes(), &small).unwrap_err(),
-        openapi::read_bytes(text.as_bytes(), &OpenApiOptions::default(), 20).unwrap_err(),
+        openapi::read_bytes(text.as_bytes().to_vec(), &OpenApiOptions::default(), 20).unwrap_err(),
     ] {
         assert_eq!(e.kind, ErrorKind::Limit);
         let size = text.len().to_string();
@@ -313,7 +313,7 @@ fn input_size_is_capped_with_a_clear_error() {
     }
     let fits = ReadOptions { max_size: text.len(), ..opts(Format::Auto) };
     assert!(read_str(text, &fits).is_ok());
-    assert!(openapi::read_bytes(text.as_bytes(), &OpenApiOptions::default(), 20).is_err());
+    assert!(openapi::read_bytes(text.as_bytes().to_vec(), &OpenApiOptions::default(), 20).is_err());
 }
 
 // ------------------------------------------------- UTF-8 and NUL characters
@@ -324,7 +324,7 @@ fn invalid_utf8_is_a_clear_error() {
         let e = read_bytes(bytes, &opts(Format::Auto)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Json);
         assert!(e.message.contains("UTF-8") && e.line.is_some(), "{e}");
-        let e = openapi::read_bytes(bytes, &OpenApiOptions::default(), 1 << 20).unwrap_err();
+        let e = openapi::read_bytes(bytes.to_vec(), &OpenApiOptions::default(), 1 << 20).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Json, "{e}");
     }
     // Escapes that name no character (lone surrogates).

@@ -9,7 +9,7 @@ use toolspec::write::{write_tools, DIALECT_NAMES};
 fuzz_target!(|data: &[u8]| {
     let pick = data.last().copied().unwrap_or(0);
     let Ok(text) = std::str::from_utf8(data) else {
-        let _ = openapi::read_bytes(data, &OpenApiOptions::default(), 1 << 20);
+        let _ = openapi::read_bytes(data.to_vec(), &OpenApiOptions::default(), 1 << 20);
         return;
     };
     let ops = openapi::operations_of_text(text);
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
             opts.server = Some("https://example.invalid/v1".into());
         }
     }
-    let Ok(imp) = openapi::read_bytes(data, &opts, 1 << 20) else { return };
+    let Ok(imp) = openapi::read_bytes(data.to_vec(), &opts, 1 << 20) else { return };
     assert!(!imp.tools.is_empty());
     assert_eq!(imp.tools.len(), imp.paths.len());
     let mut printed = String::new();

@@ -118,37 +118,73 @@ fn is_json(text: &str) -> bool {
 /// warning too, found by a scan of the text that runs on another thread
 /// while the text is parsed, when it is large.
 pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    let lookup = text.contains("x-lookup");
-    let json = is_json(text);
-    let parse = || parse_with(text, |t| lazy::parse(t, lookup));
-    let (root, notes) = if json && text.len() >= crate::read::BIG {
-        std::thread::scope(|s| {
-            let notes = std::thread::Builder::new().spawn_scoped(s, || crate::scan::notes(text));
-            let root = parse();
-            let notes = match notes {
-                Ok(handle) => handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                Err(_) => crate::scan::notes(text),
-            };
-            (root, notes)
-        })
+    let parsed = Parsed::of(text)?;
+    parsed.read(opts)
+}
+
+/// [`read_text`] with the default options, if JSON `text` parses as an
+/// OpenAPI document; None otherwise, and for text that does not parse (the
+/// general reader then reports it).
+pub(crate) fn read_json_if_openapi(text: &str) -> Option<Result<Imported>> {
+    if !is_json(text) {
+        return None;
+    }
+    let parsed = Parsed::of(text).ok()?;
+    if parsed.root.as_object().is_some_and(is_openapi) {
+        Some(parsed.read(&OpenApiOptions::default()))
     } else {
-        let root = parse();
-        let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
-        (root, notes)
-    };
-    let root = root?;
-    let mut imp = read_document(root, text, opts)?;
-    imp.warnings.splice(0..0, notes);
-    Ok(imp)
+        crate::par::drop_later(parsed.big, parsed);
+        None
+    }
+}
+
+/// A document parsed for reading, with what its text told.
+struct Parsed {
+    root: Value,
+    notes: Vec<Problem>,
+    lookup: bool,
+    big: bool,
+}
+
+impl Parsed {
+    fn of(text: &str) -> Result<Parsed> {
+        let lookup = text.contains("x-lookup");
+        let json = is_json(text);
+        let parse = || parse_with(text, |t| lazy::parse(t, lookup));
+        let (root, notes) = if json && text.len() >= crate::read::BIG {
+            std::thread::scope(|s| {
+                let notes = std::thread::Builder::new().spawn_scoped(s, || crate::scan::notes(text));
+                let root = parse();
+                let notes = match notes {
+                    Ok(handle) => handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    Err(_) => crate::scan::notes(text),
+                };
+                (root, notes)
+            })
+        } else {
+            let root = parse();
+            let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
+            (root, notes)
+        };
+        Ok(Parsed { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
+    }
+
+    /// The import; a large document is freed on another thread (freeing
+    /// GitHub's takes milliseconds).
+    fn read(self, opts: &OpenApiOptions) -> Result<Imported> {
+        let result = read_with(&self.root, opts, Some(self.lookup));
+        crate::par::drop_later(self.big, self.root);
+        let mut imp = result?;
+        imp.warnings.splice(0..0, self.notes);
+        Ok(imp)
+    }
 }
 
 /// [`read`] on a document parsed from `text`: the text tells cheaply
 /// whether any `x-lookup` is to be looked for, and a large document is
-/// freed on another thread (freeing GitHub's takes as long as parsing it).
+/// freed on another thread.
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    let result = read_with(&root, opts, Some(text.contains("x-lookup")));
-    crate::par::drop_later(text.len() >= crate::read::BIG, root);
-    result
+    Parsed { root, notes: Vec::new(), lookup: text.contains("x-lookup"), big: text.len() >= crate::read::BIG }.read(opts)
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
@@ -159,10 +195,18 @@ pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
     result
 }
 
-/// [`read_text`] on bytes, refused beyond `max_size`.
-pub fn read_bytes(bytes: &[u8], opts: &OpenApiOptions, max_size: usize) -> Result<Imported> {
+/// [`read_text`] on bytes, refused beyond `max_size`.  The bytes are
+/// freed once parsed, before the operations are read: a large document's
+/// text is not kept alongside what is made of it.
+pub fn read_bytes(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<Imported> {
     check_size(bytes.len(), max_size)?;
-    read_text(check_utf8(bytes)?, opts)
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => return Err(check_utf8(e.as_bytes()).err().unwrap_or_else(|| Error::new(ErrorKind::Json, "the text is not UTF-8"))),
+    };
+    let parsed = Parsed::of(&text)?;
+    drop(text);
+    parsed.read(opts)
 }
 
 pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
