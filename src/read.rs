@@ -112,6 +112,14 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
     read_str(text, opts)
 }
 
+/// Whether JSON `text` has a key `"openapi"` or `"swagger"` somewhere: a
+/// cheap guess that it is an OpenAPI document.
+fn has_version_key(text: &str) -> bool {
+    ["\"openapi\"", "\"swagger\""].iter().any(|key| {
+        text.match_indices(key).any(|(i, _)| text[i + key.len()..].trim_start().starts_with(':'))
+    })
+}
+
 /// Read tools from JSON text.
 pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     if text.len() > opts.max_size {
@@ -122,11 +130,8 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     // The scan is only for text that parsed: it does not validate.
     let big = text.len() >= BIG;
     // A large OpenAPI document is parsed only as far as its import
-    // reaches: tried when the text names the version key.
-    if big
-        && matches!(opts.format, Format::Auto | Format::OpenApi)
-        && (text.contains("\"openapi\"") || text.contains("\"swagger\""))
-    {
+    // reaches: tried when the text has a version key.
+    if big && matches!(opts.format, Format::Auto | Format::OpenApi) && has_version_key(text) {
         if let Some(imp) = crate::openapi::read_json_if_openapi(text) {
             return imp;
         }
@@ -576,4 +581,16 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
             bare: true,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_keys_are_told_from_values() {
+        assert!(has_version_key(r#"{"info": {}, "openapi" : "3.1.0"}"#));
+        assert!(has_version_key("{\"swagger\":\n \"2.0\"}"));
+        assert!(!has_version_key(r#"{"enum": ["openapi", "swagger"], "x": "openapi"}"#));
+    }
 }
