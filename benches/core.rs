@@ -349,6 +349,9 @@ fn openapi_import(c: &mut Criterion) {
     g.bench_function("parse-json", |b| {
         b.iter_with_large_drop(|| serde_json::from_str::<Value>(black_box(&text)).unwrap())
     });
+    g.bench_function("parse-partial", |b| {
+        b.iter_with_large_drop(|| openapi::lazy::parse(black_box(&text), false).unwrap())
+    });
     g.bench_function(format!("import-{}MB-{ops}ops", text.len() >> 20), |b| {
         b.iter(|| openapi::read_text(black_box(&text), &opts).unwrap())
     });

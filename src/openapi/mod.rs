@@ -189,7 +189,8 @@ pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<I
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
 pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
-    let root = parse_document(text)?;
+    // Only `paths` is read: of the components, what paths reach.
+    let root = parse_with(text, |t| lazy::parse(t, false))?;
     let result = operations(&root);
     crate::par::drop_later(text.len() >= crate::read::BIG, root);
     result
