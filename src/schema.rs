@@ -567,26 +567,31 @@ impl<'a> Normalizer<'a> {
 
 /// Resolve a JSON pointer fragment (without the `#`) in `root`.
 pub fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
-    let pointer = percent_decode(pointer);
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    if !pointer.starts_with('/') {
-        return None;
-    }
-    let mut cur = root;
-    for token in pointer[1..].split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
-        cur = match cur {
-            Value::Object(m) => m.get(&token)?,
-            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
+    value_at(root, &pointer_tokens(pointer)?)
 }
 
-pub(crate) fn percent_decode(s: &str) -> String {
+/// The reference tokens of a JSON pointer fragment (without the `#`),
+/// percent-decoded and unescaped (`~1` is `/`, `~0` is `~`); none for the
+/// whole document, None for what is not a pointer.
+pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
+    let pointer = percent_decode(pointer);
+    if pointer.is_empty() {
+        return Some(Vec::new());
+    }
+    let rest = pointer.strip_prefix('/')?;
+    Some(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
+}
+
+/// The value `tokens` lead to from `v`: member names, or indexes in arrays.
+pub(crate) fn value_at<'v>(v: &'v Value, tokens: &[String]) -> Option<&'v Value> {
+    tokens.iter().try_fold(v, |cur, t| match cur {
+        Value::Object(m) => m.get(t),
+        Value::Array(a) => a.get(t.parse::<usize>().ok()?),
+        _ => None,
+    })
+}
+
+fn percent_decode(s: &str) -> String {
     if !s.contains('%') {
         return s.to_string();
     }

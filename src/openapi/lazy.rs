@@ -23,7 +23,7 @@
 //! (`"\ud800"`) in it is no error, and its nesting depth is counted from
 //! the entry, not from the document's root.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{line_column, Error, Result};
-use crate::schema::percent_decode;
+use crate::schema::{pointer_tokens, value_at};
 
 use super::METHODS;
 
@@ -48,8 +48,9 @@ enum Part<'t> {
     Value(Value),
     /// An entry not parsed yet: its text.
     Raw(&'t RawValue),
-    /// An object some of whose members are not parsed yet.
-    Object(Vec<(String, Part<'t>)>),
+    /// An object some of whose members are not parsed yet, and the place
+    /// of each key among them.
+    Object(Vec<(String, Part<'t>)>, HashMap<String, usize>),
 }
 
 /// How a part of the text is parsed.
@@ -98,16 +99,21 @@ impl<'de> Visitor<'de> for Shape {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Part<'de>, A::Error> {
         let mut members: Vec<(String, Part<'de>)> = Vec::new();
+        // Where each key is: component maps have hundreds of entries.
+        let mut places: HashMap<String, usize> = HashMap::new();
         while let Some(key) = map.next_key::<String>()? {
             let part = map.next_value_seed(self.child(&key))?;
             // A repeated key keeps its first place and its last value, as
             // `serde_json::Map` does.
-            match members.iter_mut().find(|(k, _)| *k == key) {
-                Some(m) => m.1 = part,
-                None => members.push((key, part)),
+            match places.get(&key) {
+                Some(&i) => members[i].1 = part,
+                None => {
+                    places.insert(key.clone(), members.len());
+                    members.push((key, part));
+                }
             }
         }
-        Ok(Part::Object(members))
+        Ok(Part::Object(members, places))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Part<'de>, A::Error> {
@@ -248,13 +254,6 @@ impl Refs {
     }
 }
 
-/// The tokens of local reference `r` (`#/a/b~1c`), decoded.
-fn tokens(r: &str) -> Option<Vec<String>> {
-    let pointer = percent_decode(r.strip_prefix('#')?);
-    let rest = pointer.strip_prefix('/')?;
-    Some(rest.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect())
-}
-
 /// Parse the JSON text of an OpenAPI document into a `Value` holding what
 /// an import can reach (see the module's documentation).  `lookup`: the
 /// document has `x-lookup`.  Errors are the parser's, at their place in
@@ -268,11 +267,11 @@ pub fn parse(text: &str, lookup: bool) -> Result<Value> {
     };
     let mut root = root;
     let mut refs = Refs { lookup, found: Vec::new() };
-    if let Part::Object(members) = &root {
+    if let Part::Object(members, _) = &root {
         for (key, part) in members {
             match part {
                 Part::Value(v) => refs.walk(v, if key == "paths" { Role::Paths } else { Role::Any }),
-                Part::Object(sections) => {
+                Part::Object(sections, _) => {
                     for (_, s) in sections {
                         if let Part::Value(v) = s {
                             refs.walk(v, Role::Any);
@@ -295,34 +294,29 @@ pub fn parse(text: &str, lookup: bool) -> Result<Value> {
 /// Make `Value`s of what reference `r` reaches, and collect their own
 /// references.
 fn follow(root: &mut Part, r: &str, text: &str, refs: &mut Refs) -> Result<()> {
-    let Some(tokens) = tokens(r) else { return Ok(()) };
+    let Some(tokens) = r.strip_prefix('#').and_then(pointer_tokens) else { return Ok(()) };
     // Through the lazy objects first: the members' places.
-    let mut places = Vec::new();
+    let mut path = Vec::new();
     let mut at = &*root;
     for token in &tokens {
-        let Part::Object(members) = at else { break };
-        let Some(i) = members.iter().position(|(k, _)| k == token) else { return Ok(()) };
-        places.push(i);
+        let Part::Object(members, places) = at else { break };
+        let Some(&i) = places.get(token) else { return Ok(()) };
+        path.push(i);
         at = &members[i].1;
     }
     let mut part = root;
-    for &i in &places {
-        let Part::Object(members) = part else { return Ok(()) };
+    for &i in &path {
+        let Part::Object(members, _) = part else { return Ok(()) };
         part = &mut members[i].1;
     }
-    let n = places.len();
+    let n = path.len();
     let key = if n >= 1 { tokens[n - 1].as_str() } else { "" };
     let parent = if n >= 2 { tokens[n - 2].as_str() } else { "" };
     let made = matches!(part, Part::Raw(_));
     make(part, key, parent, text, refs)?;
     // A reference into a part: what it points to is read as a whole.
     if let (Part::Value(v), true) = (&*part, n < tokens.len() || !made) {
-        let target = tokens[n..].iter().try_fold(v, |cur, t| match cur {
-            Value::Object(m) => m.get(t),
-            Value::Array(a) => a.get(t.parse::<usize>().ok()?),
-            _ => None,
-        });
-        if let Some(target) = target {
+        if let Some(target) = value_at(v, &tokens[n..]) {
             refs.walk(target, Role::Any);
         }
     }
@@ -340,7 +334,7 @@ fn make(part: &mut Part, key: &str, parent: &str, text: &str, refs: &mut Refs) -
         }
         // Walked when it was made.
         Part::Value(_) => {}
-        Part::Object(members) => {
+        Part::Object(members, _) => {
             for (k, p) in members.iter_mut() {
                 make(p, k, key, text, refs)?;
             }
@@ -370,7 +364,7 @@ fn assemble(part: Part) -> Value {
     match part {
         Part::Value(v) => v,
         Part::Raw(_) => Value::Null,
-        Part::Object(members) => {
+        Part::Object(members, _) => {
             let mut m = Map::with_capacity(members.len());
             for (k, p) in members {
                 m.insert(k, assemble(p));
