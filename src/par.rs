@@ -1,5 +1,6 @@
 //! Work spread over the machine's cores, for large inputs: the tools of
-//! a catalog are checked and written independently of each other.  Small
+//! a catalog are checked and written independently of each other, and a
+//! large OpenAPI document is scanned while it is parsed.  Small
 //! inputs stay on the calling thread, where starting threads would cost
 //! more than it saves.
 
@@ -48,6 +49,26 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     })
 }
 
+/// `(a(), b())`, with `b` run on another thread while `a` runs, when the
+/// machine has more than one core (and a thread can be started).  A panic
+/// in `b` is raised again on the calling thread.
+pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, B) {
+    if threads_for(usize::MAX) <= 1 {
+        let ra = a();
+        return (ra, b());
+    }
+    let b = &b;
+    thread::scope(|scope| {
+        let worker = spawn(scope, b);
+        let ra = a();
+        let rb = match worker {
+            Some(handle) => handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => b(),
+        };
+        (ra, rb)
+    })
+}
+
 /// A worker thread running `f`, or `None` if none can be started.
 fn spawn<'s, R: Send + 's>(
     scope: &'s thread::Scope<'s, '_>,
@@ -76,6 +97,13 @@ mod tests {
             let items: Vec<usize> = (0..n).collect();
             assert_eq!(map(&items, |x| x * 2), items.iter().map(|x| x * 2).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn join_gives_both_results_and_raises_a_panic() {
+        assert_eq!(join(|| 1, || "two"), (1, "two"));
+        let r = std::panic::catch_unwind(|| join(|| 1, || -> u8 { panic!("boom") }));
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"boom"));
     }
 
     #[test]

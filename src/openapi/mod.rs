@@ -152,15 +152,7 @@ impl Parsed {
         let json = is_json(text);
         let parse = || parse_with(text, |t| lazy::parse(t, lookup));
         let (root, notes) = if json && text.len() >= crate::read::BIG {
-            std::thread::scope(|s| {
-                let notes = std::thread::Builder::new().spawn_scoped(s, || crate::scan::notes(text));
-                let root = parse();
-                let notes = match notes {
-                    Ok(handle) => handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                    Err(_) => crate::scan::notes(text),
-                };
-                (root, notes)
-            })
+            crate::par::join(parse, || crate::scan::notes(text))
         } else {
             let root = parse();
             let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
