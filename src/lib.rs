@@ -71,6 +71,47 @@ pub mod alloc {
         }
     }
 
+    /// mimalloc 3's `mi_option_arena_eager_commit` (mimalloc.h).
+    #[cfg(all(feature = "mimalloc", target_os = "linux"))]
+    const ARENA_EAGER_COMMIT: std::os::raw::c_int = 4;
+
+    #[cfg(all(feature = "mimalloc", target_os = "linux"))]
+    extern "C" {
+        fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
+        #[cfg(test)]
+        fn mi_option_get(option: std::os::raw::c_int) -> std::os::raw::c_long;
+    }
+
+    /// Have mimalloc commit its arenas' memory as it is used rather than
+    /// up front (unless `MIMALLOC_ARENA_EAGER_COMMIT` says otherwise).
+    /// Committed up front, an arena is marked for transparent huge pages,
+    /// and each page touched makes 2 MiB resident: importing GitHub's
+    /// description then peaked 11 MB higher, for no time saved
+    /// (BENCHMARKS.md).  Run when the library is loaded, before it
+    /// allocates: mimalloc reserves its first arena on the first
+    /// allocation.
+    #[cfg(all(feature = "mimalloc", target_os = "linux"))]
+    extern "C" fn configure() {
+        if std::env::var_os("MIMALLOC_ARENA_EAGER_COMMIT").is_none() {
+            // SAFETY: sets one of mimalloc's options, which it reads when
+            // it reserves an arena.
+            unsafe { mi_option_set(ARENA_EAGER_COMMIT, 0) }
+        }
+    }
+
+    #[cfg(all(feature = "mimalloc", target_os = "linux"))]
+    #[used]
+    #[link_section = ".init_array"]
+    static CONFIGURE: extern "C" fn() = configure;
+
+    #[cfg(all(test, feature = "mimalloc", target_os = "linux"))]
+    #[test]
+    fn arenas_are_committed_as_used() {
+        let want = std::env::var("MIMALLOC_ARENA_EAGER_COMMIT").map_or(0, |v| v.parse().unwrap_or(0));
+        // SAFETY: reads one of mimalloc's options.
+        assert_eq!(unsafe { mi_option_get(ARENA_EAGER_COMMIT) }, want);
+    }
+
     pub struct Allocator;
 
     // SAFETY: every call is passed on to the inner allocator unchanged.
@@ -151,6 +192,30 @@ pub fn imported_to_elisp(imp: &Imported) -> String {
 /// list per tool, see [`validate_tools`]) `(TOOLS WARNINGS PATHS PROBLEMS)`.
 pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Problem>]>, s: &mut S) {
     s.open(false);
+    emit_import_parts(imp, s);
+    if let Some(problems) = problems {
+        emit_tool_problems(problems, s);
+    }
+    s.close();
+}
+
+/// [`emit_imported`] with the problems [`validate_tools`] finds: a large
+/// import is checked on another thread while its tools are emitted.
+pub fn emit_checked_import<S: plist::Sink>(imp: &Imported, s: &mut S) {
+    s.open(false);
+    let check = || validate_tools(&imp.tools);
+    let problems = if par::worth_a_thread(imp.tools.len()) {
+        par::join(|| emit_import_parts(imp, s), check).1
+    } else {
+        emit_import_parts(imp, s);
+        check()
+    };
+    emit_tool_problems(&problems, s);
+    s.close();
+}
+
+/// The tools, warnings and paths of an import, one list each.
+fn emit_import_parts<S: plist::Sink>(imp: &Imported, s: &mut S) {
     plist::emit_tools(&imp.tools, s);
     emit_problems(&imp.warnings, s);
     s.open(false);
@@ -158,12 +223,13 @@ pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Prob
         s.string(p);
     }
     s.close();
-    if let Some(problems) = problems {
-        s.open(false);
-        for p in problems {
-            emit_problems(p, s);
-        }
-        s.close();
+}
+
+/// The problems of each tool, a list of lists.
+fn emit_tool_problems<S: plist::Sink>(problems: &[Vec<Problem>], s: &mut S) {
+    s.open(false);
+    for p in problems {
+        emit_problems(p, s);
     }
     s.close();
 }

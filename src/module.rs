@@ -99,13 +99,17 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
 /// the problems of each tool (see `toolspec-validate`) when `validate`,
 /// else it is nil.
 fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
-    let (imp, problems) = run(env, || {
-        let imp = imp?;
-        let problems = validate.then(|| crate::validate_tools(&imp.tools));
-        Ok((imp, problems))
-    })?;
+    let imp = run(env, || imp)?;
     let mut sink = Lisp::new(env)?;
-    crate::emit_imported(&imp, Some(problems.as_deref().unwrap_or(&[])), &mut sink);
+    run(env, || {
+        if validate {
+            // The tools are checked on another thread while they are made here.
+            crate::emit_checked_import(&imp, &mut sink);
+        } else {
+            crate::emit_imported(&imp, Some(&[]), &mut sink);
+        }
+        Ok(())
+    })?;
     let out = sink.finish();
     // Freeing thousands of tools takes milliseconds the caller need not wait.
     crate::par::drop_later(imp.tools.len() >= 256, imp);

@@ -22,6 +22,11 @@ fn threads_for(n: usize) -> usize {
     cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
 }
 
+/// Whether a job of `n` items is worth a thread of its own.
+pub fn worth_a_thread(n: usize) -> bool {
+    n >= MIN_PER_THREAD
+}
+
 /// `items.iter().map(f).collect()`, with the items split in order among
 /// several threads when there are many.  A panic in `f` is raised again
 /// on the calling thread.

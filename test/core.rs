@@ -1766,3 +1766,28 @@ fn fuzz_regression_reserved_characters_in_names() {
     let text = "(:name \"t\" :args ((:name \"a\" :type string :description \"d\" :default !\u{F0080}x)))";
     assert_eq!(tools_from_elisp(text).unwrap()[0].args[0].schema["default"], json!("!\u{F0080}x"));
 }
+
+#[test]
+fn checking_beside_emitting_gives_the_sequential_result() {
+    // Below and above the size at which the tools are checked on another
+    // thread; some tools have problems (a name clients refuse, an empty
+    // description), so the problem lists are not all empty.
+    for n in [3, 64, 300] {
+        let tools: Vec<Value> = (0..n)
+            .map(|i| {
+                let name = if i % 7 == 0 { format!("bad name {i}") } else { format!("tool_{i}") };
+                let description = if i % 5 == 0 { String::new() } else { format!("Tool number {i}.") };
+                json!({"name": name, "description": description,
+                       "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}})
+            })
+            .collect();
+        let imp = import_as(&json!({"tools": tools}), Format::Mcp);
+        let problems = toolspec::validate_tools(&imp.tools);
+        assert!(problems.iter().any(|p| !p.is_empty()), "{n} tools: no problems to compare");
+        let mut sequential = String::new();
+        toolspec::emit_imported(&imp, Some(&problems), &mut toolspec::plist::Text::new(&mut sequential));
+        let mut beside = String::new();
+        toolspec::emit_checked_import(&imp, &mut toolspec::plist::Text::new(&mut beside));
+        assert_eq!(beside, sequential, "{n} tools");
+    }
+}
