@@ -101,7 +101,7 @@ Each round runs every variant once, in turn.  Returns an alist
 TARGET-RATIO is the largest acceptable MINE / BASE, or nil.  UNIT
 formats times (default milliseconds)."
   (let* ((fmt (or unit #'toolspec-bench--ms))
-         (ratio (/ mine base))
+         (ratio (/ (float mine) base))
          (met (if target-ratio (if (<= ratio target-ratio) "yes" "**no**") "")))
     (push (list case (funcall fmt mine) base-name (funcall fmt base)
                 (format "%.2fx" ratio)
@@ -241,7 +241,36 @@ quadratic; that search is left out.)"
     (toolspec-bench--row case (cdr (assoc "toolspec" r)) "json-parse-string (text in memory)"
                          (cdr (assoc "json-parse-string" r)) 2)
     (toolspec-bench--row case (cdr (assoc "toolspec" r)) "read the file + json-parse-string"
-                         (cdr (assoc "read+parse" r)) nil)))
+                         (cdr (assoc "read+parse" r)) nil)
+    (toolspec-bench-openapi-first file)))
+
+(defun toolspec-bench-openapi-first (file)
+  "The first import of FILE in a fresh Emacs, as at startup.
+Repeated in one Emacs, an import finds memory the last one used and
+freed; at startup every page it touches is new to the process.  Each
+run is its own `emacs -Q', alternating toolspec and `json-parse-string'
+of the text already in memory."
+  (let* ((form (lambda (body)
+                 `(progn
+                    (require 'toolspec)
+                    (require 'toolspec-openapi)
+                    (let ((text (with-temp-buffer
+                                  (let ((coding-system-for-read 'utf-8))
+                                    (insert-file-contents ,file))
+                                  (buffer-string))))
+                      (ignore text)
+                      (garbage-collect)
+                      (let ((t0 (float-time)))
+                        ,body
+                        (princ (format "\n%S\n" (- (float-time) t0))))))))
+         mine theirs)
+    (dotimes (_ (max 5 (/ toolspec-bench-reps 2)))
+      (push (toolspec-bench--emacs (funcall form `(toolspec-read-openapi ,file))) mine)
+      (push (toolspec-bench--emacs (funcall form '(json-parse-string text :object-type 'plist)))
+            theirs))
+    (toolspec-bench--row "OpenAPI import, GitHub, first in a fresh Emacs"
+                         (toolspec-bench--median mine) "json-parse-string, first in a fresh Emacs"
+                         (toolspec-bench--median theirs) nil)))
 
 (defun toolspec-bench-export ()
   "Export: registered gptel tools to OpenAI JSON."

@@ -99,13 +99,25 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
 /// the problems of each tool (see `toolspec-validate`) when `validate`,
 /// else it is nil.
 fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
+    imported_then(env, imp, validate, || ())
+}
+
+/// [`imported`], running `meanwhile` before the Lisp objects are made
+/// (see [`crate::emit_checked_import`]).
+fn imported_then<'e>(
+    env: &'e Env,
+    imp: crate::Result<Imported>,
+    validate: bool,
+    meanwhile: impl FnOnce(),
+) -> emacs::Result<Value<'e>> {
     let imp = run(env, || imp)?;
     let mut sink = Lisp::new(env)?;
     run(env, || {
         if validate {
             // The tools are checked on another thread while they are made here.
-            crate::emit_checked_import(&imp, &mut sink);
+            crate::emit_checked_import(&imp, &mut sink, meanwhile);
         } else {
+            meanwhile();
             crate::emit_imported(&imp, Some(&[]), &mut sink);
         }
         Ok(())
@@ -328,15 +340,21 @@ fn openapi_read<'e>(
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
     let max = max_size(max);
-    let imp = (|| {
+    let read = (|| {
         let opts = match options.as_deref() {
             Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
             None => crate::openapi::OpenApiOptions::default(),
         };
         let bytes = source_bytes(source, file_p, max)?;
-        crate::openapi::read_bytes(bytes, &opts, max)
+        crate::openapi::read_bytes_keeping(bytes, &opts, max)
     })();
-    imported(env, imp, validate.is_not_nil())
+    let (imp, spent) = match read {
+        Ok((imp, spent)) => (imp, Some(spent)),
+        Err(e) => (Err(e), None),
+    };
+    // The document is freed while the tools are checked, before their
+    // Lisp objects are made: its memory is not part of the peak.
+    imported_then(env, imp, validate.is_not_nil(), move || spent.map_or((), crate::openapi::Spent::free))
 }
 
 /// The operations of the OpenAPI document SOURCE (as for `openapi-read`),

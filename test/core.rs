@@ -1787,7 +1787,9 @@ fn checking_beside_emitting_gives_the_sequential_result() {
         let mut sequential = String::new();
         toolspec::emit_imported(&imp, Some(&problems), &mut toolspec::plist::Text::new(&mut sequential));
         let mut beside = String::new();
-        toolspec::emit_checked_import(&imp, &mut toolspec::plist::Text::new(&mut beside));
+        let mut ran = false;
+        toolspec::emit_checked_import(&imp, &mut toolspec::plist::Text::new(&mut beside), || ran = true);
         assert_eq!(beside, sequential, "{n} tools");
+        assert!(ran, "{n} tools: `meanwhile` did not run");
     }
 }

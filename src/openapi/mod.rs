@@ -164,11 +164,39 @@ impl Parsed {
     /// The import; a large document is freed on another thread (freeing
     /// GitHub's takes milliseconds).
     fn read(self, opts: &OpenApiOptions) -> Result<Imported> {
-        let result = read_with(&self.root, opts, Some(self.lookup));
-        crate::par::drop_later(self.big, self.root);
-        let mut imp = result?;
-        imp.warnings.splice(0..0, self.notes);
-        Ok(imp)
+        let big = self.big;
+        let (result, spent) = self.read_keeping(opts);
+        crate::par::drop_later(big, spent);
+        result
+    }
+
+    /// The import, and the document it was made from (see [`Spent`]).
+    fn read_keeping(self, opts: &OpenApiOptions) -> (Result<Imported>, Spent) {
+        let result = read_with(&self.root, opts, Some(self.lookup)).map(|mut imp| {
+            imp.warnings.splice(0..0, self.notes);
+            imp
+        });
+        (result, Spent { root: self.root, big: self.big })
+    }
+}
+
+/// The parsed document an import was made from, for the caller to free
+/// when it costs least: [`Spent::free`] takes milliseconds for a large
+/// one (GitHub's paths are 20 MB of maps), and freeing it before the
+/// import's Lisp objects are made keeps those 20 MB out of the peak.
+pub struct Spent {
+    root: Value,
+    big: bool,
+}
+
+impl Spent {
+    /// Free the document, and give the memory of a large one back to the
+    /// system.
+    pub fn free(self) {
+        drop(self.root);
+        if self.big {
+            crate::alloc::release();
+        }
     }
 }
 
@@ -192,14 +220,27 @@ pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
 /// freed once parsed, before the operations are read: a large document's
 /// text is not kept alongside what is made of it.
 pub fn read_bytes(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<Imported> {
+    let (result, spent) = read_bytes_keeping(bytes, opts, max_size)?;
+    crate::par::drop_later(spent.big, spent);
+    result
+}
+
+/// [`read_bytes`], and the parsed document, for the caller to free (see
+/// [`Spent`]).  An error of the text itself comes first.
+pub fn read_bytes_keeping(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<(Result<Imported>, Spent)> {
     check_size(bytes.len(), max_size)?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => return Err(check_utf8(e.as_bytes()).err().unwrap_or_else(|| Error::new(ErrorKind::Json, "the text is not UTF-8"))),
     };
     let parsed = Parsed::of(&text)?;
+    let big = parsed.big;
     drop(text);
-    parsed.read(opts)
+    if big {
+        // The text's 13 MB (GitHub's), given back before the tools are made.
+        crate::alloc::release();
+    }
+    Ok(parsed.read_keeping(opts))
 }
 
 pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
