@@ -236,7 +236,10 @@ impl<'a> Normalizer<'a> {
         if let Some(r) = obj.get("$ref") {
             return self.inline_ref(obj, r, path, depth);
         }
-        let mut out = Schema::new();
+        // Sized for the input: a map grown from empty has room for up to
+        // twice its entries, and the tools of a large import are made of
+        // thousands of small schemas.
+        let mut out = Schema::with_capacity(obj.len());
         for (key, v) in obj {
             let p = path.key(key);
             match key.as_str() {
@@ -249,7 +252,7 @@ impl<'a> Normalizer<'a> {
             }
             let nv = match (slot(key), v) {
                 (Slot::Map, Value::Object(map)) => {
-                    let mut m = Map::new();
+                    let mut m = Map::with_capacity(map.len());
                     for (name, sub) in map {
                         m.insert(name.clone(), Value::Object(self.node_at(sub, &p.key(name), depth + 1)?));
                     }
