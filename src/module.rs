@@ -99,25 +99,13 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
 /// the problems of each tool (see `toolspec-validate`) when `validate`,
 /// else it is nil.
 fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
-    imported_then(env, imp, validate, || ())
-}
-
-/// [`imported`], running `meanwhile` before the Lisp objects are made
-/// (see [`crate::emit_checked_import`]).
-fn imported_then<'e>(
-    env: &'e Env,
-    imp: crate::Result<Imported>,
-    validate: bool,
-    meanwhile: impl FnOnce(),
-) -> emacs::Result<Value<'e>> {
     let imp = run(env, || imp)?;
     let mut sink = Lisp::new(env)?;
     run(env, || {
         if validate {
             // The tools are checked on another thread while they are made here.
-            crate::emit_checked_import(&imp, &mut sink, meanwhile);
+            crate::emit_checked_import(&imp, &mut sink);
         } else {
-            meanwhile();
             crate::emit_imported(&imp, Some(&[]), &mut sink);
         }
         Ok(())
@@ -340,21 +328,23 @@ fn openapi_read<'e>(
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
     let max = max_size(max);
-    let read = (|| {
+    let doc = run(env, || {
         let opts = match options.as_deref() {
             Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
             None => crate::openapi::OpenApiOptions::default(),
         };
         let bytes = source_bytes(source, file_p, max)?;
-        crate::openapi::read_bytes_keeping(bytes, &opts, max)
-    })();
-    let (imp, spent) = match read {
-        Ok((imp, spent)) => (imp, Some(spent)),
-        Err(e) => (Err(e), None),
-    };
-    // The document is freed while the tools are checked, before their
-    // Lisp objects are made: its memory is not part of the peak.
-    imported_then(env, imp, validate.is_not_nil(), move || spent.map_or((), crate::openapi::Spent::free))
+        Ok((crate::openapi::parse_bytes(bytes, max)?, opts))
+    })?;
+    let (doc, opts) = doc;
+    let mut sink = Lisp::new(env)?;
+    // The operations are read and checked on other threads while the
+    // Lisp objects of the tools read so far are made here.
+    let made = run(env, || Ok(crate::emit_streamed_import(|each| doc.read_each(&opts, each), validate.is_not_nil(), &mut sink)));
+    doc.free_later();
+    let made = made?;
+    run(env, || made)?;
+    sink.finish()
 }
 
 /// The operations of the OpenAPI document SOURCE (as for `openapi-read`),

@@ -74,6 +74,69 @@ pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, 
     })
 }
 
+/// `make` hands items to the function it is given, one by one; each is
+/// checked by `check` and passed, with what the check found, to `take`
+/// on the calling thread, in order.  When the machine has more than one
+/// core, `make` runs on one thread and `check` on another while `take`
+/// works here, so the three overlap; else, or if a thread cannot be
+/// started, everything runs here, item by item.  A panic in `make` or
+/// `check` is raised again on the calling thread.
+pub fn pipeline<T: Send, C: Send, R: Send>(
+    make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
+    check: impl Fn(&T) -> C + Sync,
+    mut take: impl FnMut(T, C),
+) -> R {
+    if threads_for(usize::MAX) <= 1 {
+        return in_turn(make, &check, &mut take);
+    }
+    let make = std::sync::Mutex::new(Some(make));
+    let (make_once, check) = (&make, &check);
+    let made = thread::scope(|scope| {
+        let (to_check, made) = std::sync::mpsc::channel::<T>();
+        let (to_take, checked) = std::sync::mpsc::channel::<(T, C)>();
+        let checker = spawn(scope, move || {
+            for t in made {
+                let c = check(&t);
+                if to_take.send((t, c)).is_err() {
+                    break;
+                }
+            }
+        })?;
+        let maker = spawn(scope, move || {
+            let make = make_once.lock().ok().and_then(|mut m| m.take());
+            make.map(|make| {
+                make(&mut |t: T| {
+                    // The receiver is gone only if `check` or `take` panicked.
+                    let _ = to_check.send(t);
+                })
+            })
+        })?;
+        for (t, c) in checked {
+            take(t, c);
+        }
+        let made = maker.join();
+        checker.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        Some(made.unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    });
+    match made.flatten() {
+        Some(r) => r,
+        // No thread could be started: `make` has not run.
+        None => {
+            let make = make.into_inner().ok().flatten().expect("make runs once");
+            in_turn(make, &check, &mut take)
+        }
+    }
+}
+
+/// [`pipeline`] on the calling thread: each item checked and taken as it
+/// is made.
+fn in_turn<T, C, R>(make: impl FnOnce(&mut dyn FnMut(T)) -> R, check: &impl Fn(&T) -> C, take: &mut impl FnMut(T, C)) -> R {
+    make(&mut |t: T| {
+        let c = check(&t);
+        take(t, c)
+    })
+}
+
 /// A worker thread running `f`, or `None` if none can be started.
 fn spawn<'s, R: Send + 's>(
     scope: &'s thread::Scope<'s, '_>,
@@ -109,6 +172,35 @@ mod tests {
         assert_eq!(join(|| 1, || "two"), (1, "two"));
         let r = std::panic::catch_unwind(|| join(|| 1, || -> u8 { panic!("boom") }));
         assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"boom"));
+    }
+
+    #[test]
+    fn pipeline_takes_every_item_in_order_with_its_check() {
+        for n in [0, 1, 1000] {
+            let mut taken = Vec::new();
+            let r = pipeline(
+                |each: &mut dyn FnMut(usize)| {
+                    (0..n).for_each(&mut *each);
+                    "made"
+                },
+                |x: &usize| x * 10,
+                |x, c| taken.push((x, c)),
+            );
+            assert_eq!(r, "made");
+            assert_eq!(taken, (0..n).map(|x| (x, x * 10)).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn pipeline_raises_a_panic_of_make_or_check() {
+        let r = std::panic::catch_unwind(|| {
+            pipeline(|each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| ())
+        });
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"make"));
+        let r = std::panic::catch_unwind(|| {
+            pipeline(|each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| ())
+        });
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"check"));
     }
 
     #[test]

@@ -1188,14 +1188,19 @@ fn partial_parsing_imports_what_the_whole_document_does() {
         for o in &selections {
             assert_eq!(import_text(&text, o), import_whole(&text, o), "{}", f.display());
         }
-        // What the module calls: the document handed back, freed after.
-        let kept = toolspec::openapi::read_bytes_keeping(text.clone().into_bytes(), &selections[0], usize::MAX)
-            .and_then(|(imp, spent)| {
-                spent.free();
-                imp
-            })
-            .map_or_else(|e| format!("error: {e}"), |i| imported_to_elisp(&i));
-        assert_eq!(kept, import_text(&text, &selections[0]), "{}", f.display());
+        // What the module does: tools read, checked and emitted as they come.
+        let o = &selections[0];
+        let sequential = read_text(&text, o).map(|imp| {
+            let mut out = String::new();
+            toolspec::emit_imported(&imp, Some(&toolspec::validate_tools(&imp.tools)), &mut toolspec::plist::Text::new(&mut out));
+            out
+        });
+        let streamed = toolspec::openapi::parse_bytes(text.clone().into_bytes(), usize::MAX).and_then(|doc| {
+            let mut out = String::new();
+            toolspec::emit_streamed_import(|each| doc.read_each(o, each), true, &mut toolspec::plist::Text::new(&mut out))?;
+            Ok(out)
+        });
+        assert_eq!(streamed.map_err(|e| e.to_string()), sequential.map_err(|e| e.to_string()), "{}", f.display());
         let whole = serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()).and_then(|d| operations(&d).map_err(|e| e.to_string()));
         assert_eq!(toolspec::openapi::operations_of_text(&text).map_err(|e| e.to_string()), whole, "{}", f.display());
         // The general reader takes the same path for a large document.

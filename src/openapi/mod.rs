@@ -164,40 +164,48 @@ impl Parsed {
     /// The import; a large document is freed on another thread (freeing
     /// GitHub's takes milliseconds).
     fn read(self, opts: &OpenApiOptions) -> Result<Imported> {
-        let big = self.big;
-        let (result, spent) = self.read_keeping(opts);
-        crate::par::drop_later(big, spent);
+        Document(self).read_then_drop(opts)
+    }
+}
+
+/// A document parsed from bytes ([`parse_bytes`]), its text freed, to be
+/// read as tools are wanted and then freed by the caller when that costs
+/// least: [`Document::free`] takes milliseconds for a large one (GitHub's
+/// paths are 20 MB of maps).
+pub struct Document(Parsed);
+
+impl Document {
+    /// [`read`], the selection `opts` makes.
+    pub fn read(&self, opts: &OpenApiOptions) -> Result<Imported> {
+        read_with(&self.0.root, opts, Some(self.0.lookup)).map(|imp| self.with_notes(imp))
+    }
+
+    /// [`Document::read`], handing each tool and its path to `each` as it
+    /// is made: the import returned has the warnings only.
+    pub fn read_each(&self, opts: &OpenApiOptions, each: &mut dyn FnMut(crate::Tool, String)) -> Result<Imported> {
+        read_each(&self.0.root, opts, Some(self.0.lookup), each).map(|imp| self.with_notes(imp))
+    }
+
+    /// [`Document::read`], the document then freed on another thread when
+    /// large.
+    fn read_then_drop(self, opts: &OpenApiOptions) -> Result<Imported> {
+        let result = self.read(opts);
+        crate::par::drop_later(self.0.big, self);
         result
     }
 
-    /// The import, and the document it was made from (see [`Spent`]).
-    fn read_keeping(self, opts: &OpenApiOptions) -> (Result<Imported>, Spent) {
-        let result = read_with(&self.root, opts, Some(self.lookup)).map(|mut imp| {
-            imp.warnings.splice(0..0, self.notes);
-            imp
-        });
-        (result, Spent { root: self.root, big: self.big })
+    /// What the text told (duplicate keys...) before the import's warnings.
+    fn with_notes(&self, mut imp: Imported) -> Imported {
+        imp.warnings.splice(0..0, self.0.notes.iter().cloned());
+        imp
     }
-}
 
-/// The parsed document an import was made from, for the caller to free
-/// when it costs least: [`Spent::free`] takes milliseconds for a large
-/// one (GitHub's paths are 20 MB of maps), and freeing it before the
-/// import's Lisp objects are made keeps those 20 MB out of the peak.
-pub struct Spent {
-    root: Value,
-    big: bool,
-}
-
-impl Spent {
-    /// Free the document, and give the memory of a large one back to the
-    /// system.
-    pub fn free(self) {
-        drop(self.root);
-        if self.big {
-            crate::alloc::release();
-        }
+    /// Free the document, on another thread when it is large: freeing
+    /// GitHub's takes milliseconds the caller need not wait.
+    pub fn free_later(self) {
+        crate::par::drop_later(self.0.big, self);
     }
+
 }
 
 /// [`read`] on a document parsed from `text`: the text tells cheaply
@@ -220,14 +228,13 @@ pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
 /// freed once parsed, before the operations are read: a large document's
 /// text is not kept alongside what is made of it.
 pub fn read_bytes(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<Imported> {
-    let (result, spent) = read_bytes_keeping(bytes, opts, max_size)?;
-    crate::par::drop_later(spent.big, spent);
-    result
+    parse_bytes(bytes, max_size)?.read_then_drop(opts)
 }
 
-/// [`read_bytes`], and the parsed document, for the caller to free (see
-/// [`Spent`]).  An error of the text itself comes first.
-pub fn read_bytes_keeping(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<(Result<Imported>, Spent)> {
+/// The document in `bytes` (JSON or YAML), refused beyond `max_size`,
+/// parsed as far as an import reaches; the bytes are freed, and their
+/// memory given back, before it is read.
+pub fn parse_bytes(bytes: Vec<u8>, max_size: usize) -> Result<Document> {
     check_size(bytes.len(), max_size)?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -240,7 +247,7 @@ pub fn read_bytes_keeping(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize
         // The text's 13 MB (GitHub's), given back before the tools are made.
         crate::alloc::release();
     }
-    Ok(parsed.read_keeping(opts))
+    Ok(Document(parsed))
 }
 
 pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
@@ -259,6 +266,24 @@ pub fn read(root: &Value, opts: &OpenApiOptions) -> Result<Imported> {
 }
 
 fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> Result<Imported> {
+    let (mut tools, mut paths) = (Vec::new(), Vec::new());
+    let mut imp = read_each(root, opts, has_lookup, &mut |tool, path| {
+        tools.push(tool);
+        paths.push(path);
+    })?;
+    imp.tools = tools;
+    imp.paths = paths;
+    Ok(imp)
+}
+
+/// [`read_with`], handing each tool and its path to `each` as it is made:
+/// the import returned has the warnings only.
+fn read_each(
+    root: &Value,
+    opts: &OpenApiOptions,
+    has_lookup: Option<bool>,
+    each: &mut dyn FnMut(crate::Tool, String),
+) -> Result<Imported> {
     let mut doc = Doc::new(root)?;
     doc.has_lookup = has_lookup.unwrap_or_else(|| has_key(root, "x-lookup", 0));
     let mut out = Imported { warnings: doc.warnings.clone(), ..Imported::default() };
@@ -269,6 +294,7 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
     let mut fixer = fixup::Fixer::default();
     let mut first_error: Option<(Error, &str)> = None;
     let tried = selected.len();
+    let mut made = 0;
     for (i, explicit) in selected {
         let op = &doc.ops[i];
         norm.reset_budget();
@@ -276,8 +302,8 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
         out.warnings.append(&mut norm.warnings);
         match built {
             Ok((tool, mut warnings)) => {
-                out.tools.push(tool);
-                out.paths.push(op.json_path.clone());
+                made += 1;
+                each(tool, op.json_path.clone());
                 out.warnings.append(&mut warnings);
             }
             Err(e) if explicit => return Err(e),
@@ -290,7 +316,7 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
             }
         }
     }
-    if out.tools.is_empty() {
+    if made == 0 {
         return Err(match first_error {
             Some((e, name)) => none_imported(e, name, tried, doc.ops.len()),
             None => Error::shape("paths", doc.no_operations()),
