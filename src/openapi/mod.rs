@@ -169,9 +169,9 @@ impl Parsed {
 }
 
 /// A document parsed from bytes ([`parse_bytes`]), its text freed, to be
-/// read as tools are wanted and then freed by the caller when that costs
-/// least: [`Document::free`] takes milliseconds for a large one (GitHub's
-/// paths are 20 MB of maps).
+/// read (all at once, or tool by tool) and then freed: freeing a large
+/// one takes milliseconds (GitHub's paths are 20 MB of maps), which
+/// [`Document::free_later`] spends on another thread.
 pub struct Document(Parsed);
 
 impl Document {
@@ -205,7 +205,6 @@ impl Document {
     pub fn free_later(self) {
         crate::par::drop_later(self.0.big, self);
     }
-
 }
 
 /// [`read`] on a document parsed from `text`: the text tells cheaply
