@@ -270,12 +270,7 @@ pub fn emit_streamed_import<S: plist::Sink>(
         },
     )?;
     s.close();
-    emit_problems(&imp.warnings, s);
-    s.open(false);
-    for p in &paths {
-        s.string(p);
-    }
-    s.close();
+    emit_warnings_and_paths(&imp.warnings, &paths, s);
     emit_tool_problems(if check { &problems } else { &[] }, s);
     s.close();
     Ok(())
@@ -284,9 +279,14 @@ pub fn emit_streamed_import<S: plist::Sink>(
 /// The tools, warnings and paths of an import, one list each.
 fn emit_import_parts<S: plist::Sink>(imp: &Imported, s: &mut S) {
     plist::emit_tools(&imp.tools, s);
-    emit_problems(&imp.warnings, s);
+    emit_warnings_and_paths(&imp.warnings, &imp.paths, s);
+}
+
+/// An import's warnings, and the path of each tool, one list each.
+fn emit_warnings_and_paths<S: plist::Sink>(warnings: &[Problem], paths: &[String], s: &mut S) {
+    emit_problems(warnings, s);
     s.open(false);
-    for p in &imp.paths {
+    for p in paths {
         s.string(p);
     }
     s.close();

@@ -328,7 +328,7 @@ fn openapi_read<'e>(
     let file_p = file_p.is_not_nil();
     let options = opt_text(options);
     let max = max_size(max);
-    let doc = run(env, || {
+    let (doc, opts) = run(env, || {
         let opts = match options.as_deref() {
             Some(o) => crate::openapi::OpenApiOptions::from_json(o)?,
             None => crate::openapi::OpenApiOptions::default(),
@@ -336,7 +336,6 @@ fn openapi_read<'e>(
         let bytes = source_bytes(source, file_p, max)?;
         Ok((crate::openapi::parse_bytes(bytes, max)?, opts))
     })?;
-    let (doc, opts) = doc;
     let mut sink = Lisp::new(env)?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.

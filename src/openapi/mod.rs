@@ -118,8 +118,7 @@ fn is_json(text: &str) -> bool {
 /// warning too, found by a scan of the text that runs on another thread
 /// while the text is parsed, when it is large.
 pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    let parsed = Parsed::of(text)?;
-    parsed.read(opts)
+    Document::of(text)?.read_then_free(opts)
 }
 
 /// [`read_text`] with the default options, if JSON `text` parses as an
@@ -129,25 +128,28 @@ pub(crate) fn read_json_if_openapi(text: &str) -> Option<Result<Imported>> {
     if !is_json(text) {
         return None;
     }
-    let parsed = Parsed::of(text).ok()?;
-    if parsed.root.as_object().is_some_and(is_openapi) {
-        Some(parsed.read(&OpenApiOptions::default()))
+    let doc = Document::of(text).ok()?;
+    if doc.root.as_object().is_some_and(is_openapi) {
+        Some(doc.read_then_free(&OpenApiOptions::default()))
     } else {
-        crate::par::drop_later(parsed.big, parsed);
+        doc.free_later();
         None
     }
 }
 
-/// A document parsed for reading, with what its text told.
-struct Parsed {
+/// A document parsed for reading ([`parse_bytes`]), with what its text
+/// told, to be read (all at once, or tool by tool) and then freed:
+/// freeing a large one takes milliseconds (GitHub's paths are 20 MB of
+/// maps), which [`Document::free_later`] spends on another thread.
+pub struct Document {
     root: Value,
     notes: Vec<Problem>,
     lookup: bool,
     big: bool,
 }
 
-impl Parsed {
-    fn of(text: &str) -> Result<Parsed> {
+impl Document {
+    fn of(text: &str) -> Result<Document> {
         let lookup = text.contains("x-lookup");
         let json = is_json(text);
         let parse = || parse_with(text, |t| lazy::parse(t, lookup));
@@ -158,52 +160,38 @@ impl Parsed {
             let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
             (root, notes)
         };
-        Ok(Parsed { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
+        Ok(Document { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
     }
 
-    /// The import; a large document is freed on another thread (freeing
-    /// GitHub's takes milliseconds).
-    fn read(self, opts: &OpenApiOptions) -> Result<Imported> {
-        Document(self).read_then_drop(opts)
-    }
-}
-
-/// A document parsed from bytes ([`parse_bytes`]), its text freed, to be
-/// read (all at once, or tool by tool) and then freed: freeing a large
-/// one takes milliseconds (GitHub's paths are 20 MB of maps), which
-/// [`Document::free_later`] spends on another thread.
-pub struct Document(Parsed);
-
-impl Document {
     /// [`read`], the selection `opts` makes.
     pub fn read(&self, opts: &OpenApiOptions) -> Result<Imported> {
-        read_with(&self.0.root, opts, Some(self.0.lookup)).map(|imp| self.with_notes(imp))
+        read_with(&self.root, opts, Some(self.lookup)).map(|imp| self.with_notes(imp))
     }
 
     /// [`Document::read`], handing each tool and its path to `each` as it
     /// is made: the import returned has the warnings only.
     pub fn read_each(&self, opts: &OpenApiOptions, each: &mut dyn FnMut(crate::Tool, String)) -> Result<Imported> {
-        read_each(&self.0.root, opts, Some(self.0.lookup), each).map(|imp| self.with_notes(imp))
+        read_each(&self.root, opts, Some(self.lookup), each).map(|imp| self.with_notes(imp))
     }
 
-    /// [`Document::read`], the document then freed on another thread when
-    /// large.
-    fn read_then_drop(self, opts: &OpenApiOptions) -> Result<Imported> {
+    /// [`Document::read`], the document then freed (see
+    /// [`Document::free_later`]).
+    fn read_then_free(self, opts: &OpenApiOptions) -> Result<Imported> {
         let result = self.read(opts);
-        crate::par::drop_later(self.0.big, self);
+        self.free_later();
         result
     }
 
     /// What the text told (duplicate keys...) before the import's warnings.
     fn with_notes(&self, mut imp: Imported) -> Imported {
-        imp.warnings.splice(0..0, self.0.notes.iter().cloned());
+        imp.warnings.splice(0..0, self.notes.iter().cloned());
         imp
     }
 
     /// Free the document, on another thread when it is large: freeing
     /// GitHub's takes milliseconds the caller need not wait.
     pub fn free_later(self) {
-        crate::par::drop_later(self.0.big, self);
+        crate::par::drop_later(self.big, self);
     }
 }
 
@@ -211,7 +199,7 @@ impl Document {
 /// whether any `x-lookup` is to be looked for, and a large document is
 /// freed on another thread.
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    Parsed { root, notes: Vec::new(), lookup: text.contains("x-lookup"), big: text.len() >= crate::read::BIG }.read(opts)
+    Document { root, notes: Vec::new(), lookup: text.contains("x-lookup"), big: text.len() >= crate::read::BIG }.read_then_free(opts)
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
@@ -227,7 +215,7 @@ pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
 /// freed once parsed, before the operations are read: a large document's
 /// text is not kept alongside what is made of it.
 pub fn read_bytes(bytes: Vec<u8>, opts: &OpenApiOptions, max_size: usize) -> Result<Imported> {
-    parse_bytes(bytes, max_size)?.read_then_drop(opts)
+    parse_bytes(bytes, max_size)?.read_then_free(opts)
 }
 
 /// The document in `bytes` (JSON or YAML), refused beyond `max_size`,
@@ -239,14 +227,13 @@ pub fn parse_bytes(bytes: Vec<u8>, max_size: usize) -> Result<Document> {
         Ok(t) => t,
         Err(e) => return Err(check_utf8(e.as_bytes()).err().unwrap_or_else(|| Error::new(ErrorKind::Json, "the text is not UTF-8"))),
     };
-    let parsed = Parsed::of(&text)?;
-    let big = parsed.big;
+    let doc = Document::of(&text)?;
     drop(text);
-    if big {
+    if doc.big {
         // The text's 13 MB (GitHub's), given back before the tools are made.
         crate::alloc::release();
     }
-    Ok(Document(parsed))
+    Ok(doc)
 }
 
 pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
