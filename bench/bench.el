@@ -273,15 +273,26 @@ of the text already in memory."
                          (toolspec-bench--median theirs) nil)))
 
 (defun toolspec-bench-export ()
-  "Export: registered gptel tools to OpenAI JSON."
+  "Export: registered gptel tools to OpenAI JSON.
+Twice: exported again, each tool's text comes from the last export
+\(`toolspec--export-cache'); exported the first time, every tool is
+written."
   (let* ((text (toolspec-bench--file-text (expand-file-name "catalog.json" toolspec-bench-data)))
          (gptel--known-tools nil)
          (tools (toolspec-register (toolspec-parse-json text) :category "bench"))
+         (first (lambda ()
+                  (when (boundp 'toolspec--export-cache)
+                    (clrhash toolspec--export-cache))
+                  (toolspec-tools-to-json tools 'openai)))
          (r (toolspec-bench--compare
              `(("toolspec" . ,(lambda () (toolspec-tools-to-json tools 'openai)))
+               ("first" . ,first)
                ("gptel" . ,(lambda () (toolspec-bench--gptel-export tools)))))))
-    (toolspec-bench--row (format "export, %d registered tools -> OpenAI JSON" (length tools))
+    (toolspec-bench--row (format "export, %d registered tools -> OpenAI JSON, exported again" (length tools))
                          (cdr (assoc "toolspec" r)) "gptel--parse-tools + encode"
+                         (cdr (assoc "gptel" r)) 0.5)
+    (toolspec-bench--row (format "export, %d registered tools -> OpenAI JSON, first export" (length tools))
+                         (cdr (assoc "first" r)) "gptel--parse-tools + encode"
                          (cdr (assoc "gptel" r)) 0.5)))
 
 (defun toolspec-bench-arguments ()

@@ -133,6 +133,8 @@ errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
 (declare-function toolspec--mod-read-file "toolspec-module")
 (declare-function toolspec--mod-to-json "toolspec-module")
 (declare-function toolspec--mod-serialized-to-json "toolspec-module")
+(declare-function toolspec--mod-serialized-to-texts "toolspec-module")
+(declare-function toolspec--mod-document-frame "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
 (declare-function toolspec--mod-gptel-form "toolspec-module")
 
@@ -565,13 +567,18 @@ a symbol among `toolspec-dialects', default `toolspec-default-dialect'."
 TOOLS is a list of plists or structs.  The document is what clients
 load: an array for OpenAI and Anthropic, {\"tools\": [...]} for MCP and
 Bedrock, {\"functionDeclarations\": [...]} for Gemini.  PRETTY
-non-nil indents it."
+non-nil indents it.  The compact text of each tool is kept for the
+next export, for as long as the tool lives and is `equal' to what it
+was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
-    (if-let* ((serialized (toolspec--serialize tools)))
-        (toolspec--mod-serialized-to-json serialized dialect pretty)
-      (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
-                             dialect t pretty))))
+    (if-let* ((texts (and (not pretty) (toolspec--tool-texts tools dialect))))
+        (let ((frame (toolspec--mod-document-frame dialect)))
+          (concat (car frame) (mapconcat #'identity texts ",") (cdr frame)))
+      (if-let* ((serialized (toolspec--serialize tools)))
+          (toolspec--mod-serialized-to-json serialized dialect pretty)
+        (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
+                               dialect t pretty)))))
 
 (declare-function gptel-tool-name "ext:gptel")
 (declare-function gptel-tool-description "ext:gptel")
@@ -580,33 +587,105 @@ non-nil indents it."
 (declare-function llm-tool-description "ext:llm")
 (declare-function llm-tool-args "ext:llm")
 
+(defun toolspec--export-key (tool)
+  "What of TOOL its JSON is written from, as a plist.
+That is its plist without the keys that have no JSON form.  Signal
+`wrong-type-argument' if TOOL is not a tool."
+  (cond
+   ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
+    (list :name (gptel-tool-name tool) :description (gptel-tool-description tool)
+          :args (gptel-tool-args tool)))
+   ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
+    (list :name (llm-tool-name tool) :description (llm-tool-description tool)
+          :args (llm-tool-args tool)))
+   ((and (consp tool) (keywordp (car tool)))
+    (cl-loop for (k v) on tool by #'cddr
+             unless (memq k '(:function :async :category :confirm :include))
+             append (list k v)))
+   (t (signal 'wrong-type-argument (list 'toolspec-tool-p tool)))))
+
+(defun toolspec--serial-item (key)
+  "KEY, a `toolspec--export-key', as `json-serialize' is to take it.
+`:args' becomes a vector: the list of arg plists would read as an
+object."
+  (toolspec--with-args key #'vconcat))
+
+(defun toolspec--with-args (plist f)
+  "A copy of PLIST (its top level) whose `:args' value is F of it."
+  (let* ((copy (copy-sequence plist))
+         (cell (plist-member copy :args)))
+    (when cell
+      (setcar (cdr cell) (funcall f (cadr cell))))
+    copy))
+
+(defun toolspec--json-serialize (items)
+  "The JSON text of ITEMS, a vector of `toolspec--serial-item's.
+Signal if one of them has no JSON form."
+  (json-serialize items :null-object :null :false-object :json-false))
+
 (defun toolspec--serialize (tools)
   "TOOLS as JSON text by `json-serialize', for the module; nil if they can't be.
-Each tool becomes its plist without the keys that have no JSON form,
-`:args' a vector.  Registered gptel tools have string types, which
-`json-serialize' takes; a plist with symbols in it (`:type string')
-cannot be serialised, and nil tells the caller to print it instead."
+Each tool becomes its `toolspec--serial-item'.  Registered gptel tools
+have string types, which `json-serialize' takes; a plist with symbols
+in it (`:type string') cannot be serialised, and nil tells the caller
+to print it instead."
   (and (fboundp 'json-serialize)
        (condition-case nil
-           (json-serialize
-            (vconcat
-             (mapcar
-              (lambda (tool)
-                (cond
-                 ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
-                  (list :name (gptel-tool-name tool) :description (gptel-tool-description tool)
-                        :args (vconcat (gptel-tool-args tool))))
-                 ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
-                  (list :name (llm-tool-name tool) :description (llm-tool-description tool)
-                        :args (vconcat (llm-tool-args tool))))
-                 ((and (consp tool) (keywordp (car tool)))
-                  (cl-loop for (k v) on tool by #'cddr
-                           unless (memq k '(:function :async :category :confirm :include))
-                           append (list k (if (eq k :args) (vconcat v) v))))
-                 (t (signal 'wrong-type-argument (list 'toolspec-tool-p tool)))))
-              tools))
-            :null-object :null :false-object :json-false)
+           (toolspec--json-serialize
+            (vconcat (mapcar (lambda (tool) (toolspec--serial-item (toolspec--export-key tool))) tools)))
          (error nil))))
+
+(defvar toolspec--export-cache (make-hash-table :test #'eq :weakness 'key)
+  "The compact JSON of tools exported before, for the next export.
+Each TOOL maps to (KEY . ((DIALECT . TEXT) ...)), KEY a copy of its
+`toolspec--export-key' when TEXT was written, strings included.  A
+TEXT is used only while TOOL's key is still `equal' to KEY, so any
+change to TOOL, in place or not, makes it written again.  Keys are
+weak: a tool no longer referenced elsewhere leaves the table at the
+next garbage collection.")
+
+(defun toolspec--tool-texts (tools dialect)
+  "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
+Texts come from `toolspec--export-cache' where they can, the module
+writes the others and they are kept there.  Return nil when a tool
+can't be serialised, or the module fails on one: the caller takes the
+way that reports it."
+  (when (fboundp 'json-serialize)
+    (condition-case nil
+        (let* ((tools (vconcat tools))
+               (keys (cl-map 'vector #'toolspec--export-key tools))
+               (texts (make-vector (length keys) nil))
+               (misses nil))
+          (dotimes (i (length tools))
+            (let* ((entry (gethash (aref tools i) toolspec--export-cache))
+                   (text (and entry (equal (car entry) (aref keys i))
+                              (cdr (assoc dialect (cdr entry))))))
+              (if text (aset texts i text) (push i misses))))
+          (when misses
+            (setq misses (nreverse misses))
+            (let* ((json (toolspec--json-serialize
+                          (cl-map 'vector (lambda (i) (toolspec--serial-item (aref keys i))) misses)))
+                   (written (toolspec--mod-serialized-to-texts json dialect))
+                   ;; Fresh copies of the keys, strings and all, from the
+                   ;; text they were serialised to.
+                   (copies (json-parse-string json :object-type 'plist :array-type 'array
+                                              :null-object :null :false-object :json-false)))
+              (cl-loop for i in misses
+                       for text in written
+                       for item across copies
+                       for copy = (toolspec--with-args item (lambda (args) (append args nil)))
+                       for tool = (aref tools i)
+                       for entry = (gethash tool toolspec--export-cache)
+                       do (aset texts i text)
+                       ;; A key whose copy differs (an alist read back as
+                       ;; a plist, say) would never be found: not kept.
+                       (cond ((and entry (equal (car entry) copy))
+                              (unless (assoc dialect (cdr entry))
+                                (setcdr entry (cons (cons dialect text) (cdr entry)))))
+                             ((equal copy (aref keys i))
+                              (puthash tool (list copy (cons dialect text)) toolspec--export-cache))))))
+          (append texts nil))
+      (error nil))))
 
 ;;;###autoload
 (defun toolspec-validate (tool)

@@ -354,33 +354,51 @@ pub fn elisp_to_json(text: &str, dialect: Dialect, many: bool, pretty: bool) -> 
 /// JSON in `dialect`, as [`elisp_to_json`] converts their printed form.
 /// Emacs's C serialiser is much faster than printing for `read`.
 pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> Result<String> {
-    let doc: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
-    let items = doc
-        .as_array()
-        .ok_or_else(|| Error::new(ErrorKind::Plist, "expected a list of tool plists"))?;
-    let tool = |item: &serde_json::Value| {
-        let mut b = plist::Build::default();
-        plist::emit_serialized_tool(item, &mut b);
-        let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
-        let tool = plist::tool_from_sexp(&sexp);
-        plist::dispose(sexp);
-        tool
-    };
-    fn in_item<T>((i, r): (usize, Result<T>)) -> Result<T> {
-        r.map_err(|e| e.in_item(i))
-    }
-    let out = if pretty {
-        let tools = items.iter().map(tool).enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
-        write::to_text(&write::write_tools(&tools, dialect)?, true)
+    if pretty {
+        let items = serialized_plists(text)?;
+        let tools = items.iter().map(|item| serialized_tool(item)).enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+        Ok(write::to_text(&write::write_tools(&tools, dialect)?, true))
     } else {
-        // Each tool is read and written on its own, spread over the cores.
-        let texts = par::map(items, |item| tool(item).and_then(|t| write::write_tool(&t, dialect)).map(|v| write::to_text(&v, false)));
-        let texts = texts.into_iter().enumerate().map(in_item).collect::<Result<Vec<String>>>()?;
-        write::document_text(&texts, dialect)
-    };
-    par::drop_later(text.len() >= read::BIG, doc);
-    Ok(out)
+        Ok(write::document_text(&serialized_plists_to_texts(text, dialect)?, dialect))
+    }
+}
+
+/// The compact JSON text in `dialect` of each tool plist serialised by
+/// `json-serialize` (see [`serialized_plists_to_json`]): the document of
+/// them all is their texts in [`write::document_frame`].  Each tool is
+/// parsed, read and written on its own, spread over the cores.
+pub fn serialized_plists_to_texts(text: &str, dialect: Dialect) -> Result<Vec<String>> {
+    let items = serialized_plists(text)?;
+    let texts = par::map(&items, |item| {
+        serialized_tool(item).and_then(|t| write::write_tool(&t, dialect)).map(|v| write::to_text(&v, false))
+    });
+    texts.into_iter().enumerate().map(in_item).collect()
+}
+
+/// The items of `text`, a JSON array of serialised tool plists, each
+/// still as its text.
+fn serialized_plists(text: &str) -> Result<Vec<&serde_json::value::RawValue>> {
+    serde_json::from_str(text).map_err(|_| match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Err(e) => Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")),
+        Ok(_) => Error::new(ErrorKind::Plist, "expected a list of tool plists"),
+    })
+}
+
+/// The tool of one serialised plist.
+fn serialized_tool(item: &serde_json::value::RawValue) -> Result<Tool> {
+    let item: serde_json::Value = serde_json::from_str(item.get())
+        .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
+    let mut b = plist::Build::default();
+    plist::emit_serialized_tool(&item, &mut b);
+    let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
+    let tool = plist::tool_from_sexp(&sexp);
+    plist::dispose(sexp);
+    tool
+}
+
+/// The result of item `i`, its error placed at the item.
+fn in_item<T>((i, r): (usize, Result<T>)) -> Result<T> {
+    r.map_err(|e| e.in_item(i))
 }
 
 /// Validate one tool plist given as elisp text.

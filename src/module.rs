@@ -15,6 +15,7 @@ use crate::args::ArgChecker;
 
 use crate::error::{Error, ErrorKind};
 use crate::module_lisp::Lisp;
+use crate::plist::Sink;
 use crate::read::Imported;
 use crate::read::{Format, ReadOptions};
 use crate::write::Dialect;
@@ -196,6 +197,33 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
         let s = self::text(text, "the serialised plists")?;
         crate::serialized_plists_to_json(&s, Dialect::parse(&dialect)?, pretty)
     })
+}
+
+/// The compact JSON text in DIALECT of each tool plist serialised in
+/// TEXT (see `serialized-to-json`), as a list of strings.
+#[defun]
+fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
+    let texts = run(env, || {
+        let dialect = self::text(dialect, "the dialect name")?;
+        let s = self::text(text, "the serialised plists")?;
+        crate::serialized_plists_to_texts(&s, Dialect::parse(&dialect)?)
+    })?;
+    let mut sink = Lisp::new(env)?;
+    sink.open(false);
+    for t in &texts {
+        sink.string(t);
+    }
+    sink.close();
+    sink.finish()
+}
+
+/// What comes before and after the tools in the compact JSON document of
+/// DIALECT: `(OPEN . CLOSE)`, the tools' texts between them separated by
+/// commas.
+#[defun]
+fn document_frame<'e>(env: &'e Env, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
+    let (open, close) = run(env, || Ok(crate::write::document_frame(Dialect::parse(&self::text(dialect, "the dialect name")?)?)))?;
+    env.cons(open, close)
 }
 
 /// Validate a printed tool plist; returns elisp text of the problems.

@@ -199,27 +199,30 @@ fn document_key(dialect: Dialect) -> Option<&'static str> {
     }
 }
 
+/// What comes before and after the tools, each tool's compact text
+/// separated from the next by a comma, in the compact document of many
+/// tools: `[` and `]`, or `{"tools":[` and `]}`.
+pub fn document_frame(dialect: Dialect) -> (String, &'static str) {
+    match document_key(dialect) {
+        Some(key) => (format!("{{\"{key}\":["), "]}"),
+        None => ("[".to_string(), "]"),
+    }
+}
+
 /// The document of many tools, as compact text, from each tool's compact
 /// text: what `to_text(&write_tools(..), false)` gives, without building
 /// the whole document as one value.
 pub fn document_text(tools: &[String], dialect: Dialect) -> String {
+    let (open, close) = document_frame(dialect);
     let mut out = String::with_capacity(tools.iter().map(|t| t.len() + 1).sum::<usize>() + 32);
-    if let Some(key) = document_key(dialect) {
-        out.push_str("{\"");
-        out.push_str(key);
-        out.push_str("\":");
-    }
-    out.push('[');
+    out.push_str(&open);
     for (i, t) in tools.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str(t);
     }
-    out.push(']');
-    if document_key(dialect).is_some() {
-        out.push('}');
-    }
+    out.push_str(close);
     out
 }
 

@@ -715,9 +715,11 @@ symbol types cannot be serialised and are printed instead."
       (should-not (toolspec--serialize plists))
       (dolist (dialect toolspec-dialects)
         (let ((fast (toolspec-tools-to-json tools dialect))
-              (printed (cl-letf (((symbol-function 'toolspec--serialize) #'ignore))
-                         (toolspec-tools-to-json tools dialect))))
+              (printed (toolspec-gptel-test--printed-json tools dialect)))
           (should (equal (list dialect fast) (list dialect printed)))
+          ;; Again, from the texts kept by the first export.
+          (should (equal (list dialect (toolspec-tools-to-json tools dialect))
+                         (list dialect printed)))
           ;; And what the plists give, cut to what a struct holds.
           (should (equal (list dialect fast)
                          (list dialect
@@ -727,6 +729,98 @@ symbol types cannot be serialised and are printed instead."
                                                           :args (plist-get p :args)))
                                         plists)
                                 dialect)))))))))
+
+;;;; Export: the texts kept for the next export
+
+(defun toolspec-gptel-test--printed-json (tools dialect)
+  "TOOLS as one JSON document in DIALECT by printing them for the module.
+Neither `json-serialize' nor the texts kept from earlier exports are
+used."
+  (cl-letf (((symbol-function 'toolspec--serialize) #'ignore)
+            ((symbol-function 'toolspec--tool-texts) #'ignore))
+    (toolspec-tools-to-json tools dialect)))
+
+(defun toolspec-gptel-test--cached-json (tools dialect)
+  "TOOLS as JSON in DIALECT, every tool's text from an earlier export.
+Fails if the module would have to write one of them."
+  (let ((written (lambda (&rest _) (error "A tool was written again"))))
+    (cl-letf (((symbol-function 'toolspec--mod-serialized-to-texts) written)
+              ((symbol-function 'toolspec--mod-serialized-to-json) written)
+              ((symbol-function 'toolspec--mod-to-json) written))
+      (toolspec-tools-to-json tools dialect))))
+
+(ert-deftest toolspec-gptel-test-export-kept-texts-follow-changes ()
+  "A tool's JSON is kept for the next export only while the tool is unchanged.
+Each change, in place (a character of a string, a value in an arg
+plist, an element of an enum vector) or not (a new args list, a new
+name), makes the next export write the tool again, and the document
+is the one printing the changed tool gives."
+  (toolspec-gptel-test--with-registry
+    (let* ((tool (toolspec-gptel-test--register
+                  (list :name "pick_colour"
+                        :description "Pick a colour."
+                        :args (list (list :name "colour" :type 'string :description "The colour."
+                                          :enum (vector "red" "green"))
+                                    (list :name "shades" :type 'array :description "Shades."
+                                          :items (list :type 'number)
+                                          :optional t)))))
+           (other (toolspec-gptel-test--register
+                   (list :name "other" :description "Other."
+                         :args (list (list :name "x" :type 'integer :description "X.")))))
+           (tools (list tool other))
+           (changes
+            (list (lambda () (aset (gptel-tool-description tool) 0 ?Z))
+                  (lambda () (setcar (cdr (plist-member (car (gptel-tool-args tool)) :description))
+                                     "The colour, by name."))
+                  (lambda () (aset (plist-get (car (gptel-tool-args tool)) :enum) 1 "blue"))
+                  (lambda () (setcar (cdr (plist-member (plist-get (cadr (gptel-tool-args tool)) :items)
+                                                        :type))
+                                     "integer"))
+                  (lambda () (setf (gptel-tool-args tool) (list (car (gptel-tool-args tool)))))
+                  (lambda () (setf (gptel-tool-name tool) "choose_colour")))))
+      (clrhash toolspec--export-cache)
+      (dolist (dialect '(openai mcp gemini))
+        (let ((json (toolspec-tools-to-json tools dialect)))
+          (should (equal json (toolspec-gptel-test--printed-json tools dialect)))
+          (should (equal json (toolspec-gptel-test--cached-json tools dialect)))))
+      (should (gethash tool toolspec--export-cache))
+      (dolist (change changes)
+        (let ((before (toolspec-gptel-test--cached-json tools 'openai)))
+          (funcall change)
+          ;; The changed tool is not served from what was kept...
+          (should-error (toolspec-gptel-test--cached-json tools 'openai))
+          (let ((after (toolspec-tools-to-json tools 'openai)))
+            (should-not (equal after before))
+            (should (equal after (toolspec-gptel-test--printed-json tools 'openai)))
+            ;; ...until it has been written again.
+            (should (equal after (toolspec-gptel-test--cached-json tools 'openai)))))))))
+
+(ert-deftest toolspec-gptel-test-export-kept-texts-plists-and-errors ()
+  "Plists are kept like structs; an error names the tool in the whole list.
+A plist whose JSON form reads back as another plist (an object given
+as an alist) is written every time, and still correctly."
+  (let* ((plist (list :name "p" :description "P." :function #'ignore
+                      :args (list (list :name "x" :type "string" :description "X."))))
+         (alist-tool (list :name "q" :description "Q."
+                           :args (list (list :name "y" :type "object" :description "Y."
+                                             :properties '((z . (:type "string"))))))))
+    (clrhash toolspec--export-cache)
+    (let ((json (toolspec-tools-to-json (list plist alist-tool) 'anthropic)))
+      (should (equal json (toolspec-gptel-test--printed-json (list plist alist-tool) 'anthropic)))
+      (should (equal json (toolspec-tools-to-json (list plist alist-tool) 'anthropic))))
+    (should (gethash plist toolspec--export-cache))
+    (should-not (gethash alist-tool toolspec--export-cache))
+    (should (toolspec-gptel-test--cached-json (list plist) 'anthropic))
+    (setcar (cdr (plist-member (car (plist-get plist :args)) :name)) "renamed")
+    (should (string-match-p "\"renamed\"" (toolspec-tools-to-json (list plist) 'anthropic)))
+    ;; A bad tool after a kept one: the error is the one printing gives,
+    ;; naming the tool by its place in the list exported.
+    (let* ((bad (list :name "bad" :description "Bad." :args (list (list :name 7 :type "string"))))
+           (err (should-error (toolspec-tools-to-json (list plist bad) 'openai) :type 'toolspec-error))
+           (printed (should-error (toolspec-gptel-test--printed-json (list plist bad) 'openai)
+                                  :type 'toolspec-error)))
+      (should (equal err printed))
+      (should (string-match-p "1" (cadr err))))))
 
 (defun toolspec-gptel-test--errors (tool)
   "Return the error-severity problems `toolspec-validate' finds in TOOL."
