@@ -215,36 +215,38 @@ pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Prob
     s.close();
 }
 
-/// [`emit_imported`] with the problems [`validate_tools`] finds: a large
-/// import is checked on another thread while its tools are emitted.
-pub fn emit_checked_import<S: plist::Sink>(imp: &Imported, s: &mut S) {
-    s.open(false);
-    let check = || validate_tools(&imp.tools);
-    let problems = if par::worth_a_thread(imp.tools.len()) {
-        par::join(|| emit_import_parts(imp, s), check).1
-    } else {
-        emit_import_parts(imp, s);
-        check()
-    };
-    emit_tool_problems(&problems, s);
-    s.close();
-}
-
 /// Tools made between two returns of the memory their making freed, in
-/// [`emit_streamed_import`]: without them, GitHub's import peaked 5-6 MB
-/// higher (41 MB against 35 MB in a fresh Emacs), for no time measured.
+/// [`releasing`]: without them, GitHub's import peaked 5-6 MB higher
+/// (41 MB against 35 MB in a fresh Emacs), for no time measured.
 const RELEASE_EVERY: usize = 256;
+
+/// `each`, giving the memory freed so far back to the system
+/// ([`alloc::release`]) every [`RELEASE_EVERY`] tools.  For the OpenAPI
+/// import, whose reading makes and frees much on the way.  Each return
+/// walks the whole heap, which costs more as the import grows: other
+/// imports do without (a catalog of 6,500 tools took 25% longer with).
+pub fn releasing(each: &mut dyn FnMut(Tool, String)) -> impl FnMut(Tool, String) + '_ {
+    let mut made = 0;
+    move |tool, path| {
+        made += 1;
+        if made % RELEASE_EVERY == 0 {
+            alloc::release();
+        }
+        each(tool, path)
+    }
+}
 
 /// An import emitted as it is made, as [`emit_imported`] does: `make`
 /// reads, handing each tool and its path to the function it is given,
 /// and returns the import's warnings.  Each tool is checked ([`validate_tool`],
 /// when `check`) and emitted in turn, reading and checking on other
-/// threads while tools are emitted here (see [`par::pipeline`]), and freed
-/// once emitted.  On an error of `make`, what was emitted is to be
-/// thrown away.
+/// threads while tools are emitted here when `big` (see
+/// [`par::pipeline`]), and freed once emitted.  On an error of `make`,
+/// what was emitted is to be thrown away.
 pub fn emit_streamed_import<S: plist::Sink>(
     make: impl FnOnce(&mut dyn FnMut(Tool, String)) -> Result<Imported> + Send,
     check: bool,
+    big: bool,
     s: &mut S,
 ) -> Result<()> {
     let mut paths = Vec::new();
@@ -252,16 +254,8 @@ pub fn emit_streamed_import<S: plist::Sink>(
     s.open(false);
     s.open(false);
     let imp = par::pipeline(
-        |each: &mut dyn FnMut((Tool, String))| {
-            let mut made = 0;
-            make(&mut |tool, path| {
-                made += 1;
-                if made % RELEASE_EVERY == 0 {
-                    alloc::release();
-                }
-                each((tool, path))
-            })
-        },
+        big,
+        |each: &mut dyn FnMut((Tool, String))| make(&mut |tool, path| each((tool, path))),
         |(tool, _): &(Tool, String)| if check { validate_tool(tool) } else { Vec::new() },
         |(tool, path), p| {
             plist::emit_tool(&tool, s);

@@ -96,27 +96,6 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
     }
 }
 
-/// An import as the list `(TOOLS WARNINGS PATHS PROBLEMS)`: PROBLEMS has
-/// the problems of each tool (see `toolspec-validate`) when `validate`,
-/// else it is nil.
-fn imported<'e>(env: &'e Env, imp: crate::Result<Imported>, validate: bool) -> emacs::Result<Value<'e>> {
-    let imp = run(env, || imp)?;
-    let mut sink = Lisp::new(env)?;
-    run(env, || {
-        if validate {
-            // The tools are checked on another thread while they are made here.
-            crate::emit_checked_import(&imp, &mut sink);
-        } else {
-            crate::emit_imported(&imp, Some(&[]), &mut sink);
-        }
-        Ok(())
-    })?;
-    let out = sink.finish();
-    // Freeing thousands of tools takes milliseconds the caller need not wait.
-    crate::par::drop_later(imp.tools.len() >= 256, imp);
-    out
-}
-
 /// Version of the module, compared with the elisp package's.
 #[defun]
 fn version() -> emacs::Result<&'static str> {
@@ -147,11 +126,28 @@ fn parse_json<'e>(
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
-    let imp = (|| {
-        let s = self::text(text, "the JSON text")?;
-        crate::parse_json(&s, &read_options(format.as_deref(), name.as_deref(), max)?)
-    })();
-    imported(env, imp, validate.is_not_nil())
+    let s = run(env, || self::text(text, "the JSON text"))?;
+    streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each| {
+        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each)
+    })
+}
+
+/// An import as the list `(TOOLS WARNINGS PATHS PROBLEMS)` (PROBLEMS
+/// has the problems of each tool, see `toolspec-validate`, when
+/// `validate`, else it is nil), from `read`, which hands each tool and its
+/// path over as it is read.  For a `big` input, tools are read and
+/// checked on other threads while the Lisp objects of those read so far
+/// are made here.
+fn streamed<'e>(
+    env: &'e Env,
+    validate: bool,
+    big: bool,
+    read: impl FnOnce(&mut dyn FnMut(crate::Tool, String)) -> crate::Result<Imported> + Send,
+) -> emacs::Result<Value<'e>> {
+    let mut sink = Lisp::new(env)?;
+    let made = run(env, || Ok(crate::emit_streamed_import(read, validate, big, &mut sink)))?;
+    run(env, || made)?;
+    sink.finish()
 }
 
 /// Read FILE and parse it like `parse-json`.
@@ -167,11 +163,10 @@ fn read_file<'e>(
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
-    let imp = (|| {
-        let bytes = source_bytes(file, true, max)?;
-        crate::read::read_bytes(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?)
-    })();
-    imported(env, imp, validate.is_not_nil())
+    let bytes = run(env, || source_bytes(file, true, max))?;
+    streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each| {
+        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each)
+    })
 }
 
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
@@ -364,14 +359,11 @@ fn openapi_read<'e>(
         let bytes = source_bytes(source, file_p, max)?;
         Ok((crate::openapi::parse_bytes(bytes, max)?, opts))
     })?;
-    let mut sink = Lisp::new(env)?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
-    let made = run(env, || Ok(crate::emit_streamed_import(|each| doc.read_each(&opts, each), validate.is_not_nil(), &mut sink)));
+    let out = streamed(env, validate.is_not_nil(), doc.big, |each| doc.read_each(&opts, &mut crate::releasing(each)));
     doc.free_later();
-    let made = made?;
-    run(env, || made)?;
-    sink.finish()
+    out
 }
 
 /// The operations of the OpenAPI document SOURCE (as for `openapi-read`),

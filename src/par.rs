@@ -22,11 +22,6 @@ fn threads_for(n: usize) -> usize {
     cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
 }
 
-/// Whether a job of `n` items is worth a thread of its own.
-pub fn worth_a_thread(n: usize) -> bool {
-    n >= MIN_PER_THREAD
-}
-
 /// `items.iter().map(f).collect()`, with the items split in order among
 /// several threads when there are many.  A panic in `f` is raised again
 /// on the calling thread.
@@ -76,17 +71,19 @@ pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, 
 
 /// `make` hands items to the function it is given, one by one; each is
 /// checked by `check` and passed, with what the check found, to `take`
-/// on the calling thread, in order.  When the machine has more than one
+/// on the calling thread, in order.  When `threaded` (the work is large
+/// enough to be worth two threads) and the machine has more than one
 /// core, `make` runs on one thread and `check` on another while `take`
 /// works here, so the three overlap; else, or if a thread cannot be
 /// started, everything runs here, item by item.  A panic in `make` or
 /// `check` is raised again on the calling thread.
 pub fn pipeline<T: Send, C: Send, R: Send>(
+    threaded: bool,
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
     check: impl Fn(&T) -> C + Sync,
     mut take: impl FnMut(T, C),
 ) -> R {
-    if threads_for(usize::MAX) <= 1 {
+    if !threaded || threads_for(usize::MAX) <= 1 {
         return in_turn(make, &check, &mut take);
     }
     let make = std::sync::Mutex::new(Some(make));
@@ -176,9 +173,10 @@ mod tests {
 
     #[test]
     fn pipeline_takes_every_item_in_order_with_its_check() {
-        for n in [0, 1, 1000] {
+        for (n, threaded) in [(0, true), (1, true), (1000, true), (1000, false)] {
             let mut taken = Vec::new();
             let r = pipeline(
+                threaded,
                 |each: &mut dyn FnMut(usize)| {
                     (0..n).for_each(&mut *each);
                     "made"
@@ -194,11 +192,11 @@ mod tests {
     #[test]
     fn pipeline_raises_a_panic_of_make_or_check() {
         let r = std::panic::catch_unwind(|| {
-            pipeline(|each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| ())
+            pipeline(true, |each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| ())
         });
         assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"make"));
         let r = std::panic::catch_unwind(|| {
-            pipeline(|each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| ())
+            pipeline(true, |each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| ())
         });
         assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"check"));
     }

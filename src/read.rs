@@ -98,6 +98,16 @@ impl Default for ReadOptions<'_> {
 
 /// Read tools from JSON bytes.
 pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
+    read_str(checked_text(bytes, opts)?, opts)
+}
+
+/// [`read_bytes`], each tool handed over as [`read_str_each`] does.
+pub fn read_bytes_each(bytes: &[u8], opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
+    read_str_each(checked_text(bytes, opts)?, opts, each)
+}
+
+/// `bytes` as text, if within the size limit and UTF-8.
+fn checked_text<'b>(bytes: &'b [u8], opts: &ReadOptions) -> Result<&'b str> {
     if bytes.len() > opts.max_size {
         return Err(Error::new(
             ErrorKind::Limit,
@@ -108,8 +118,7 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
             ),
         ));
     }
-    let text = check_utf8(bytes)?;
-    read_str(text, opts)
+    check_utf8(bytes)
 }
 
 /// Whether JSON `text` has a key `"openapi"` or `"swagger"` somewhere: a
@@ -122,6 +131,27 @@ fn has_version_key(text: &str) -> bool {
 
 /// Read tools from JSON text.
 pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
+    read_str_by(text, opts, None)
+}
+
+/// [`read_str`], each tool handed to `each` with its path, in order,
+/// instead of being returned: the tool definitions of a document are
+/// read one after the other, each handed over as soon as it is read.
+/// The import returned has the warnings.
+pub fn read_str_each(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
+    let mut imp = read_str_by(text, opts, Some(&mut *each))?;
+    // What was read whole (an OpenAPI document, say) is handed over now.
+    let tools = std::mem::take(&mut imp.tools);
+    let paths = std::mem::take(&mut imp.paths);
+    for (tool, path) in tools.into_iter().zip(paths) {
+        each(tool, path);
+    }
+    Ok(imp)
+}
+
+/// [`read_str`], the tools of a document of tool definitions handed to
+/// `each` when there is one.
+fn read_str_by(text: &str, opts: &ReadOptions, each: Option<&mut dyn FnMut(Tool, String)>) -> Result<Imported> {
     if text.len() > opts.max_size {
         return read_bytes(text.as_bytes(), opts);
     }
@@ -136,7 +166,14 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
             return imp;
         }
     }
-    let (doc, repairs) = match serde_json::from_str::<Value>(text) {
+    // A large text is scanned on another thread while it is parsed.
+    let (parsed, scanned) = if big {
+        crate::par::join(|| serde_json::from_str::<Value>(text), || crate::scan::notes(text))
+    } else {
+        (serde_json::from_str::<Value>(text), Vec::new())
+    };
+    let (doc, repairs) = match parsed {
+        Ok(doc) if big => (doc, scanned),
         Ok(doc) => (doc, crate::scan::notes(text)),
         // Not JSON: an OpenAPI document may be YAML.
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
@@ -147,7 +184,10 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
     {
         crate::openapi::read_document(doc, text, &crate::openapi::OpenApiOptions::default())?
     } else {
-        let imp = read_value(&doc, opts)?;
+        let imp = match each {
+            Some(each) => read_value_each(&doc, opts, each)?,
+            None => read_value(&doc, opts)?,
+        };
         crate::par::drop_later(big, doc);
         imp
     };
@@ -183,13 +223,8 @@ fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> 
 /// read on its own (spread over the cores when there are many), and the
 /// results are put together in the document's order.
 pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
-    let mut r = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
-    r.any(doc, "", 0)?;
-    let parts = crate::par::map(&r.jobs, |job| {
-        let mut one = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
-        one.run(job).map(|()| one.out)
-    });
-    let mut out = r.out;
+    let (mut out, jobs) = find_jobs(doc, opts)?;
+    let parts = crate::par::map(&jobs, |job| read_job(doc, opts, job));
     for part in parts {
         let part = part?;
         out.tools.extend(part.tools);
@@ -197,9 +232,47 @@ pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
         out.paths.extend(part.paths);
     }
     if out.tools.is_empty() {
-        return Err(Error::new(ErrorKind::Shape, "no tool definitions found in the input"));
+        return Err(no_tools());
     }
     Ok(out)
+}
+
+/// [`read_value`], each tool handed to `each` with its path as soon as
+/// its definition is read, the definitions read in turn.  The import
+/// returned has the warnings.
+pub fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
+    let (mut out, jobs) = find_jobs(doc, opts)?;
+    let mut any = false;
+    for job in &jobs {
+        let part = read_job(doc, opts, job)?;
+        out.warnings.extend(part.warnings);
+        for (tool, path) in part.tools.into_iter().zip(part.paths) {
+            any = true;
+            each(tool, path);
+        }
+    }
+    if !any {
+        return Err(no_tools());
+    }
+    Ok(out)
+}
+
+fn no_tools() -> Error {
+    Error::new(ErrorKind::Shape, "no tool definitions found in the input")
+}
+
+/// The tool definitions in `doc`, to be read, and what walking the
+/// document to find them had to say.
+fn find_jobs<'a>(doc: &'a Value, opts: &'a ReadOptions) -> Result<(Imported, Vec<Job<'a>>)> {
+    let mut r = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
+    r.any(doc, "", 0)?;
+    Ok((r.out, r.jobs))
+}
+
+/// The tools of one definition found in `doc`.
+fn read_job(doc: &Value, opts: &ReadOptions, job: &Job) -> Result<Imported> {
+    let mut one = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
+    one.run(job).map(|()| one.out)
 }
 
 struct Reader<'a> {

@@ -1767,27 +1767,69 @@ fn fuzz_regression_reserved_characters_in_names() {
     assert_eq!(tools_from_elisp(text).unwrap()[0].args[0].schema["default"], json!("!\u{F0080}x"));
 }
 
+/// What the module makes of an import (as elisp text): read whole and
+/// emitted with the problems of each tool, or streamed.
+fn emitted(text: &str, format: Format, streamed: bool) -> String {
+    let opts = ReadOptions { format, default_name: Some("bare"), max_size: 64 << 20 };
+    let mut out = String::new();
+    let mut sink = toolspec::plist::Text::new(&mut out);
+    if streamed {
+        if let Err(e) = toolspec::emit_streamed_import(|each| toolspec::read::read_str_each(text, &opts, each), true, true, &mut sink) {
+            return format!("error: {e}");
+        }
+    } else {
+        match toolspec::parse_json(text, &opts) {
+            Ok(imp) => toolspec::emit_imported(&imp, Some(&toolspec::validate_tools(&imp.tools)), &mut sink),
+            Err(e) => return format!("error: {e}"),
+        }
+    }
+    out
+}
+
 #[test]
-fn checking_beside_emitting_gives_the_sequential_result() {
-    // Below and above the size at which the tools are checked on another
-    // thread; some tools have problems (a name clients refuse, an empty
-    // description), so the problem lists are not all empty.
-    for n in [3, 64, 300] {
+fn streamed_import_gives_what_reading_whole_gives() {
+    // Tools read and checked on other threads, handed over one by one,
+    // against the whole import then checked: the same tools, warnings,
+    // paths and problems.  Some tools have problems (a name clients
+    // refuse, an empty description), some a warning from reading (a type
+    // made JSON Schema's), and a large catalog is scanned for duplicate
+    // keys while it is parsed.
+    for n in [1, 3, 64, 300, 2000] {
         let tools: Vec<Value> = (0..n)
             .map(|i| {
                 let name = if i % 7 == 0 { format!("bad name {i}") } else { format!("tool_{i}") };
-                let description = if i % 5 == 0 { String::new() } else { format!("Tool number {i}.") };
+                let description = if i % 5 == 0 { String::new() } else { format!("Tool number {i}, {}.", "x".repeat(i % 200)) };
+                let kind = if i % 11 == 0 { "int" } else { "integer" };
                 json!({"name": name, "description": description,
-                       "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}})
+                       "inputSchema": {"type": "object", "properties": {"x": {"type": kind}}, "required": ["x"]}})
             })
             .collect();
-        let imp = import_as(&json!({"tools": tools}), Format::Mcp);
-        let problems = toolspec::validate_tools(&imp.tools);
-        assert!(problems.iter().any(|p| !p.is_empty()), "{n} tools: no problems to compare");
-        let mut sequential = String::new();
-        toolspec::emit_imported(&imp, Some(&problems), &mut toolspec::plist::Text::new(&mut sequential));
-        let mut beside = String::new();
-        toolspec::emit_checked_import(&imp, &mut toolspec::plist::Text::new(&mut beside));
-        assert_eq!(beside, sequential, "{n} tools");
+        let mut text = serde_json::to_string(&json!({"tools": tools})).unwrap();
+        // A duplicate key, found by the scan.
+        text = text.replacen("{\"name\":\"tool_1\"", "{\"name\":\"tool_1\",\"name\":\"tool_1\"", 1);
+        let whole = emitted(&text, Format::Auto, false);
+        assert!(!whole.starts_with("error"), "{n} tools: {whole}");
+        assert!(whole.contains("(error "), "{n} tools: no problems to compare");
+        assert_eq!(emitted(&text, Format::Auto, true), whole, "{n} tools");
+    }
+    // Every example and fixture, in every format it names, errors included.
+    let mut files: Vec<_> = ["examples", "test/fixtures"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 15, "{} files", files.len());
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for format in [Format::Auto, Format::Mcp, Format::OpenAi, Format::Gemini] {
+            assert_eq!(emitted(&text, format, true), emitted(&text, format, false), "{} as {format:?}", file.display());
+        }
+    }
+    // Errors: not JSON, no tools, a tool that can't be read.
+    for text in ["{", "{\"tools\": []}", "[{\"name\": \"a\", \"parameters\": 3}]"] {
+        let whole = emitted(text, Format::Auto, false);
+        assert!(whole.starts_with("error"), "{text}: {whole}");
+        assert_eq!(emitted(text, Format::Auto, true), whole, "{text}");
     }
 }

@@ -1197,7 +1197,7 @@ fn partial_parsing_imports_what_the_whole_document_does() {
         });
         let streamed = toolspec::openapi::parse_bytes(text.clone().into_bytes(), usize::MAX).and_then(|doc| {
             let mut out = String::new();
-            toolspec::emit_streamed_import(|each| doc.read_each(o, each), true, &mut toolspec::plist::Text::new(&mut out))?;
+            toolspec::emit_streamed_import(|each| doc.read_each(o, each), true, true, &mut toolspec::plist::Text::new(&mut out))?;
             Ok(out)
         });
         assert_eq!(streamed.map_err(|e| e.to_string()), sequential.map_err(|e| e.to_string()), "{}", f.display());

@@ -145,7 +145,9 @@ pub struct Document {
     root: Value,
     notes: Vec<Problem>,
     lookup: bool,
-    big: bool,
+    /// Whether the text was large enough to be worth threads
+    /// ([`crate::read::BIG`]).
+    pub big: bool,
 }
 
 impl Document {
