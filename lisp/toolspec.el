@@ -665,11 +665,16 @@ way that reports it."
             (setq misses (nreverse misses))
             (let* ((json (toolspec--json-serialize
                           (cl-map 'vector (lambda (i) (toolspec--serial-item (aref keys i))) misses)))
-                   (written (toolspec--mod-serialized-to-texts json dialect))
-                   ;; Fresh copies of the keys, strings and all, from the
-                   ;; text they were serialised to.
-                   (copies (json-parse-string json :object-type 'plist :array-type 'array
-                                              :null-object :null :false-object :json-false)))
+                   ;; While the module writes the texts: fresh copies of
+                   ;; the keys, strings and all, from the text they were
+                   ;; serialised to.
+                   (written (toolspec--mod-serialized-to-texts
+                             json dialect
+                             (lambda ()
+                               (json-parse-string json :object-type 'plist :array-type 'array
+                                                  :null-object :null :false-object :json-false))))
+                   (copies (cdr written))
+                   (written (car written)))
               (cl-loop for i in misses
                        for text in written
                        for item across copies

@@ -195,21 +195,27 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
 }
 
 /// The compact JSON text in DIALECT of each tool plist serialised in
-/// TEXT (see `serialized-to-json`), as a list of strings.
+/// TEXT (see `serialized-to-json`), as a list of strings, and the value
+/// of BESIDE: `(TEXTS . VALUE)`.  BESIDE, a function of no arguments, is
+/// called on Emacs's thread while the texts are written on others.
 #[defun]
-fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
-    let texts = run(env, || {
-        let dialect = self::text(dialect, "the dialect name")?;
-        let s = self::text(text, "the serialised plists")?;
-        crate::serialized_plists_to_texts(&s, Dialect::parse(&dialect)?)
+fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, beside: Value<'e>) -> emacs::Result<Value<'e>> {
+    let (s, dialect) = run(env, || {
+        let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
+        Ok((self::text(text, "the serialised plists")?, dialect))
     })?;
+    let (value, texts) = crate::par::join(|| beside.call([]), || {
+        std::panic::catch_unwind(|| crate::serialized_plists_to_texts(&s, dialect))
+    });
+    let value = value?;
+    let texts = run(env, || texts.unwrap_or_else(|p| std::panic::resume_unwind(p)))?;
     let mut sink = Lisp::new(env)?;
     sink.open(false);
     for t in &texts {
         sink.string(t);
     }
     sink.close();
-    sink.finish()
+    env.cons(sink.finish()?, value)
 }
 
 /// What comes before and after the tools in the compact JSON document of

@@ -448,6 +448,32 @@ naming what is wrong and, for a bad tool, which one."
   (should-error (toolspec--mod-serialized-to-json "[]" 'openai nil) :type 'toolspec-error)
   (should (equal (toolspec--mod-serialized-to-json "[]" "openai" nil) "[]")))
 
+(ert-deftest toolspec-test-serialized-tools-texts ()
+  "Each tool's text, and the value of the function called beside.
+An error of either is signalled: the module's as a `toolspec-error'
+naming the tool, the function's as it is."
+  (toolspec--ensure-module)
+  (let* ((json "[{\"name\": \"a\", \"description\": \"A.\", \"args\": []}, {\"name\": \"b\", \"args\": []}]")
+         (calls 0)
+         (out (toolspec--mod-serialized-to-texts json "mcp" (lambda () (cl-incf calls) 'beside))))
+    (should (= calls 1))
+    (should (eq (cdr out) 'beside))
+    (should (equal (mapcar (lambda (text) (gethash "name" (json-parse-string text))) (car out))
+                   '("a" "b")))
+    (let ((frame (toolspec--mod-document-frame "mcp")))
+      (should (equal (concat (car frame) (mapconcat #'identity (car out) ",") (cdr frame))
+                     (toolspec--mod-serialized-to-json json "mcp" nil)))))
+  (should (equal (toolspec--mod-document-frame "openai") '("[" . "]")))
+  (should (equal (toolspec--mod-document-frame "gemini") '("{\"functionDeclarations\":[" . "]}")))
+  (let ((err (should-error (toolspec--mod-serialized-to-texts
+                            "[{\"name\": \"ok\", \"args\": []}, {\"args\": []}]" "openai" #'ignore)
+                           :type 'toolspec-error)))
+    (should (string-prefix-p "[1]" (plist-get (toolspec-error-details err) :path))))
+  (should-error (toolspec--mod-serialized-to-texts "[{\"name\": " "openai" #'ignore)
+                :type 'toolspec-plist-error)
+  (should (equal (should-error (toolspec--mod-serialized-to-texts "[]" "openai" (lambda () (error "Beside"))))
+                 '(error "Beside"))))
+
 (ert-deftest toolspec-test-bad-text-is-a-toolspec-error ()
   "Bytes that are not UTF-8, in files, strings and file names, are `toolspec-error's."
   (require 'toolspec-openapi)
