@@ -24,7 +24,11 @@ emacs::use_functions! {
 /// could not be made.
 pub(crate) struct Lisp<'e> {
     env: &'e Env,
-    open: Vec<(bool, Vec<Value<'e>>)>,
+    /// The items of every open list or vector, innermost last, in one
+    /// stack (no allocation per list)...
+    items: Vec<Value<'e>>,
+    /// ...and where each open one begins in it, and whether it is a vector.
+    open: Vec<(bool, usize)>,
     done: Vec<Value<'e>>,
     /// Symbols made so far, and keywords by their name without colon.
     symbols: HashMap<String, Value<'e>>,
@@ -38,6 +42,7 @@ impl<'e> Lisp<'e> {
     pub(crate) fn new(env: &'e Env) -> emacs::Result<Self> {
         Ok(Lisp {
             env,
+            items: Vec::new(),
             open: Vec::new(),
             done: Vec::new(),
             symbols: HashMap::new(),
@@ -53,9 +58,10 @@ impl<'e> Lisp<'e> {
             self.error.get_or_insert(e);
             self.nil
         });
-        match self.open.last_mut() {
-            Some((_, items)) => items.push(v),
-            None => self.done.push(v),
+        if self.open.is_empty() {
+            self.done.push(v);
+        } else {
+            self.items.push(v);
         }
     }
 
@@ -92,11 +98,13 @@ impl<'e> Lisp<'e> {
 
 impl Sink for Lisp<'_> {
     fn open(&mut self, vector: bool) {
-        self.open.push((vector, Vec::new()));
+        self.open.push((vector, self.items.len()));
     }
     fn close(&mut self) {
-        if let Some((is_vector, items)) = self.open.pop() {
-            let v = if is_vector { lisp_vector.call(self.env, &items[..]) } else { lisp_list.call(self.env, &items[..]) };
+        if let Some((is_vector, start)) = self.open.pop() {
+            let items = &self.items[start..];
+            let v = if is_vector { lisp_vector.call(self.env, items) } else { lisp_list.call(self.env, items) };
+            self.items.truncate(start);
             self.push(v);
         }
     }
