@@ -1,6 +1,6 @@
 //! Work spread over the machine's cores, for large inputs: the tools of
 //! a catalog are checked and written independently of each other, and a
-//! large OpenAPI document is scanned while it is parsed.  Small
+//! large JSON text is scanned while it is parsed.  Small
 //! inputs stay on the calling thread, where starting threads would cost
 //! more than it saves.
 

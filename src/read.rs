@@ -166,15 +166,9 @@ fn read_str_by(text: &str, opts: &ReadOptions, each: Option<&mut dyn FnMut(Tool,
             return imp;
         }
     }
-    // A large text is scanned on another thread while it is parsed.
-    let (parsed, scanned) = if big {
-        crate::par::join(|| serde_json::from_str::<Value>(text), || crate::scan::notes(text))
-    } else {
-        (serde_json::from_str::<Value>(text), Vec::new())
-    };
+    let (parsed, notes) = crate::scan::parse_and_note(text, || serde_json::from_str::<Value>(text));
     let (doc, repairs) = match parsed {
-        Ok(doc) if big => (doc, scanned),
-        Ok(doc) => (doc, crate::scan::notes(text)),
+        Ok(doc) => (doc, notes),
         // Not JSON: an OpenAPI document may be YAML.
         Err(_) if crate::openapi::looks_like_yaml_openapi(text) => (crate::openapi::parse_yaml(text)?, Vec::new()),
         Err(e) => lenient_parse(text, opts, &e)?,

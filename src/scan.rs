@@ -33,6 +33,21 @@ enum Frame<'t> {
 /// Objects with more keys than this keep them in a hash set.
 const SMALL_OBJECT: usize = 16;
 
+/// `parse()` of JSON `text`, and, if it parsed, the [`notes`] of the
+/// text.  A text of [`crate::read::BIG`] or more is scanned on another
+/// thread while it is parsed (the scan is thrown away if it did not).
+pub fn parse_and_note<T, E>(text: &str, parse: impl FnOnce() -> Result<T, E>) -> (Result<T, E>, Vec<Problem>) {
+    if text.len() >= crate::read::BIG {
+        let (parsed, notes) = crate::par::join(parse, || notes(text));
+        let notes = if parsed.is_ok() { notes } else { Vec::new() };
+        (parsed, notes)
+    } else {
+        let parsed = parse();
+        let notes = if parsed.is_ok() { notes(text) } else { Vec::new() };
+        (parsed, notes)
+    }
+}
+
 /// The warnings for `text` (valid JSON): duplicate keys and integers
 /// beyond 64 bits, at most [`MAX_NOTES`] of each, then one counting the rest.
 pub fn notes(text: &str) -> Vec<Problem> {

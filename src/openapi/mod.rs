@@ -155,13 +155,7 @@ impl Document {
         let lookup = text.contains("x-lookup");
         let json = is_json(text);
         let parse = || parse_with(text, |t| lazy::parse(t, lookup));
-        let (root, notes) = if json && text.len() >= crate::read::BIG {
-            crate::par::join(parse, || crate::scan::notes(text))
-        } else {
-            let root = parse();
-            let notes = if json && root.is_ok() { crate::scan::notes(text) } else { Vec::new() };
-            (root, notes)
-        };
+        let (root, notes) = if json { crate::scan::parse_and_note(text, parse) } else { (parse(), Vec::new()) };
         Ok(Document { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
     }
 
