@@ -15,6 +15,7 @@ pub mod gemini;
 pub mod gptel_form;
 pub mod locate;
 pub mod model;
+pub mod node;
 pub mod openapi;
 pub mod par;
 pub mod plist;
@@ -185,7 +186,7 @@ pub fn print_problems(problems: &[Problem], out: &mut String) {
 }
 
 /// Emit problems as a list of `(SEVERITY "PATH" "MESSAGE")`.
-pub fn emit_problems<S: plist::Sink>(problems: &[Problem], s: &mut S) {
+pub fn emit_problems<'a, S: plist::Sink<'a>>(problems: &'a [Problem], s: &mut S) {
     s.open(false);
     for p in problems {
         s.open(false);
@@ -206,7 +207,7 @@ pub fn imported_to_elisp(imp: &Imported) -> String {
 
 /// Emit an import as `(TOOLS WARNINGS PATHS)`, or with `problems` (one
 /// list per tool, see [`validate_tools`]) `(TOOLS WARNINGS PATHS PROBLEMS)`.
-pub fn emit_imported<S: plist::Sink>(imp: &Imported, problems: Option<&[Vec<Problem>]>, s: &mut S) {
+pub fn emit_imported<'a, S: plist::Sink<'a>>(imp: &'a Imported, problems: Option<&'a [Vec<Problem>]>, s: &mut S) {
     s.open(false);
     emit_import_parts(imp, s);
     if let Some(problems) = problems {
@@ -243,7 +244,7 @@ pub fn releasing(each: &mut dyn FnMut(Tool, String)) -> impl FnMut(Tool, String)
 /// threads while tools are emitted here when `big` (see
 /// [`par::pipeline`]), and freed once emitted.  On an error of `make`,
 /// what was emitted is to be thrown away.
-pub fn emit_streamed_import<S: plist::Sink>(
+pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
     make: impl FnOnce(&mut dyn FnMut(Tool, String)) -> Result<Imported> + Send,
     check: bool,
     big: bool,
@@ -271,13 +272,13 @@ pub fn emit_streamed_import<S: plist::Sink>(
 }
 
 /// The tools, warnings and paths of an import, one list each.
-fn emit_import_parts<S: plist::Sink>(imp: &Imported, s: &mut S) {
+fn emit_import_parts<'a, S: plist::Sink<'a>>(imp: &'a Imported, s: &mut S) {
     plist::emit_tools(&imp.tools, s);
     emit_warnings_and_paths(&imp.warnings, &imp.paths, s);
 }
 
 /// An import's warnings, and the path of each tool, one list each.
-fn emit_warnings_and_paths<S: plist::Sink>(warnings: &[Problem], paths: &[String], s: &mut S) {
+fn emit_warnings_and_paths<'a, S: plist::Sink<'a>>(warnings: &'a [Problem], paths: &'a [String], s: &mut S) {
     emit_problems(warnings, s);
     s.open(false);
     for p in paths {
@@ -287,7 +288,7 @@ fn emit_warnings_and_paths<S: plist::Sink>(warnings: &[Problem], paths: &[String
 }
 
 /// The problems of each tool, a list of lists.
-fn emit_tool_problems<S: plist::Sink>(problems: &[Vec<Problem>], s: &mut S) {
+fn emit_tool_problems<'a, S: plist::Sink<'a>>(problems: &'a [Vec<Problem>], s: &mut S) {
     s.open(false);
     for p in problems {
         emit_problems(p, s);
@@ -298,10 +299,9 @@ fn emit_tool_problems<S: plist::Sink>(problems: &[Vec<Problem>], s: &mut S) {
 /// The problems of a tool the readers made, as `toolspec-validate` finds
 /// them in its plist.
 pub fn validate_tool(tool: &Tool) -> Vec<Problem> {
-    let sexp = plist::tool_to_sexp(tool);
-    let problems = validate::validate(&sexp);
-    plist::dispose(sexp);
-    problems
+    let mut tree = node::Tree::default();
+    plist::emit_tool(tool, &mut tree);
+    tree.finish().pop().map_or_else(Vec::new, |plist| validate::validate_node(&plist))
 }
 
 /// [`validate_tool`] of each tool (spread over the cores when many).

@@ -96,7 +96,7 @@ impl<'e> Lisp<'e> {
     }
 }
 
-impl Sink for Lisp<'_> {
+impl<'a> Sink<'a> for Lisp<'_> {
     fn open(&mut self, vector: bool) {
         self.open.push((vector, self.items.len()));
     }

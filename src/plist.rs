@@ -28,16 +28,19 @@ const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneO
 /// Emacs module, Lisp objects built directly.  The walk over the model
 /// (which keys, which values are symbols, lists or vectors) is written
 /// once, over this trait.
-pub trait Sink {
+///
+/// `'a` is how long what is emitted lives: a sink may keep the strings
+/// it is given for that long ([`crate::node::Tree`] does).
+pub trait Sink<'a> {
     /// Begin a list, or a vector when `vector`.
     fn open(&mut self, vector: bool);
     /// End the innermost list or vector.
     fn close(&mut self);
-    fn string(&mut self, s: &str);
+    fn string(&mut self, s: &'a str);
     /// A keyword, `name` without its colon.
-    fn keyword(&mut self, name: &str);
-    fn symbol(&mut self, name: &str);
-    fn number(&mut self, n: &Number);
+    fn keyword(&mut self, name: &'a str);
+    fn symbol(&mut self, name: &'a str);
+    fn number(&mut self, n: &'a Number);
     fn nil(&mut self);
     fn t(&mut self);
 }
@@ -66,7 +69,7 @@ impl<'a> Text<'a> {
     }
 }
 
-impl Sink for Text<'_> {
+impl<'a> Sink<'a> for Text<'_> {
     fn open(&mut self, vector: bool) {
         self.sep();
         self.out.push(if vector { '[' } else { '(' });
@@ -125,7 +128,7 @@ impl Build {
     }
 }
 
-impl Sink for Build {
+impl<'a> Sink<'a> for Build {
     fn open(&mut self, vector: bool) {
         self.open.push((vector, Vec::new()));
     }
@@ -168,7 +171,7 @@ pub fn tool_to_sexp(tool: &Tool) -> Sexp {
 }
 
 /// Emit `items` as a list or vector; an empty list is nil.
-fn emit_seq<T, S: Sink>(s: &mut S, vector: bool, items: impl ExactSizeIterator<Item = T>, mut each: impl FnMut(T, &mut S)) {
+fn emit_seq<'a, T, S: Sink<'a>>(s: &mut S, vector: bool, items: impl ExactSizeIterator<Item = T>, mut each: impl FnMut(T, &mut S)) {
     if items.len() == 0 && !vector {
         s.nil();
         return;
@@ -181,7 +184,7 @@ fn emit_seq<T, S: Sink>(s: &mut S, vector: bool, items: impl ExactSizeIterator<I
 }
 
 /// Emit a JSON object as a plist `(:key VALUE ...)`, nil when empty.
-fn emit_plist<S: Sink>(s: &mut S, m: &Map<String, Value>, each: fn(&Value, &mut S)) {
+fn emit_plist<'a, S: Sink<'a>>(s: &mut S, m: &'a Map<String, Value>, each: fn(&'a Value, &mut S)) {
     emit_seq(s, false, m.iter(), |(k, v), s| {
         s.keyword(k);
         each(v, s);
@@ -210,12 +213,12 @@ pub fn print_data(v: &Value, out: &mut String) {
 }
 
 /// Emit a list of tools as one list (nil when there are none).
-pub fn emit_tools<S: Sink>(tools: &[Tool], s: &mut S) {
+pub fn emit_tools<'a, S: Sink<'a>>(tools: &'a [Tool], s: &mut S) {
     emit_seq(s, false, tools.iter(), emit_tool);
 }
 
 /// Emit one tool plist.
-pub fn emit_tool<S: Sink>(tool: &Tool, s: &mut S) {
+pub fn emit_tool<'a, S: Sink<'a>>(tool: &'a Tool, s: &mut S) {
     s.open(false);
     s.keyword("name");
     s.string(&tool.name);
@@ -240,7 +243,7 @@ pub fn emit_tool<S: Sink>(tool: &Tool, s: &mut S) {
     s.close();
 }
 
-fn emit_arg<S: Sink>(arg: &Arg, s: &mut S) {
+fn emit_arg<'a, S: Sink<'a>>(arg: &'a Arg, s: &mut S) {
     s.open(false);
     s.keyword("name");
     s.string(&arg.name);
@@ -253,7 +256,7 @@ fn emit_arg<S: Sink>(arg: &Arg, s: &mut S) {
 }
 
 /// Emit a schema node as a plist (nil when empty).
-pub fn emit_schema<S: Sink>(schema: &Schema, s: &mut S) {
+pub fn emit_schema<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
     if schema.is_empty() {
         s.nil();
         return;
@@ -263,7 +266,7 @@ pub fn emit_schema<S: Sink>(schema: &Schema, s: &mut S) {
     s.close();
 }
 
-fn emit_schema_body<S: Sink>(schema: &Schema, s: &mut S) {
+fn emit_schema_body<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
     for (k, v) in schema {
         s.keyword(k);
         match (k.as_str(), slot(k), v) {
@@ -277,14 +280,14 @@ fn emit_schema_body<S: Sink>(schema: &Schema, s: &mut S) {
 }
 
 /// A type name as a symbol.
-fn emit_type<S: Sink>(t: &Value, s: &mut S) {
+fn emit_type<'a, S: Sink<'a>>(t: &'a Value, s: &mut S) {
     match t {
         Value::String(t) => s.symbol(t),
         other => emit_data(other, s),
     }
 }
 
-fn emit_schema_value<S: Sink>(v: &Value, s: &mut S) {
+fn emit_schema_value<'a, S: Sink<'a>>(v: &'a Value, s: &mut S) {
     match v {
         Value::Object(m) => emit_schema(m, s),
         Value::Array(list) => emit_seq(s, true, list.iter(), emit_schema_value),
@@ -293,7 +296,7 @@ fn emit_schema_value<S: Sink>(v: &Value, s: &mut S) {
 }
 
 /// Emit any JSON value as [`print_data`] prints it.
-pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
+pub fn emit_data<'a, S: Sink<'a>>(v: &'a Value, s: &mut S) {
     match v {
         Value::Null => s.keyword("null"),
         Value::Bool(true) => s.t(),
@@ -308,7 +311,7 @@ pub fn emit_data<S: Sink>(v: &Value, s: &mut S) {
 /// Emit a tool plist that `json-serialize` wrote as `v` (see
 /// [`crate::serialized_plists_to_json`]): what [`emit_data`] makes of it,
 /// but for `args`, which was a list made a vector for the serialiser.
-pub fn emit_serialized_tool<S: Sink>(v: &Value, s: &mut S) {
+pub fn emit_serialized_tool<'a, S: Sink<'a>>(v: &'a Value, s: &mut S) {
     match v {
         Value::Object(m) => emit_seq(s, false, m.iter(), |(k, x), s| {
             s.keyword(k);

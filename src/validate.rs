@@ -11,8 +11,8 @@ use std::collections::HashSet;
 
 use lexpr::Value as Sexp;
 
-use crate::model::{index, join, Problem};
-use crate::plist::{is_nil, list_items, plist_pairs, quoted};
+use crate::model::{At, Problem};
+use crate::node::Node;
 use crate::schema::{canonical_type, TYPES};
 
 const TOOL_KEYS: &[&str] = &[
@@ -40,6 +40,11 @@ const TOOL_KEYS: &[&str] = &[
 
 /// Validate a tool plist.
 pub fn validate(tool: &Sexp) -> Vec<Problem> {
+    validate_node(&Node::of_sexp(tool))
+}
+
+/// Validate a tool plist seen as a [`Node`].
+pub fn validate_node(tool: &Node<'_>) -> Vec<Problem> {
     let mut v = Validator { problems: Vec::new() };
     v.tool(tool);
     v.problems
@@ -49,17 +54,60 @@ struct Validator {
     problems: Vec<Problem>,
 }
 
-fn describe(v: &Sexp) -> String {
+/// The pairs of a plist, and a value by its key (the first, as for
+/// `plist-get`).
+type Pairs<'n, 'a> = Vec<(&'a str, &'n Node<'a>)>;
+
+fn get<'n, 'a>(pairs: &Pairs<'n, 'a>, k: &str) -> Option<&'n Node<'a>> {
+    pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
+}
+
+/// Names seen so far, in their order: looked through one by one while
+/// they are few (most plists), through a hash set beyond.
+#[derive(Default)]
+struct Seen<'a> {
+    names: Vec<&'a str>,
+    set: Option<HashSet<&'a str>>,
+}
+
+impl<'a> Seen<'a> {
+    const FEW: usize = 16;
+
+    fn contains(&self, name: &str) -> bool {
+        match &self.set {
+            Some(set) => set.contains(name),
+            None => self.names.contains(&name),
+        }
+    }
+
+    /// Add `name`; false if it was seen before.
+    fn insert(&mut self, name: &'a str) -> bool {
+        if self.contains(name) {
+            return false;
+        }
+        self.names.push(name);
+        match &mut self.set {
+            Some(set) => {
+                set.insert(name);
+            }
+            None if self.names.len() > Self::FEW => self.set = Some(self.names.iter().copied().collect()),
+            None => {}
+        }
+        true
+    }
+}
+
+fn describe(v: &Node<'_>) -> String {
     match v {
-        Sexp::String(s) => format!("the string \"{s}\""),
-        Sexp::Symbol(s) => format!("the symbol `{s}'"),
-        Sexp::Keyword(k) => format!("the keyword :{k}"),
-        Sexp::Number(n) => format!("the number {n}"),
-        Sexp::Vector(_) => "a vector".into(),
-        Sexp::Null | Sexp::Nil => "nil".into(),
-        Sexp::Cons(_) if quoted(v).is_some() => "a quoted form".into(),
-        Sexp::Cons(_) => "a list".into(),
-        _ => "a value of another type".into(),
+        Node::Str(s) => format!("the string \"{s}\""),
+        Node::Sym(s) => format!("the symbol `{s}'"),
+        Node::Kw(k) => format!("the keyword :{k}"),
+        Node::Num(n) => format!("the number {n}"),
+        Node::Vector(_) => "a vector".into(),
+        Node::Nil => "nil".into(),
+        Node::List(_) if v.quoted().is_some() => "a quoted form".into(),
+        Node::List(_) | Node::Other(Sexp::Cons(_)) => "a list".into(),
+        Node::Other(_) => "a value of another type".into(),
     }
 }
 
@@ -83,20 +131,20 @@ fn is_snake_case(name: &str) -> bool {
 }
 
 impl Validator {
-    fn error(&mut self, path: impl Into<String>, msg: impl Into<String>) {
-        self.problems.push(Problem::error(path, msg));
+    fn error(&mut self, path: impl std::fmt::Display, msg: impl Into<String>) {
+        self.problems.push(Problem::error(path.to_string(), msg));
     }
-    fn warning(&mut self, path: impl Into<String>, msg: impl Into<String>) {
-        self.problems.push(Problem::warning(path, msg));
+    fn warning(&mut self, path: impl std::fmt::Display, msg: impl Into<String>) {
+        self.problems.push(Problem::warning(path.to_string(), msg));
     }
 
-    fn pairs<'v>(&mut self, v: &'v Sexp, path: &str, what: &str) -> Option<Vec<(&'v str, &'v Sexp)>> {
-        match plist_pairs(v) {
+    fn pairs<'n, 'a>(&mut self, v: &'n Node<'a>, path: &At<'_>, what: &str) -> Option<Pairs<'n, 'a>> {
+        match v.plist_pairs() {
             Some(p) => {
-                let mut seen: HashSet<&str> = HashSet::new();
+                let mut seen = Seen::default();
                 for (k, _) in &p {
-                    if !seen.insert(*k) {
-                        self.warning(join(path, k), format!(":{k} appears twice: only the first is used"));
+                    if !seen.insert(k) {
+                        self.warning(path.key(k), format!(":{k} appears twice: only the first is used"));
                     }
                 }
                 Some(p)
@@ -111,9 +159,9 @@ impl Validator {
         }
     }
 
-    fn tool(&mut self, tool: &Sexp) {
-        let Some(pairs) = self.pairs(tool, "", "a tool spec") else { return };
-        let get = |k: &str| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+    fn tool(&mut self, tool: &Node<'_>) {
+        let root = At::Root("");
+        let Some(pairs) = self.pairs(tool, &root, "a tool spec") else { return };
         for (k, _) in &pairs {
             if !TOOL_KEYS.contains(k) {
                 let hint = TOOL_KEYS
@@ -124,9 +172,9 @@ impl Validator {
                 self.warning(*k, format!(":{k} is not a tool key gptel or llm uses{hint}"));
             }
         }
-        match get("name") {
+        match get(&pairs, "name") {
             None => self.error("name", "missing :name: every tool needs a name string such as \"get_weather\""),
-            Some(Sexp::String(n)) => {
+            Some(Node::Str(n)) => {
                 if !name_is_valid(n) {
                     self.error(
                         "name",
@@ -141,54 +189,54 @@ impl Validator {
             }
             Some(other) => self.error("name", format!(":name must be a string, found {}", describe(other))),
         }
-        match get("description") {
+        match get(&pairs, "description") {
             None => self.warning("description", "no :description: the model chooses tools by their description"),
-            Some(Sexp::String(_)) => {}
+            Some(Node::Str(_)) => {}
             Some(other) => self.error("description", format!(":description must be a string, found {}", describe(other))),
         }
-        let async_ = match get("async") {
+        let async_ = match get(&pairs, "async") {
             None => false,
-            Some(v) if is_nil(v) => false,
-            Some(Sexp::Symbol(s)) if &**s == "t" => true,
+            Some(Node::Nil) => false,
+            Some(Node::Sym("t")) => true,
             Some(other) => {
                 self.warning("async", format!(":async should be t or nil, found {}", describe(other)));
                 true
             }
         };
-        let nargs = match get("args") {
+        let nargs = match get(&pairs, "args") {
             None => 0,
             Some(args) => self.args(args),
         };
-        if let Some(f) = get("function") {
+        if let Some(f) = get(&pairs, "function") {
             self.function(f, nargs, async_);
         }
-        if let Some(c) = get("category") {
-            if !matches!(c, Sexp::String(_)) {
+        if let Some(c) = get(&pairs, "category") {
+            if !matches!(c, Node::Str(_)) {
                 self.error("category", format!(":category must be a string, found {}", describe(c)));
             }
         }
     }
 
-    fn function(&mut self, f: &Sexp, nargs: usize, async_: bool) {
-        let info = list_items(f).filter(|i| i.first().and_then(|s| s.as_symbol()) == Some("toolspec-function"));
+    fn function(&mut self, f: &Node<'_>, nargs: usize, async_: bool) {
+        let info = f.list_items().filter(|i| i.first().and_then(Node::as_symbol) == Some("toolspec-function"));
         let Some(info) = info else { return };
-        let name = info.get(4).and_then(|v| v.as_str()).filter(|s| !s.is_empty());
+        let name = info.get(4).and_then(Node::as_str).filter(|s| !s.is_empty());
         match info.get(1) {
-            Some(Sexp::Symbol(s)) if &**s == "unbound" => {
+            Some(Node::Sym("unbound")) => {
                 self.warning(
                     "function",
                     format!("`{}' is not defined (yet): define it before the tool is called", name.unwrap_or("?")),
                 );
                 return;
             }
-            Some(v) if !is_nil(v) => {}
+            Some(v) if !v.is_nil() => {}
             _ => {
                 self.error("function", ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
                 return;
             }
         }
-        let min = info.get(2).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
-        let max = info.get(3).and_then(|v| v.as_u64()).map(|m| m as usize); // None: &rest
+        let min = info.get(2).and_then(Node::as_u64).unwrap_or(0) as usize;
+        let max = info.get(3).and_then(Node::as_u64).map(|m| m as usize); // None: &rest
         let needed = if async_ { nargs + 1 } else { nargs };
         let fits = min <= needed && max.is_none_or(|m| needed <= m);
         if fits {
@@ -216,39 +264,40 @@ impl Validator {
     }
 
     /// Check `:args`; returns how many arguments there are.
-    fn args(&mut self, args: &Sexp) -> usize {
-        let Some(items) = list_items(args) else {
-            let hint = if args.is_vector() { " (a vector was given: use a list)" } else { "" };
+    fn args(&mut self, args: &Node<'_>) -> usize {
+        let Some(items) = args.list_items() else {
+            let hint = if args.vector_items().is_some() { " (a vector was given: use a list)" } else { "" };
             self.error("args", format!(":args must be a list of argument plists{hint}, e.g. (list '(:name \"x\" :type string :description \"...\"))"));
-            return args.as_slice().map_or(0, |s| s.len());
+            return args.vector_items().map_or(0, |s| s.len());
         };
-        let mut names: HashSet<String> = HashSet::new();
+        let root = At::Root("");
+        let at_args = root.key("args");
+        let mut names = Seen::default();
         for (i, arg) in items.iter().enumerate() {
-            let path = index("args", i);
+            let path = at_args.index(i);
             let Some(pairs) = self.pairs(arg, &path, "an argument") else { continue };
-            let get = |k: &str| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
-            match get("name") {
-                None => self.error(join(&path, "name"), "missing :name: every argument needs a name string"),
-                Some(Sexp::String(n)) => {
-                    if !names.insert(n.to_string()) {
-                        self.error(join(&path, "name"), format!("duplicate argument name \"{n}\": names must be unique"));
+            match get(&pairs, "name") {
+                None => self.error(path.key("name"), "missing :name: every argument needs a name string"),
+                Some(Node::Str(n)) => {
+                    if !names.insert(n) {
+                        self.error(path.key("name"), format!("duplicate argument name \"{n}\": names must be unique"));
                     }
                 }
-                Some(other) => self.error(join(&path, "name"), format!(":name must be a string, found {}", describe(other))),
+                Some(other) => self.error(path.key("name"), format!(":name must be a string, found {}", describe(other))),
             }
-            match get("description") {
+            match get(&pairs, "description") {
                 None => self.warning(
-                    join(&path, "description"),
+                    path.key("description"),
                     "missing :description: gptel and llm require one, and the model relies on it",
                 ),
-                Some(Sexp::String(_)) => {}
+                Some(Node::Str(_)) => {}
                 Some(other) => {
-                    self.error(join(&path, "description"), format!(":description must be a string, found {}", describe(other)))
+                    self.error(path.key("description"), format!(":description must be a string, found {}", describe(other)))
                 }
             }
-            if let Some(o) = get("optional") {
-                if !is_nil(o) && o.as_symbol() != Some("t") {
-                    self.warning(join(&path, "optional"), format!(":optional should be t or nil, found {}", describe(o)));
+            if let Some(o) = get(&pairs, "optional") {
+                if !o.is_nil() && o.as_symbol() != Some("t") {
+                    self.warning(path.key("optional"), format!(":optional should be t or nil, found {}", describe(o)));
                 }
             }
             self.node(&pairs, &path, true);
@@ -257,136 +306,134 @@ impl Validator {
     }
 
     /// Check one schema node given as plist pairs.
-    fn node(&mut self, pairs: &[(&str, &Sexp)], path: &str, top: bool) {
-        let get = |k: &str| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
-        let ty: Option<&str> = match get("type") {
+    fn node(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>, top: bool) {
+        let ty: Option<&str> = match get(pairs, "type") {
             None => {
-                let combinator = ["anyOf", "oneOf", "allOf", "$ref", "const"].iter().any(|k| get(k).is_some());
+                let combinator = ["anyOf", "oneOf", "allOf", "$ref", "const"].iter().any(|k| get(pairs, k).is_some());
                 let msg = "missing :type: add one of string, number, integer, boolean, array, object, null";
                 if combinator {
-                    self.warning(join(path, "type"), format!("{msg} (gptel and llm need a :type even beside :anyOf)"));
+                    self.warning(path.key("type"), format!("{msg} (gptel and llm need a :type even beside :anyOf)"));
                 } else {
-                    self.error(join(path, "type"), msg);
+                    self.error(path.key("type"), msg);
                 }
                 None
             }
-            Some(t) => self.type_value(t, &join(path, "type")),
+            Some(t) => self.type_value(t, &path.key("type")),
         };
-        if let Some(e) = get("enum") {
-            self.enum_value(e, ty, &join(path, "enum"));
+        if let Some(e) = get(pairs, "enum") {
+            self.enum_value(e, ty, &path.key("enum"));
         }
         if !top {
-            if let Some(d) = get("description") {
-                if !matches!(d, Sexp::String(_)) {
-                    self.error(join(path, "description"), format!(":description must be a string, found {}", describe(d)));
+            if let Some(d) = get(pairs, "description") {
+                if !matches!(d, Node::Str(_)) {
+                    self.error(path.key("description"), format!(":description must be a string, found {}", describe(d)));
                 }
             }
         }
-        match (ty, get("items")) {
+        match (ty, get(pairs, "items")) {
             (Some("array"), None) => {
-                self.error(join(path, "items"), "an array needs :items describing its elements, e.g. :items (:type string)")
+                self.error(path.key("items"), "an array needs :items describing its elements, e.g. :items (:type string)")
             }
             (_, Some(items)) => {
+                let ipath = path.key("items");
                 if ty.is_some() && ty != Some("array") {
-                    self.warning(join(path, "items"), ":items only applies to :type array");
+                    self.warning(ipath, ":items only applies to :type array");
                 }
-                if let Some(p) = self.pairs(items, &join(path, "items"), ":items") {
-                    self.node(&p, &join(path, "items"), false);
+                if let Some(p) = self.pairs(items, &ipath, ":items") {
+                    self.node(&p, &ipath, false);
                 }
             }
             _ => {}
         }
-        let mut prop_names: Vec<&str> = Vec::new();
-        let mut prop_set: HashSet<&str> = HashSet::new();
-        match (ty, get("properties")) {
-            (Some("object"), None) if get("additionalProperties").is_none() && get("patternProperties").is_none() => self.warning(
-                join(path, "properties"),
+        let mut props_seen = Seen::default();
+        match (ty, get(pairs, "properties")) {
+            (Some("object"), None) if get(pairs, "additionalProperties").is_none() && get(pairs, "patternProperties").is_none() => self.warning(
+                path.key("properties"),
                 "an object without :properties lets the model send anything: describe its keys, e.g. :properties (:key (:type string :description \"...\"))",
             ),
             (_, Some(props)) => {
-                let ppath = join(path, "properties");
+                let ppath = path.key("properties");
                 if ty.is_some() && ty != Some("object") {
-                    self.warning(&ppath, ":properties only applies to :type object");
+                    self.warning(ppath, ":properties only applies to :type object");
                 }
-                if is_nil(props) {
+                if props.is_nil() {
                     // An empty object: fine.
-                } else if let Some(p) = plist_pairs(props) {
+                } else if let Some(p) = props.plist_pairs() {
                     for (name, sub) in &p {
-                        let spath = join(&ppath, name);
-                        if prop_set.insert(name) {
-                            prop_names.push(name);
-                        } else {
-                            self.error(&spath, format!("property :{name} is defined twice"));
+                        let spath = ppath.key(name);
+                        if !props_seen.insert(name) {
+                            self.error(spath, format!("property :{name} is defined twice"));
                         }
                         if let Some(sp) = self.pairs(sub, &spath, "a property's schema") {
                             self.node(&sp, &spath, false);
                         }
                     }
                 } else {
-                    let hint = if list_items(props).is_some_and(|l| l.iter().all(|x| plist_pairs(x).is_some())) {
+                    let hint = if props.list_items().is_some_and(|l| l.iter().all(|x| x.plist_pairs().is_some())) {
                         " (a list of arg-style plists was given: write (:key1 (:type ...) :key2 (:type ...)))"
                     } else {
                         ""
                     };
-                    self.error(&ppath, format!(":properties must be a plist of :key SCHEMA pairs{hint}"));
+                    self.error(ppath, format!(":properties must be a plist of :key SCHEMA pairs{hint}"));
                 }
             }
             _ => {}
         }
-        if let Some(req) = get("required") {
-            let rpath = join(path, "required");
+        if let Some(req) = get(pairs, "required") {
+            let rpath = path.key("required");
             if ty.is_some() && ty != Some("object") {
-                self.warning(&rpath, ":required only applies to :type object");
+                self.warning(rpath, ":required only applies to :type object");
             }
             match req {
-                Sexp::Vector(items) => {
+                Node::Vector(items) => {
                     for (i, r) in items.iter().enumerate() {
                         match r {
-                            Sexp::String(s) => {
-                                if !prop_set.contains(&**s) {
-                                    let known = if prop_names.is_empty() {
+                            Node::Str(s) => {
+                                if !props_seen.contains(s) {
+                                    let known = if props_seen.names.is_empty() {
                                         "there are no :properties".to_string()
                                     } else {
-                                        format!("known keys: {}", crate::model::some_names(&prop_names, 10))
+                                        format!("known keys: {}", crate::model::some_names(&props_seen.names, 10))
                                     };
-                                    self.error(index(&rpath, i), format!("\"{s}\" names no key of :properties ({known})"));
+                                    self.error(rpath.index(i), format!("\"{s}\" names no key of :properties ({known})"));
                                 }
                             }
                             other => self.error(
-                                index(&rpath, i),
+                                rpath.index(i),
                                 format!(":required holds strings, found {}{}", describe(other), name_hint(other)),
                             ),
                         }
                     }
                 }
-                v if is_nil(v) => {}
+                Node::Nil => {}
                 other => self.error(
-                    &rpath,
+                    rpath,
                     format!(":required must be a vector of strings such as [\"a\" \"b\"], found {}", describe(other)),
                 ),
             }
         }
         for key in ["anyOf", "oneOf", "allOf"] {
-            if let Some(alts) = get(key) {
-                let apath = join(path, key);
-                match alts.as_slice() {
+            if let Some(alts) = get(pairs, key) {
+                let apath = path.key(key);
+                match alts.vector_items() {
                     Some(items) => {
                         for (i, a) in items.iter().enumerate() {
-                            if let Some(p) = self.pairs(a, &index(&apath, i), "a schema") {
-                                self.node(&p, &index(&apath, i), false);
+                            let ipath = apath.index(i);
+                            if let Some(p) = self.pairs(a, &ipath, "a schema") {
+                                self.node(&p, &ipath, false);
                             }
                         }
                     }
-                    None => self.error(&apath, format!(":{key} must be a vector of schema plists")),
+                    None => self.error(apath, format!(":{key} must be a vector of schema plists")),
                 }
             }
         }
     }
 
-    fn type_value<'v>(&mut self, t: &'v Sexp, path: &str) -> Option<&'v str> {
+    fn type_value<'a>(&mut self, t: &Node<'a>, path: &At<'_>) -> Option<&'a str> {
         match t {
-            Sexp::Symbol(s) => {
-                if TYPES.contains(&&**s) {
+            Node::Sym(s) => {
+                if TYPES.contains(s) {
                     Some(s)
                 } else {
                     let hint = canonical_type(s).map(|(c, _)| format!(": did you mean `{c}'?")).unwrap_or_else(|| {
@@ -396,16 +443,16 @@ impl Validator {
                     canonical_type(s).map(|(c, _)| c)
                 }
             }
-            Sexp::String(s) => {
-                let sym = canonical_type(s).map_or(s.as_ref(), |(c, _)| c);
+            Node::Str(s) => {
+                let sym = canonical_type(s).map_or(*s, |(c, _)| c);
                 self.error(
                     path,
                     format!(":type must be a symbol: write {sym}, not the string \"{s}\" (llm rejects strings)"),
                 );
                 canonical_type(s).map(|(c, _)| c)
             }
-            v if quoted(v).is_some() => {
-                let inner = quoted(v).unwrap();
+            v if v.quoted().is_some() => {
+                let inner = v.quoted().unwrap();
                 let name = inner.as_symbol().unwrap_or("...");
                 self.error(
                     path,
@@ -413,7 +460,7 @@ impl Validator {
                 );
                 inner.as_symbol().filter(|s| TYPES.contains(s))
             }
-            Sexp::Vector(_) => {
+            Node::Vector(_) => {
                 self.error(path, "a type union cannot be a :type: use one symbol, with :nullable t for null, or :anyOf");
                 None
             }
@@ -424,14 +471,17 @@ impl Validator {
         }
     }
 
-    fn enum_value(&mut self, e: &Sexp, ty: Option<&str>, path: &str) {
+    fn enum_value(&mut self, e: &Node<'_>, ty: Option<&str>, path: &At<'_>) {
         if ty.is_none() {
             self.error(path, ":enum needs a :type beside it (e.g. :type string)");
         }
         let items = match e {
-            Sexp::Vector(items) => items,
+            Node::Vector(items) => items,
             other => {
-                let as_vec = list_items(quoted(other).unwrap_or(other))
+                let as_vec = other
+                    .quoted()
+                    .unwrap_or(other)
+                    .list_items()
                     .map(|l| {
                         let mut s = String::from("[");
                         for (i, x) in l.iter().enumerate() {
@@ -453,22 +503,22 @@ impl Validator {
         }
         for (i, x) in items.iter().enumerate() {
             let ok_for_type = match (x, ty) {
-                (Sexp::String(_), None | Some("string")) => continue,
-                (Sexp::Number(n), Some("integer")) => n.is_i64() || n.is_u64(),
-                (Sexp::Number(_), Some("number")) => true,
-                (Sexp::Keyword(k), _) if &**k == "null" => true,
-                (Sexp::Symbol(s), Some("boolean")) if &**s == "t" => true,
-                (Sexp::Keyword(k), Some("boolean")) if &**k == "json-false" => true,
+                (Node::Str(_), None | Some("string")) => continue,
+                (Node::Num(n), Some("integer")) => n.is_i64() || n.is_u64(),
+                (Node::Num(_), Some("number")) => true,
+                (Node::Kw("null"), _) => true,
+                (Node::Sym("t"), Some("boolean")) => true,
+                (Node::Kw("json-false"), Some("boolean")) => true,
                 _ => false,
             };
             if ok_for_type {
                 self.warning(
-                    index(path, i),
+                    path.index(i),
                     format!("gptel and llm expect :enum to hold strings; {} works with providers but not with every client", describe(x)),
                 );
             } else {
                 self.error(
-                    index(path, i),
+                    path.index(i),
                     format!(":enum values must match :type {}: found {}", ty.unwrap_or("string"), describe(x)),
                 );
             }
@@ -476,10 +526,10 @@ impl Validator {
     }
 }
 
-fn name_hint(v: &Sexp) -> String {
+fn name_hint(v: &Node<'_>) -> String {
     match v {
-        Sexp::Symbol(s) => format!(" (write \"{s}\")"),
-        Sexp::Keyword(k) => format!(" (write \"{k}\")"),
+        Node::Sym(s) => format!(" (write \"{s}\")"),
+        Node::Kw(k) => format!(" (write \"{k}\")"),
         _ => String::new(),
     }
 }

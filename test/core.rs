@@ -1833,3 +1833,58 @@ fn streamed_import_gives_what_reading_whole_gives() {
         assert_eq!(emitted(text, Format::Auto, true), whole, "{text}");
     }
 }
+
+#[test]
+fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
+    // `validate_tool` sees the model's tool without printing it; what it
+    // finds must be what `toolspec-validate` finds in the printed plist.
+    let mut tools: Vec<Tool> = Vec::new();
+    let mut files: Vec<_> = ["examples", "test/fixtures"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    for file in &files {
+        if let Ok(imp) = read_str(&std::fs::read_to_string(file).unwrap(), &ReadOptions::default()) {
+            tools.extend(imp.tools);
+        }
+    }
+    assert!(tools.len() > 20, "{} tools", tools.len());
+    // Schemas the readers would mend, made by hand: every kind of problem.
+    let schemas = [
+        json!({"type": "str", "description": "a type that is not JSON's"}),
+        json!({"type": 3}),
+        json!({"type": ["string", "null"]}),
+        json!({"type": "array"}),
+        json!({"type": "string", "items": {"type": "string"}, "properties": {}, "required": ["x"]}),
+        json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2.5, "x", null, true]}},
+               "required": ["a", "b", 3]}),
+        json!({"type": "object", "properties": {"a": {"description": 4}, "b": {"anyOf": [{"type": "integer"}, 5]}}}),
+        json!({"enum": "no vector", "oneOf": 3, "description": "x"}),
+        json!({"type": "boolean", "enum": [true, false, null, {}]}),
+        json!({"type": "object", "required": {}, "properties": {"a": 1}}),
+        json!({"type": "object", "properties": (0..40).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect::<serde_json::Map<_, _>>(),
+               "required": ["p3", "p39", "p40"]}),
+    ];
+    for (i, schema) in schemas.iter().enumerate() {
+        tools.push(Tool {
+            name: if i % 3 == 0 { format!("Bad Name {i}") } else { format!("tool{i}") },
+            description: (i % 2 == 0).then(|| format!("Tool {i}.")),
+            args: vec![
+                toolspec::model::Arg { name: "a".into(), optional: i % 2 == 1, schema: schema.as_object().unwrap().clone() },
+                toolspec::model::Arg { name: if i % 4 == 0 { "a".into() } else { "b".into() }, optional: false, schema: Default::default() },
+            ],
+            ..Default::default()
+        });
+    }
+    let mut with_problems = 0;
+    for tool in &tools {
+        let mut printed = String::new();
+        print_tool(tool, &mut printed);
+        let expected = validate(&parse_sexp(&printed).unwrap());
+        with_problems += usize::from(expected.iter().any(|p| p.severity == E));
+        assert_eq!(toolspec::validate_tool(tool), expected, "{printed}");
+    }
+    assert!(with_problems > 10, "{with_problems} tools with errors");
+}
