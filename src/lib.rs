@@ -382,12 +382,9 @@ fn serialized_plists(text: &str) -> Result<Vec<&serde_json::value::RawValue>> {
 fn serialized_tool(item: &serde_json::value::RawValue) -> Result<Tool> {
     let item: serde_json::Value = serde_json::from_str(item.get())
         .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
-    let mut b = plist::Build::default();
-    plist::emit_serialized_tool(&item, &mut b);
-    let sexp = b.finish().pop().unwrap_or(lexpr::Value::Null);
-    let tool = plist::tool_from_sexp(&sexp);
-    plist::dispose(sexp);
-    tool
+    let mut tree = node::Tree::default();
+    plist::emit_serialized_tool(&item, &mut tree);
+    plist::tool_from_node(&tree.finish().pop().unwrap_or(node::Node::Nil))
 }
 
 /// The result of item `i`, its error placed at the item.

@@ -12,7 +12,8 @@ use lexpr::Value as Sexp;
 use serde_json::{Map, Number, Value};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Schema, Tool};
+use crate::model::{At, Arg, Schema, Tool};
+use crate::node::Node;
 use crate::schema::{slot, Slot};
 
 /// Tool keys that belong to gptel or llm and have no JSON form.
@@ -103,71 +104,6 @@ impl<'a> Sink<'a> for Text<'_> {
         self.sep();
         self.out.push('t');
     }
-}
-
-/// A [`Sink`] building the lexpr value that reading the printed text
-/// would give: how the validator sees a tool the readers made, without
-/// printing and parsing it.
-#[derive(Default)]
-pub struct Build {
-    open: Vec<(bool, Vec<Sexp>)>,
-    done: Vec<Sexp>,
-}
-
-impl Build {
-    fn push(&mut self, v: Sexp) {
-        match self.open.last_mut() {
-            Some((_, items)) => items.push(v),
-            None => self.done.push(v),
-        }
-    }
-
-    /// The values emitted at the top level.
-    pub fn finish(self) -> Vec<Sexp> {
-        self.done
-    }
-}
-
-impl<'a> Sink<'a> for Build {
-    fn open(&mut self, vector: bool) {
-        self.open.push((vector, Vec::new()));
-    }
-    fn close(&mut self) {
-        if let Some((vector, items)) = self.open.pop() {
-            self.push(if vector { Sexp::Vector(items.into()) } else { Sexp::list(items) });
-        }
-    }
-    fn string(&mut self, s: &str) {
-        self.push(Sexp::string(s));
-    }
-    fn keyword(&mut self, name: &str) {
-        self.push(Sexp::keyword(name));
-    }
-    fn symbol(&mut self, name: &str) {
-        self.push(Sexp::symbol(name));
-    }
-    fn number(&mut self, n: &Number) {
-        self.push(if let Some(i) = n.as_i64() {
-            Sexp::from(i)
-        } else if let Some(u) = n.as_u64() {
-            Sexp::from(u)
-        } else {
-            Sexp::from(n.as_f64().unwrap_or(0.0))
-        });
-    }
-    fn nil(&mut self) {
-        self.push(Sexp::Null);
-    }
-    fn t(&mut self) {
-        self.push(Sexp::symbol("t"));
-    }
-}
-
-/// A tool as the lexpr value of its plist.
-pub fn tool_to_sexp(tool: &Tool) -> Sexp {
-    let mut b = Build::default();
-    emit_tool(tool, &mut b);
-    b.finish().pop().unwrap_or(Sexp::Null)
 }
 
 /// Emit `items` as a list or vector; an empty list is nil.
@@ -682,17 +618,22 @@ pub fn quoted(v: &Sexp) -> Option<&Sexp> {
 /// Convert a plist value to JSON the way gptel's encoder would, but with
 /// knowledge of which keywords hold schemas and which hold arrays.
 pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Result<Value> {
+    node_to_json(&Node::of_sexp(v), key, &At::Root(path), schema)
+}
+
+/// [`sexp_to_json`] of a plist value seen as a [`Node`].
+fn node_to_json(v: &Node<'_>, key: Option<&str>, path: &At<'_>, schema: bool) -> Result<Value> {
     let array_slot = key.is_some_and(|k| ARRAY_KEYWORDS.contains(&k));
     Ok(match v {
-        Sexp::Null | Sexp::Nil => {
+        Node::Nil => {
             if array_slot {
                 Value::Array(Vec::new())
             } else {
                 Value::Object(Map::new())
             }
         }
-        Sexp::Bool(b) => Value::Bool(*b),
-        Sexp::Number(n) => {
+        Node::Other(Sexp::Bool(b)) => Value::Bool(*b),
+        Node::Num(n) => {
             if let Some(i) = n.as_i64() {
                 Value::from(i)
             } else if let Some(u) = n.as_u64() {
@@ -700,79 +641,88 @@ pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Re
             } else {
                 let f = n.as_f64().unwrap_or(f64::NAN);
                 Value::Number(Number::from_f64(f).ok_or_else(|| {
-                    Error::at(ErrorKind::Plist, path, format!("{f} has no JSON form"))
+                    Error::at(ErrorKind::Plist, &path.to_string(), format!("{f} has no JSON form"))
                 })?)
             }
         }
-        Sexp::Char(c) => Value::from(*c as u32),
-        Sexp::String(s) => Value::from(s.as_ref()),
-        Sexp::Symbol(s) => match s.as_ref() {
-            "t" => Value::Bool(true),
-            other => Value::from(other),
-        },
-        Sexp::Keyword(k) => match k.as_ref() {
-            "json-false" | "false" => Value::Bool(false),
-            "null" => Value::Null,
-            other => Value::from(format!(":{other}")),
-        },
-        Sexp::Vector(items) => {
+        Node::Other(Sexp::Char(c)) => Value::from(*c as u32),
+        Node::Str(s) => Value::from(*s),
+        Node::Sym("t") => Value::Bool(true),
+        Node::Sym(other) => Value::from(*other),
+        Node::Kw("json-false" | "false") => Value::Bool(false),
+        Node::Kw("null") => Value::Null,
+        Node::Kw(other) => Value::from(format!(":{other}")),
+        Node::Vector(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, x) in items.iter().enumerate() {
-                out.push(sexp_to_json(x, None, &index(path, i), schema)?);
+                out.push(node_to_json(x, None, &path.index(i), schema)?);
             }
             Value::Array(out)
         }
-        Sexp::Bytes(b) => Value::from(String::from_utf8_lossy(b).into_owned()),
-        Sexp::Cons(_) => {
-            if let Some(inner) = quoted(v) {
+        Node::Other(Sexp::Bytes(b)) => Value::from(String::from_utf8_lossy(b).into_owned()),
+        Node::List(items) => {
+            if let Some(inner) = v.quoted() {
                 // `'string` inside a quoted list: the validator reports it.
-                return sexp_to_json(inner, key, path, schema);
+                return node_to_json(inner, key, path, schema);
             }
-            if let Some(pairs) = plist_pairs(v) {
+            if let Some(pairs) = v.plist_pairs() {
                 if schema && key.is_some_and(|k| slot(k) == Slot::Map) {
                     let mut m = Map::new();
                     for (name, sub) in pairs {
                         if !m.contains_key(name) {
-                            m.insert(name.to_string(), sexp_to_json(sub, None, &join(path, name), true)?);
+                            m.insert(name.to_string(), node_to_json(sub, None, &path.key(name), true)?);
                         }
                     }
                     return Ok(Value::Object(m));
                 }
                 return Ok(Value::Object(plist_to_map(&pairs, path, schema)?));
             }
-            if let Some(items) = list_items(v) {
-                // An alist ((key . value) ...) is an object, as for json-serialize.
-                if !items.is_empty()
-                    && items.iter().all(|x| {
-                        x.as_cons().is_some_and(|c| c.car().as_symbol().is_some() || c.car().as_str().is_some())
-                    })
-                    && !array_slot
-                {
-                    let mut m = Map::new();
-                    for x in items {
-                        let c = x.as_cons().expect("checked above");
-                        let k = c.car().as_symbol().or_else(|| c.car().as_str()).unwrap_or_default();
-                        // The first entry of a key counts, as for `alist-get'.
-                        if !m.contains_key(k) {
-                            m.insert(k.to_string(), sexp_to_json(c.cdr(), None, &join(path, k), false)?);
-                        }
+            // An alist ((key . value) ...) is an object, as for json-serialize.
+            if !array_slot && items.iter().all(|x| alist_key(x).is_some()) {
+                let mut m = Map::new();
+                for x in items {
+                    let k = alist_key(x).expect("checked above");
+                    // The first entry of a key counts, as for `alist-get'.
+                    if !m.contains_key(k) {
+                        let value = match x {
+                            Node::List(entry) if entry.len() == 1 => Node::Nil,
+                            Node::List(entry) => Node::List(entry[1..].to_vec()),
+                            Node::Other(Sexp::Cons(c)) => Node::of_sexp(c.cdr()),
+                            _ => unreachable!("an alist entry"),
+                        };
+                        m.insert(k.to_string(), node_to_json(&value, None, &path.key(k), false)?);
                     }
-                    return Ok(Value::Object(m));
                 }
-                let mut out = Vec::with_capacity(items.len());
-                for (i, x) in items.iter().enumerate() {
-                    out.push(sexp_to_json(x, None, &index(path, i), schema)?);
-                }
-                return Ok(Value::Array(out));
+                return Ok(Value::Object(m));
             }
-            return Err(Error::at(ErrorKind::Plist, path, "a dotted pair has no JSON form"));
+            let mut out = Vec::with_capacity(items.len());
+            for (i, x) in items.iter().enumerate() {
+                out.push(node_to_json(x, None, &path.index(i), schema)?);
+            }
+            Value::Array(out)
         }
+        Node::Other(Sexp::Cons(_)) => {
+            return Err(Error::at(ErrorKind::Plist, &path.to_string(), "a dotted pair has no JSON form"))
+        }
+        Node::Other(_) => Value::Null,
     })
+}
+
+/// The key of an alist entry `(KEY . VALUE)`, KEY a symbol or a string.
+fn alist_key<'a>(entry: &Node<'a>) -> Option<&'a str> {
+    match entry {
+        Node::List(items) => match items[0] {
+            Node::Sym(k) | Node::Str(k) => Some(k),
+            _ => None,
+        },
+        Node::Other(Sexp::Cons(c)) => c.car().as_symbol().or_else(|| c.car().as_str()),
+        _ => None,
+    }
 }
 
 /// A plist's pairs as a JSON object.  In a schema node, keywords that
 /// hold schemas are read as schemas.
-fn plist_to_map(pairs: &[(&str, &Sexp)], path: &str, schema: bool) -> Result<Map<String, Value>> {
+fn plist_to_map(pairs: &[(&str, &Node<'_>)], path: &At<'_>, schema: bool) -> Result<Map<String, Value>> {
     let mut m = Map::new();
     for (k, sub) in pairs {
         // The first of a key given twice counts, as for `plist-get'.
@@ -780,22 +730,23 @@ fn plist_to_map(pairs: &[(&str, &Sexp)], path: &str, schema: bool) -> Result<Map
             continue;
         }
         let sub_schema = schema && slot(k) != Slot::Data;
-        m.insert(k.to_string(), sexp_to_json(sub, Some(k), &join(path, k), sub_schema)?);
+        m.insert(k.to_string(), node_to_json(sub, Some(k), &path.key(k), sub_schema)?);
     }
     Ok(m)
 }
 
-/// Read a schema plist (an argument without `:name`, or a nested node).
-pub fn schema_from_pairs(pairs: &[(&str, &Sexp)], path: &str) -> Result<Schema> {
-    plist_to_map(pairs, path, true)
-}
-
 /// Read a tool plist (as printed by Emacs) into the model.
 pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
-    let pairs = plist_pairs(v).ok_or_else(|| {
+    tool_from_node(&Node::of_sexp(v))
+}
+
+/// Read a tool plist seen as a [`Node`] into the model.
+pub fn tool_from_node(v: &Node<'_>) -> Result<Tool> {
+    let pairs = v.plist_pairs().ok_or_else(|| {
         Error::new(ErrorKind::Plist, "a tool must be a plist (:name \"...\" :description \"...\" :args (...))")
     })?;
     let mut tool = Tool::default();
+    let root = At::Root("");
     // A key given twice: the first value counts, as for `plist-get' and
     // `gptel-make-tool' (the validator warns).
     let mut seen = std::collections::HashSet::new();
@@ -809,27 +760,30 @@ pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
             }
             "description" => {
                 tool.description = match val {
-                    Sexp::String(s) => Some(s.to_string()),
-                    v if is_nil(v) => None,
+                    Node::Str(s) => Some(s.to_string()),
+                    Node::Nil => None,
                     _ => return Err(Error::at(ErrorKind::Plist, "description", "the tool's :description must be a string")),
                 }
             }
             "args" => {
-                let items = list_items(val)
-                    .or_else(|| val.as_slice().map(|s| s.iter().collect()))
+                let items = val
+                    .list_items()
+                    .or_else(|| val.vector_items())
                     .ok_or_else(|| Error::at(ErrorKind::Plist, "args", ":args must be a list of argument plists"))?;
+                let at_args = root.key("args");
                 for (i, a) in items.iter().enumerate() {
-                    tool.args.push(arg_from_sexp(a, &index("args", i))?);
+                    tool.args.push(arg_from_node(a, &at_args.index(i))?);
                 }
             }
             "schema-extra" => {
-                let p = plist_pairs(val)
+                let p = val
+                    .plist_pairs()
                     .ok_or_else(|| Error::at(ErrorKind::Plist, "schema-extra", ":schema-extra must be a plist"))?;
-                tool.schema_extra = schema_from_pairs(&p, "schema-extra")?;
+                tool.schema_extra = plist_to_map(&p, &root.key("schema-extra"), true)?;
             }
             k if EMACS_KEYS.contains(&k) => {}
             k => {
-                let j = sexp_to_json(val, Some(k), k, SCHEMA_EXTRAS.contains(&k))?;
+                let j = node_to_json(val, Some(k), &root.key(k), SCHEMA_EXTRAS.contains(&k))?;
                 tool.extra.insert(k.to_string(), j);
             }
         }
@@ -840,17 +794,16 @@ pub fn tool_from_sexp(v: &Sexp) -> Result<Tool> {
     Ok(tool)
 }
 
-fn name_of(v: &Sexp) -> Option<String> {
+fn name_of(v: &Node<'_>) -> Option<String> {
     match v {
-        Sexp::String(s) => Some(s.to_string()),
-        Sexp::Symbol(s) => Some(s.to_string()),
+        Node::Str(s) | Node::Sym(s) => Some(s.to_string()),
         _ => None,
     }
 }
 
-fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
-    let pairs = plist_pairs(v).ok_or_else(|| {
-        Error::at(ErrorKind::Plist, path, "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
+fn arg_from_node(v: &Node<'_>, path: &At<'_>) -> Result<Arg> {
+    let pairs = v.plist_pairs().ok_or_else(|| {
+        Error::at(ErrorKind::Plist, &path.to_string(), "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
     })?;
     let mut name = None;
     let mut optional = None;
@@ -861,13 +814,14 @@ fn arg_from_sexp(v: &Sexp, path: &str) -> Result<Arg> {
             // later one is a schema keyword called "name".
             "name" if name.is_none() => name = name_of(val),
             "optional" => {
-                optional.get_or_insert(!is_nil(val) && val.as_keyword() != Some("json-false"));
+                optional.get_or_insert(!val.is_nil() && val.as_keyword() != Some("json-false"));
             }
             _ => rest.push((k, val)),
         }
     }
-    let name = name.ok_or_else(|| Error::at(ErrorKind::Plist, &join(path, "name"), "the argument has no :name string"))?;
-    Ok(Arg { name, optional: optional.unwrap_or(false), schema: schema_from_pairs(&rest, path)? })
+    let name =
+        name.ok_or_else(|| Error::at(ErrorKind::Plist, &path.key("name").to_string(), "the argument has no :name string"))?;
+    Ok(Arg { name, optional: optional.unwrap_or(false), schema: plist_to_map(&rest, path, true)? })
 }
 
 #[cfg(test)]
