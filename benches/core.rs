@@ -274,7 +274,11 @@ fn validator(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(format!("parsed/{n}"), |b| b.iter(|| sexps.iter().map(|s| validate(black_box(s)).len()).sum::<usize>()));
         sexps.into_iter().for_each(plist::dispose);
-        // As the module does it: from the printed plist of each tool.
+        // As imports do it: a tool of the model, seen as its plist.
+        g.bench_function(format!("model/{n}"), |b| {
+            b.iter(|| tools.iter().map(|t| toolspec::validate_tool(black_box(t)).len()).sum::<usize>())
+        });
+        // As `toolspec-validate` does it: from the printed plist of each tool.
         g.bench_function(format!("printed/{n}"), |b| {
             b.iter(|| texts.iter().map(|t| toolspec::validate_elisp(black_box(t)).unwrap().len()).sum::<usize>())
         });
