@@ -69,14 +69,20 @@ pub fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, 
     })
 }
 
+/// How many items [`pipeline`] lets wait between two of its stages: a
+/// stage that gets that far ahead waits, so that a slow `take` (Emacs
+/// collecting garbage, say) does not pile up every tool in memory.
+const QUEUED: usize = 256;
+
 /// `make` hands items to the function it is given, one by one; each is
 /// checked by `check` and passed, with what the check found, to `take`
 /// on the calling thread, in order.  When `threaded` (the work is large
 /// enough to be worth two threads) and the machine has more than one
 /// core, `make` runs on one thread and `check` on another while `take`
 /// works here, so the three overlap; else, or if a thread cannot be
-/// started, everything runs here, item by item.  A panic in `make` or
-/// `check` is raised again on the calling thread.
+/// started, everything runs here, item by item.  At most [`QUEUED`] items
+/// wait between two stages.  A panic in `make` or `check` is raised again
+/// on the calling thread.
 pub fn pipeline<T: Send, C: Send, R: Send>(
     threaded: bool,
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
@@ -89,8 +95,8 @@ pub fn pipeline<T: Send, C: Send, R: Send>(
     let make = std::sync::Mutex::new(Some(make));
     let (make_once, check) = (&make, &check);
     let made = thread::scope(|scope| {
-        let (to_check, made) = std::sync::mpsc::channel::<T>();
-        let (to_take, checked) = std::sync::mpsc::channel::<(T, C)>();
+        let (to_check, made) = std::sync::mpsc::sync_channel::<T>(QUEUED);
+        let (to_take, checked) = std::sync::mpsc::sync_channel::<(T, C)>(QUEUED);
         let checker = spawn(scope, move || {
             for t in made {
                 let c = check(&t);
@@ -173,6 +179,7 @@ mod tests {
 
     #[test]
     fn pipeline_takes_every_item_in_order_with_its_check() {
+        // 1,000 items: more than the queues hold.
         for (n, threaded) in [(0, true), (1, true), (1000, true), (1000, false)] {
             let mut taken = Vec::new();
             let r = pipeline(
@@ -187,6 +194,38 @@ mod tests {
             assert_eq!(r, "made");
             assert_eq!(taken, (0..n).map(|x| (x, x * 10)).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn pipeline_queues_are_bounded_and_a_panic_of_take_ends_it() {
+        // While `take` is slow, the maker gets at most the two queues (and
+        // an item in each stage) ahead; when `take` panics, the stages
+        // waiting on full queues must be let go, not wait for ever.
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let made = AtomicUsize::new(0);
+        let ahead = AtomicUsize::new(0);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pipeline(
+                true,
+                |each: &mut dyn FnMut(usize)| {
+                    for i in 0..100 * QUEUED {
+                        made.fetch_add(1, Ordering::SeqCst);
+                        each(i);
+                    }
+                },
+                |_: &usize| (),
+                |x, _| {
+                    if x == 3 {
+                        std::thread::sleep(std::time::Duration::from_millis(100));
+                        ahead.store(made.load(Ordering::SeqCst), Ordering::SeqCst);
+                        panic!("take");
+                    }
+                },
+            )
+        }));
+        assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"take"));
+        let ahead = ahead.load(Ordering::SeqCst);
+        assert!(ahead <= 2 * QUEUED + 8, "{ahead} items made while 4 were taken");
     }
 
     #[test]
