@@ -151,7 +151,7 @@ pub fn read_str_each(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, 
 
 /// [`read_str`], the tools of a document of tool definitions handed to
 /// `each` when there is one.
-fn read_str_by(text: &str, opts: &ReadOptions, each: Option<&mut dyn FnMut(Tool, String)>) -> Result<Imported> {
+fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(Tool, String)>) -> Result<Imported> {
     if text.len() > opts.max_size {
         return read_bytes(text.as_bytes(), opts);
     }
@@ -160,9 +160,10 @@ fn read_str_by(text: &str, opts: &ReadOptions, each: Option<&mut dyn FnMut(Tool,
     // The scan is only for text that parsed: it does not validate.
     let big = text.len() >= BIG;
     // A large OpenAPI document is parsed only as far as its import
-    // reaches: tried when the text has a version key.
+    // reaches, and its operations handed over as they are read: tried
+    // when the text has a version key.
     if big && matches!(opts.format, Format::Auto | Format::OpenApi) && has_version_key(text) {
-        if let Some(imp) = crate::openapi::read_json_if_openapi(text) {
+        if let Some(imp) = crate::openapi::read_json_if_openapi(text, each.as_deref_mut()) {
             return imp;
         }
     }

@@ -1190,17 +1190,28 @@ fn partial_parsing_imports_what_the_whole_document_does() {
         }
         // What the module does: tools read, checked and emitted as they come.
         let o = &selections[0];
-        let sequential = read_text(&text, o).map(|imp| {
-            let mut out = String::new();
-            toolspec::emit_imported(&imp, Some(&toolspec::validate_tools(&imp.tools)), &mut toolspec::plist::Text::new(&mut out));
-            out
-        });
+        let sequential = read_text(&text, o)
+            .map(|imp| {
+                let mut out = String::new();
+                toolspec::emit_imported(&imp, Some(&toolspec::validate_tools(&imp.tools)), &mut toolspec::plist::Text::new(&mut out));
+                out
+            })
+            .map_err(|e| e.to_string());
         let streamed = toolspec::openapi::parse_bytes(text.clone().into_bytes(), usize::MAX).and_then(|doc| {
             let mut out = String::new();
             toolspec::emit_streamed_import(|each| doc.read_each(o, each), true, true, &mut toolspec::plist::Text::new(&mut out))?;
             Ok(out)
         });
-        assert_eq!(streamed.map_err(|e| e.to_string()), sequential.map_err(|e| e.to_string()), "{}", f.display());
+        assert_eq!(streamed.map_err(|e| e.to_string()), sequential, "{}", f.display());
+        // `toolspec-read-file`'s way: the general reader, streamed.
+        let mut out = String::new();
+        let general_streamed = toolspec::emit_streamed_import(
+            |each| toolspec::read::read_str_each(&text, &ReadOptions::default(), each),
+            true,
+            text.len() >= toolspec::read::BIG,
+            &mut toolspec::plist::Text::new(&mut out),
+        );
+        assert_eq!(general_streamed.map(|()| out).map_err(|e| e.to_string()), sequential, "{}", f.display());
         let whole = serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()).and_then(|d| operations(&d).map_err(|e| e.to_string()));
         assert_eq!(toolspec::openapi::operations_of_text(&text).map_err(|e| e.to_string()), whole, "{}", f.display());
         // The general reader takes the same path for a large document.

@@ -123,14 +123,22 @@ pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
 
 /// [`read_text`] with the default options, if JSON `text` parses as an
 /// OpenAPI document; None otherwise, and for text that does not parse (the
-/// general reader then reports it).
-pub(crate) fn read_json_if_openapi(text: &str) -> Option<Result<Imported>> {
+/// general reader then reports it).  With `each`, each tool is handed to
+/// it as soon as it is read ([`Document::read_each`]), and the import
+/// returned has the warnings only.
+pub(crate) fn read_json_if_openapi(text: &str, each: Option<&mut (dyn FnMut(crate::Tool, String) + '_)>) -> Option<Result<Imported>> {
     if !is_json(text) {
         return None;
     }
     let doc = Document::of(text).ok()?;
     if doc.root.as_object().is_some_and(is_openapi) {
-        Some(doc.read_then_free(&OpenApiOptions::default()))
+        let opts = OpenApiOptions::default();
+        let imp = match each {
+            Some(each) => doc.read_each(&opts, &mut crate::releasing(each)),
+            None => doc.read(&opts),
+        };
+        doc.free_later();
+        Some(imp)
     } else {
         doc.free_later();
         None
