@@ -4,6 +4,10 @@
 //! argument is a JSON Schema node that keeps every keyword it came with, in
 //! its original order.  Readers produce this model, writers consume it.
 
+use std::borrow::Borrow;
+use std::collections::HashSet;
+use std::hash::Hash;
+
 use serde_json::{Map, Value};
 
 /// A JSON Schema node (an object), key order kept.
@@ -142,6 +146,56 @@ pub fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
+/// Names (keys of an object, properties...) seen so far, in their order:
+/// looked through one by one while they are few, as most are, through a
+/// hash set beyond, so that many names still cost linear time.
+pub struct Seen<K> {
+    names: Vec<K>,
+    set: Option<HashSet<K>>,
+}
+
+impl<K> Default for Seen<K> {
+    fn default() -> Self {
+        Seen { names: Vec::new(), set: None }
+    }
+}
+
+impl<K: Hash + Eq + Clone> Seen<K> {
+    /// Names up to this many are looked through one by one.
+    const FEW: usize = 16;
+
+    pub fn contains<Q: Hash + Eq + ?Sized>(&self, name: &Q) -> bool
+    where
+        K: Borrow<Q>,
+    {
+        match &self.set {
+            Some(set) => set.contains(name),
+            None => self.names.iter().any(|n| n.borrow() == name),
+        }
+    }
+
+    /// Add `name`; false if it was seen before.
+    pub fn insert(&mut self, name: K) -> bool {
+        if self.contains(&name) {
+            return false;
+        }
+        match &mut self.set {
+            Some(set) => {
+                set.insert(name.clone());
+            }
+            None if self.names.len() >= Self::FEW => self.set = Some(self.names.iter().cloned().chain([name.clone()]).collect()),
+            None => {}
+        }
+        self.names.push(name);
+        true
+    }
+
+    /// The names seen, in their order.
+    pub fn names(&self) -> &[K] {
+        &self.names
+    }
+}
+
 /// Names for a message, comma-separated: the first `max` of them, then
 /// how many more (a message about 100,000 names stays short).
 pub fn some_names<S: AsRef<str>>(names: &[S], max: usize) -> String {
@@ -157,6 +211,23 @@ pub fn some_names<S: AsRef<str>>(names: &[S], max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seen_names_are_found_before_and_after_the_set_takes_over() {
+        for n in [3, Seen::<String>::FEW, Seen::<String>::FEW + 1, 100] {
+            let mut seen = Seen::default();
+            for i in 0..n {
+                assert!(seen.insert(format!("k{i}")), "{i} of {n}");
+            }
+            for i in 0..n {
+                assert!(seen.contains(format!("k{i}").as_str()), "{i} of {n}");
+                assert!(!seen.insert(format!("k{i}")), "{i} of {n}");
+            }
+            assert!(!seen.contains("k-1"));
+            assert_eq!(seen.names().len(), n);
+            assert_eq!(seen.names().last(), Some(&format!("k{}", n - 1)));
+        }
+    }
 
     #[test]
     fn paths_are_written_as_join_and_index_write_them() {

@@ -9,9 +9,8 @@
 //! but never panics, so it may run while the text is being parsed.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
-use crate::model::{index, join, Problem};
+use crate::model::{index, join, Problem, Seen};
 
 /// Warnings of each kind reported before the rest are counted only.
 pub const MAX_NOTES: usize = 50;
@@ -21,17 +20,14 @@ enum Frame<'t> {
     Object {
         /// Key of the member being read; None while a key is expected.
         key: Option<Cow<'t, str>>,
-        /// Keys seen so far: a list while short, then a set.
-        seen: Vec<Cow<'t, str>>,
-        set: Option<HashSet<Cow<'t, str>>>,
+        /// Keys seen so far.
+        seen: Seen<Cow<'t, str>>,
     },
     Array {
         item: usize,
     },
 }
 
-/// Objects with more keys than this keep them in a hash set.
-const SMALL_OBJECT: usize = 16;
 
 /// `parse()` of JSON `text`, and, if it parsed, the [`notes`] of the
 /// text.  A text of [`crate::read::BIG`] or more is scanned on another
@@ -59,7 +55,7 @@ pub fn notes(text: &str) -> Vec<Problem> {
     while i < b.len() {
         match b[i] {
             b'{' => {
-                stack.push(Frame::Object { key: None, seen: Vec::new(), set: None });
+                stack.push(Frame::Object { key: None, seen: Seen::default() });
                 i += 1;
             }
             b'[' => {
@@ -89,18 +85,8 @@ pub fn notes(text: &str) -> Vec<Problem> {
                         Cow::Borrowed(raw)
                     };
                     let duplicate = match stack.last_mut() {
-                        Some(Frame::Object { key, seen, set }) => {
-                            let dup = match set {
-                                Some(s) => !s.insert(k.clone()),
-                                None if seen.contains(&k) => true,
-                                None => {
-                                    seen.push(k.clone());
-                                    if seen.len() > SMALL_OBJECT {
-                                        *set = Some(seen.drain(..).collect());
-                                    }
-                                    false
-                                }
-                            };
+                        Some(Frame::Object { key, seen }) => {
+                            let dup = !seen.insert(k.clone());
                             *key = Some(k);
                             dup
                         }

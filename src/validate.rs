@@ -7,11 +7,10 @@
 //! a Lisp function: `(toolspec-function CALLABLE MIN-ARITY MAX-ARITY)`,
 //! MAX-ARITY an integer or `many`.
 
-use std::collections::HashSet;
 
 use lexpr::Value as Sexp;
 
-use crate::model::{At, Problem};
+use crate::model::{At, Problem, Seen};
 use crate::node::Node;
 use crate::schema::{canonical_type, TYPES};
 
@@ -62,41 +61,6 @@ fn get<'n, 'a>(pairs: &Pairs<'n, 'a>, k: &str) -> Option<&'n Node<'a>> {
     pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
 }
 
-/// Names seen so far, in their order: looked through one by one while
-/// they are few (most plists), through a hash set beyond.
-#[derive(Default)]
-struct Seen<'a> {
-    names: Vec<&'a str>,
-    set: Option<HashSet<&'a str>>,
-}
-
-impl<'a> Seen<'a> {
-    const FEW: usize = 16;
-
-    fn contains(&self, name: &str) -> bool {
-        match &self.set {
-            Some(set) => set.contains(name),
-            None => self.names.contains(&name),
-        }
-    }
-
-    /// Add `name`; false if it was seen before.
-    fn insert(&mut self, name: &'a str) -> bool {
-        if self.contains(name) {
-            return false;
-        }
-        self.names.push(name);
-        match &mut self.set {
-            Some(set) => {
-                set.insert(name);
-            }
-            None if self.names.len() > Self::FEW => self.set = Some(self.names.iter().copied().collect()),
-            None => {}
-        }
-        true
-    }
-}
-
 fn describe(v: &Node<'_>) -> String {
     match v {
         Node::Str(s) => format!("the string \"{s}\""),
@@ -143,7 +107,7 @@ impl Validator {
             Some(p) => {
                 let mut seen = Seen::default();
                 for (k, _) in &p {
-                    if !seen.insert(k) {
+                    if !seen.insert(*k) {
                         self.warning(path.key(k), format!(":{k} appears twice: only the first is used"));
                     }
                 }
@@ -279,7 +243,7 @@ impl Validator {
             match get(&pairs, "name") {
                 None => self.error(path.key("name"), "missing :name: every argument needs a name string"),
                 Some(Node::Str(n)) => {
-                    if !names.insert(n) {
+                    if !names.insert(*n) {
                         self.error(path.key("name"), format!("duplicate argument name \"{n}\": names must be unique"));
                     }
                 }
@@ -361,7 +325,7 @@ impl Validator {
                 } else if let Some(p) = props.plist_pairs() {
                     for (name, sub) in &p {
                         let spath = ppath.key(name);
-                        if !props_seen.insert(name) {
+                        if !props_seen.insert(*name) {
                             self.error(spath, format!("property :{name} is defined twice"));
                         }
                         if let Some(sp) = self.pairs(sub, &spath, "a property's schema") {
@@ -389,11 +353,11 @@ impl Validator {
                     for (i, r) in items.iter().enumerate() {
                         match r {
                             Node::Str(s) => {
-                                if !props_seen.contains(s) {
-                                    let known = if props_seen.names.is_empty() {
+                                if !props_seen.contains(*s) {
+                                    let known = if props_seen.names().is_empty() {
                                         "there are no :properties".to_string()
                                     } else {
-                                        format!("known keys: {}", crate::model::some_names(&props_seen.names, 10))
+                                        format!("known keys: {}", crate::model::some_names(props_seen.names(), 10))
                                     };
                                     self.error(rpath.index(i), format!("\"{s}\" names no key of :properties ({known})"));
                                 }
