@@ -572,13 +572,18 @@ next export, for as long as the tool lives and is `equal' to what it
 was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
-    (if-let* ((texts (and (not pretty) (toolspec--tool-texts tools dialect))))
+    (let* ((texts (and (not pretty) (toolspec--tool-texts tools dialect)))
+           ;; `json-serialize' failed on the tools already: not tried again.
+           (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
+                            (toolspec--serialize tools))))
+      (cond
+       ((consp texts)
         (let ((frame (toolspec--mod-document-frame dialect)))
-          (concat (car frame) (mapconcat #'identity texts ",") (cdr frame)))
-      (if-let* ((serialized (toolspec--serialize tools)))
-          (toolspec--mod-serialized-to-json serialized dialect pretty)
-        (toolspec--mod-to-json (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
-                               dialect t pretty)))))
+          (concat (car frame) (mapconcat #'identity texts ",") (cdr frame))))
+       (serialized (toolspec--mod-serialized-to-json serialized dialect pretty))
+       (t (toolspec--mod-to-json
+           (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
+           dialect t pretty))))))
 
 (declare-function gptel-tool-name "ext:gptel")
 (declare-function gptel-tool-description "ext:gptel")
@@ -647,50 +652,54 @@ next garbage collection.")
 (defun toolspec--tool-texts (tools dialect)
   "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
 Texts come from `toolspec--export-cache' where they can, the module
-writes the others and they are kept there.  Return nil when a tool
-can't be serialised, or the module fails on one: the caller takes the
-way that reports it."
+writes the others and they are kept there.  Return `unserializable'
+when `json-serialize' can't take a tool (a symbol in it, say), nil
+when TOOLS are not tools or the module fails on one: the caller takes
+the way that reports it."
   (when (fboundp 'json-serialize)
-    (condition-case nil
-        (let* ((tools (vconcat tools))
-               (keys (cl-map 'vector #'toolspec--export-key tools))
-               (texts (make-vector (length keys) nil))
-               (misses nil))
-          (dotimes (i (length tools))
-            (let* ((entry (gethash (aref tools i) toolspec--export-cache))
-                   (text (and entry (equal (car entry) (aref keys i))
-                              (cdr (assoc dialect (cdr entry))))))
-              (if text (aset texts i text) (push i misses))))
-          (when misses
-            (setq misses (nreverse misses))
-            (let* ((json (toolspec--json-serialize
-                          (cl-map 'vector (lambda (i) (toolspec--serial-item (aref keys i))) misses)))
-                   ;; While the module writes the texts: fresh copies of
-                   ;; the keys, strings and all, from the text they were
-                   ;; serialised to.
-                   (written (toolspec--mod-serialized-to-texts
-                             json dialect
-                             (lambda ()
-                               (json-parse-string json :object-type 'plist :array-type 'array
-                                                  :null-object :null :false-object :json-false))))
-                   (copies (cdr written))
-                   (written (car written)))
-              (cl-loop for i in misses
-                       for text in written
-                       for item across copies
-                       for copy = (toolspec--with-args item (lambda (args) (append args nil)))
-                       for tool = (aref tools i)
-                       for entry = (gethash tool toolspec--export-cache)
-                       do (aset texts i text)
-                       ;; A key whose copy differs (an alist read back as
-                       ;; a plist, say) would never be found: not kept.
-                       (cond ((and entry (equal (car entry) copy))
-                              (unless (assoc dialect (cdr entry))
-                                (setcdr entry (cons (cons dialect text) (cdr entry)))))
-                             ((equal copy (aref keys i))
-                              (puthash tool (list copy (cons dialect text)) toolspec--export-cache))))))
-          (append texts nil))
-      (error nil))))
+    (catch 'toolspec--tool-texts
+      (condition-case nil
+          (let* ((tools (vconcat tools))
+                 (keys (cl-map 'vector #'toolspec--export-key tools))
+                 (texts (make-vector (length keys) nil))
+                 (misses nil))
+            (dotimes (i (length tools))
+              (let* ((entry (gethash (aref tools i) toolspec--export-cache))
+                     (text (and entry (equal (car entry) (aref keys i))
+                                (cdr (assoc dialect (cdr entry))))))
+                (if text (aset texts i text) (push i misses))))
+            (when misses
+              (setq misses (nreverse misses))
+              (let* ((json (condition-case nil
+                               (toolspec--json-serialize
+                                (cl-map 'vector (lambda (i) (toolspec--serial-item (aref keys i))) misses))
+                             (error (throw 'toolspec--tool-texts 'unserializable))))
+                     ;; While the module writes the texts: fresh copies of
+                     ;; the keys, strings and all, from the text they were
+                     ;; serialised to.
+                     (written (toolspec--mod-serialized-to-texts
+                               json dialect
+                               (lambda ()
+                                 (json-parse-string json :object-type 'plist :array-type 'array
+                                                    :null-object :null :false-object :json-false))))
+                     (copies (cdr written))
+                     (written (car written)))
+                (cl-loop for i in misses
+                         for text in written
+                         for item across copies
+                         for copy = (toolspec--with-args item (lambda (args) (append args nil)))
+                         for tool = (aref tools i)
+                         for entry = (gethash tool toolspec--export-cache)
+                         do (aset texts i text)
+                         ;; A key whose copy differs (an alist read back as
+                         ;; a plist, say) would never be found: not kept.
+                         (cond ((and entry (equal (car entry) copy))
+                                (unless (assoc dialect (cdr entry))
+                                  (setcdr entry (cons (cons dialect text) (cdr entry)))))
+                               ((equal copy (aref keys i))
+                                (puthash tool (list copy (cons dialect text)) toolspec--export-cache))))))
+            (append texts nil))
+        (error nil)))))
 
 ;;;###autoload
 (defun toolspec-validate (tool)

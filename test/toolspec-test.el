@@ -230,6 +230,23 @@
     (should (= (length (gethash "functionDeclarations" (json-parse-string (toolspec-tools-to-json two 'gemini)))) 2))
     (should (string-match-p "\n  " (toolspec-tools-to-json two 'anthropic t)))))
 
+(ert-deftest toolspec-test-tools-to-json-symbol-types-serialised-once ()
+  "Plists `json-serialize' refuses (symbol types) are printed after one try.
+The export is what printing gives, and the serialiser is not tried a
+second time on the same tools."
+  (let* ((two (list toolspec-test--weather '(:name "now" :description "t" :args nil)))
+         (tries 0)
+         (count (lambda (&rest _) (cl-incf tries)))
+         (printed (toolspec--mod-to-json
+                   (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) two))
+                   "openai" t nil)))
+    (should (eq (plist-get (car (plist-get toolspec-test--weather :args)) :type) 'string))
+    (advice-add 'toolspec--json-serialize :before count)
+    (unwind-protect
+        (should (equal (toolspec-tools-to-json two 'openai) printed))
+      (advice-remove 'toolspec--json-serialize count))
+    (should (= tries 1))))
+
 (ert-deftest toolspec-test-odd-property-names-round-trip ()
   "Property names that need escaping as keywords survive the trip."
   (let* ((json "{\"name\":\"o\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"a b\":{\"type\":\"string\"},\"x(y)\":{\"type\":\"string\"},\"12\":{\"type\":\"integer\"},\"é;#\":{\"type\":\"string\",\"description\":\"q\\\"\\\\\\n\"}}}}")
