@@ -190,6 +190,12 @@ impl<K: Hash + Eq + Clone> Seen<K> {
         true
     }
 
+    /// Forget every name, keeping the room made for them.
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.set = None;
+    }
+
     /// The names seen, in their order.
     pub fn names(&self) -> &[K] {
         &self.names

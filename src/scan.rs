@@ -49,13 +49,16 @@ pub fn parse_and_note<T, E>(text: &str, parse: impl FnOnce() -> Result<T, E>) ->
 pub fn notes(text: &str) -> Vec<Problem> {
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
+    // The key sets of objects scanned, kept for the next ones: a large
+    // document has hundreds of thousands of objects.
+    let mut spare: Vec<Seen<Cow<str>>> = Vec::new();
     let mut out = Vec::new();
     let (mut dups, mut bigs) = (0usize, 0usize);
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'{' => {
-                stack.push(Frame::Object { key: None, seen: Seen::default() });
+                stack.push(Frame::Object { key: None, seen: spare.pop().unwrap_or_default() });
                 i += 1;
             }
             b'[' => {
@@ -63,7 +66,10 @@ pub fn notes(text: &str) -> Vec<Problem> {
                 i += 1;
             }
             b'}' | b']' => {
-                stack.pop();
+                if let Some(Frame::Object { mut seen, .. }) = stack.pop() {
+                    seen.clear();
+                    spare.push(seen);
+                }
                 i += 1;
             }
             b',' => {
@@ -114,7 +120,8 @@ pub fn notes(text: &str) -> Vec<Problem> {
                     i += 1;
                 }
                 let literal = &text[start..i];
-                if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                // Every integer of up to 18 digits fits in 64 bits.
+                if integer && literal.len() > 18 && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
                     bigs += 1;
                     if bigs <= MAX_NOTES {
                         let read = literal
@@ -132,7 +139,14 @@ pub fn notes(text: &str) -> Vec<Problem> {
                     }
                 }
             }
-            _ => i += 1,
+            // Whitespace, most of a pretty-printed text, skipped in one
+            // tight loop; `:` too.
+            _ => {
+                i += 1;
+                while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+                    i += 1;
+                }
+            }
         }
     }
     for (n, what) in [(dups, "duplicate keys"), (bigs, "integers beyond 64 bits")] {
@@ -147,10 +161,10 @@ pub fn notes(text: &str) -> Vec<Problem> {
 fn string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     while j < b.len() {
+        j += memchr::memchr2(b'"', b'\\', &b[j..])?;
         match b[j] {
             b'\\' => j += 2,
-            b'"' => return Some(j + 1),
-            _ => j += 1,
+            _ => return Some(j + 1),
         }
     }
     None
@@ -221,6 +235,32 @@ mod tests {
         assert_eq!(n.len(), 2, "{n:?}");
         assert!(n[0].starts_with("p.x.minimum|the integer 123456789012345678901234567890 is beyond 64 bits: read as the number 1.2345678901234568e+29, which"), "{n:?}");
         assert!(n[1].starts_with("p.x.enum[1]|the integer -99999999999999999999"), "{n:?}");
+    }
+
+    #[test]
+    fn objects_after_others_start_with_no_keys() {
+        // Key sets are reused from one object to the next: siblings and
+        // nested objects with the same keys are no duplicates.
+        let text = "[\n  {\"a\": 1, \"b\": {\"a\": 2, \"b\": 3}},\n  {\"a\": 4, \"b\": {\"a\": {}, \"b\": []}}\n]";
+        assert!(notes_of(text).is_empty(), "{:?}", notes_of(text));
+        let n = notes_of("{\n\t\"x\" :\r\n {\"k\": 1},\n \"y\": {\"k\": 1, \"k\" : 2}}");
+        assert_eq!(n, vec!["y.k|duplicate key \"k\": the last value is used, the earlier ones are ignored"]);
+    }
+
+    #[test]
+    fn strings_end_at_their_unescaped_quote() {
+        // A key after strings ending in escaped quotes and backslashes.
+        let n = notes_of(r#"{"a\\": "\"{", "b": "\\\"}\\", "a\\": 0, "c\"": [], "c\"": 1}"#);
+        assert_eq!(n.len(), 2, "{n:?}");
+        assert!(n[0].starts_with(r#"a\|duplicate key"#) && n[1].starts_with(r#"c"|duplicate key"#), "{n:?}");
+    }
+
+    #[test]
+    fn integers_at_the_edges_of_64_bits() {
+        let fits = "[999999999999999999, -999999999999999999, 9223372036854775807, -9223372036854775808, 18446744073709551615]";
+        assert!(notes_of(fits).is_empty());
+        let n = notes_of("[18446744073709551616, -9223372036854775809, 1000000000000000000000]");
+        assert_eq!(n.len(), 3, "{n:?}");
     }
 
     #[test]
