@@ -704,7 +704,11 @@ fn node_to_json(v: &Node<'_>, key: Option<&str>, path: &At<'_>, schema: bool) ->
         Node::Other(Sexp::Cons(_)) => {
             return Err(Error::at(ErrorKind::Plist, &path.to_string(), "a dotted pair has no JSON form"))
         }
-        Node::Other(_) => Value::Null,
+        // Every kind of value the reader makes is handled above; one it
+        // may make in a later version is refused, not written as null.
+        Node::Other(other) => {
+            return Err(Error::at(ErrorKind::Plist, &path.to_string(), format!("{} has no JSON form", Node::Other(other))))
+        }
     })
 }
 

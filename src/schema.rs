@@ -570,7 +570,15 @@ impl<'a> Normalizer<'a> {
 
 /// Resolve a JSON pointer fragment (without the `#`) in `root`.
 pub fn resolve_pointer<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
-    value_at(root, &pointer_tokens(pointer)?)
+    if pointer.contains(['%', '~']) {
+        return value_at(root, &pointer_tokens(pointer)?);
+    }
+    // Nothing to decode or unescape, as in most documents: the tokens are
+    // walked as they are, without making them.
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    pointer.strip_prefix('/')?.split('/').try_fold(root, step)
 }
 
 /// The reference tokens of a JSON pointer fragment (without the `#`),
@@ -587,11 +595,16 @@ pub(crate) fn pointer_tokens(pointer: &str) -> Option<Vec<String>> {
 
 /// The value `tokens` lead to from `v`: member names, or indexes in arrays.
 pub(crate) fn value_at<'v>(v: &'v Value, tokens: &[String]) -> Option<&'v Value> {
-    tokens.iter().try_fold(v, |cur, t| match cur {
+    tokens.iter().try_fold(v, |cur, t| step(cur, t))
+}
+
+/// The member `t` of an object, or item `t` of an array.
+fn step<'v>(cur: &'v Value, t: &str) -> Option<&'v Value> {
+    match cur {
         Value::Object(m) => m.get(t),
         Value::Array(a) => a.get(t.parse::<usize>().ok()?),
         _ => None,
-    })
+    }
 }
 
 fn percent_decode(s: &str) -> String {
@@ -741,6 +754,24 @@ mod tests {
         let (s, w) = norm(json!({"type": ["integer", "null"]}));
         assert_eq!(Value::Object(s), json!({"type": "integer", "nullable": true}));
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn pointers_resolve_with_and_without_escapes() {
+        let doc = json!({"a": [{"b": 1}, {"c/d": 2, "e~f": 3, "g h": 4}], "": {"": 5}});
+        let at = |p: &str| resolve_pointer(&doc, p).cloned();
+        assert_eq!(at(""), Some(doc.clone()));
+        assert_eq!(at("/a/0/b"), Some(json!(1)));
+        assert_eq!(at("/a/1/c~1d"), Some(json!(2)));
+        assert_eq!(at("/a/1/e~0f"), Some(json!(3)));
+        assert_eq!(at("/a/1/g%20h"), Some(json!(4)));
+        // Decoded first, `%2F` is a `/` between two tokens.
+        assert_eq!(at("/a/1/c%2Fd"), None);
+        assert_eq!(at("/"), Some(json!({"": 5})));
+        assert_eq!(at("//"), Some(json!(5)));
+        for missing in ["a", "/a/2", "/a/x", "/a/0/b/c", "/z", "/a/-1"] {
+            assert_eq!(at(missing), None, "{missing}");
+        }
     }
 
     #[test]

@@ -45,17 +45,18 @@ pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v
     let mut cur = v;
     for _ in 0..32 {
         let Some(r) = cur.as_object().and_then(|o| o.get("$ref")) else { return Ok(cur) };
-        let rp = join(path, "$ref");
-        let r = r.as_str().ok_or_else(|| Error::shape(&rp, "`$ref` must be a string"))?;
+        // The path of the `$ref`, written out for an error only.
+        let rp = || join(path, "$ref");
+        let r = r.as_str().ok_or_else(|| Error::shape(&rp(), "`$ref` must be a string"))?;
         if !r.starts_with('#') {
             return Err(Error::at(
                 ErrorKind::Ref,
-                &rp,
+                &rp(),
                 format!("external reference \"{r}\" is not supported: only references inside the document can be resolved"),
             ));
         }
         cur = resolve_ref(root, r)
-            .ok_or_else(|| Error::at(ErrorKind::Ref, &rp, format!("\"{r}\" points to nothing in this document")))?;
+            .ok_or_else(|| Error::at(ErrorKind::Ref, &rp(), format!("\"{r}\" points to nothing in this document")))?;
     }
     Err(Error::at(ErrorKind::Ref, &join(path, "$ref"), "a cycle of $refs (or a chain of more than 32)"))
 }
@@ -157,6 +158,8 @@ impl<'a> Builder<'_, 'a, '_> {
     fn collect_params(&mut self) -> Result<(Vec<Param<'a>>, Option<Param<'a>>, Vec<Param<'a>>)> {
         let root = self.doc.root;
         let mut list: Vec<Param<'a>> = Vec::new();
+        // The `name` and `in` of each parameter of `list`, looked up once.
+        let mut keys: Vec<(Option<&Value>, Option<&Value>)> = Vec::new();
         let mut body = None;
         let mut form = Vec::new();
         for (holder, holder_path) in [(self.op.item, &self.op.item_path), (self.op.op, &self.op.json_path)] {
@@ -188,9 +191,12 @@ impl<'a> Builder<'_, 'a, '_> {
                     }
                     _ => {}
                 }
-                match list.iter().position(|(q, _)| (q.get("name"), q.get("in")) == key) {
+                match keys.iter().position(|k| *k == key) {
                     Some(at) => list[at] = (p, path),
-                    None => list.push((p, path)),
+                    None => {
+                        list.push((p, path));
+                        keys.push(key);
+                    }
                 }
             }
         }
