@@ -167,6 +167,12 @@ fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(T
             return imp;
         }
     }
+    // A list of tool definitions is read as it is parsed.
+    if let Some(each) = each.as_deref_mut() {
+        if let Some(imp) = read_listed(text, opts, each) {
+            return imp;
+        }
+    }
     let (parsed, notes) = crate::scan::parse_and_note(text, || serde_json::from_str::<Value>(text));
     let (doc, repairs) = match parsed {
         Ok(doc) => (doc, notes),
@@ -188,6 +194,81 @@ fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(T
     };
     imp.warnings.splice(0..0, repairs);
     Ok(imp)
+}
+
+/// A document that is a list of tool definitions, as most large ones are
+/// (a JSON array of them, or an object whose only key is `tools` holding
+/// one, as an MCP `tools/list` result), read definition by definition:
+/// each item is parsed and read, and its tools handed to `each`, while the
+/// text's other items are still only checked as JSON, so that the first
+/// tools are handed over at once rather than after the whole text is
+/// parsed.  Each item reads as it does in the whole document; the first
+/// error in the document's order is the error.
+///
+/// None, for the general reader to read, when the text is another kind
+/// of document, or does not parse, or when it may hold a `$ref` (which
+/// may point into the rest of the document), or for OpenAPI only.
+fn read_listed(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Option<Result<Imported>> {
+    if opts.format == Format::OpenApi || may_refer(text) {
+        return None;
+    }
+    let (listed, notes) = crate::scan::parse_and_note(text, || listed_items(text).ok_or(()));
+    let (path, depth, items) = listed.ok()?;
+    Some((|| {
+        let mut out = Imported { warnings: notes, ..Imported::default() };
+        let mut any = false;
+        for (i, raw) in items.iter().enumerate() {
+            // The whole text is JSON: an item that still fails (a number
+            // beyond what a double holds) gives the error the general
+            // reader gives, at its place in the text.
+            let item: Value = serde_json::from_str(raw.get()).map_err(|e| {
+                Error::from_json(&serde_json::from_str::<Value>(text).err().unwrap_or(e))
+            })?;
+            let path = index(path, i);
+            let mut r = Reader { doc: &item, opts, out: Imported::default(), jobs: Vec::new() };
+            r.any(&item, &path, depth)?;
+            out.warnings.append(&mut r.out.warnings);
+            for job in &r.jobs {
+                let part = read_job(&item, opts, job)?;
+                out.warnings.extend(part.warnings);
+                for (tool, path) in part.tools.into_iter().zip(part.paths) {
+                    any = true;
+                    each(tool, path);
+                }
+            }
+        }
+        if !any {
+            return Err(no_tools());
+        }
+        Ok(out)
+    })())
+}
+
+/// The items of a list of tool definitions ([`read_listed`]), each still
+/// as its text, with the path of the list and the depth of its items.
+fn listed_items(text: &str) -> Option<(&'static str, usize, Vec<&serde_json::value::RawValue>)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ToolsList<'t> {
+        #[serde(borrow)]
+        tools: Vec<&'t serde_json::value::RawValue>,
+    }
+    match text.trim_start().as_bytes().first()? {
+        b'[' => serde_json::from_str(text).ok().map(|items| ("", 1, items)),
+        b'{' => serde_json::from_str::<ToolsList>(text).ok().map(|l| ("tools", 2, l.tools)),
+        _ => None,
+    }
+}
+
+/// Whether `text` may hold a `$ref`: the text `$ref`, or some of its
+/// characters escaped (`\u0024ref`, `$\u0072ef`...).
+fn may_refer(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memmem::find(b, b"\\u0024").is_some()
+        || memchr::memchr_iter(b'$', b).any(|i| {
+            let rest = &b[i + 1..];
+            rest.starts_with(b"ref") || rest.starts_with(b"\\") || rest.starts_with(b"r\\") || rest.starts_with(b"re\\")
+        })
 }
 
 /// Inputs from this size (in bytes) are worth more than one thread.

@@ -1826,11 +1826,36 @@ fn streamed_import_gives_what_reading_whole_gives() {
             assert_eq!(emitted(&text, format, true), emitted(&text, format, false), "{} as {format:?}", file.display());
         }
     }
-    // Errors: not JSON, no tools, a tool that can't be read.
-    for text in ["{", "{\"tools\": []}", "[{\"name\": \"a\", \"parameters\": 3}]"] {
-        let whole = emitted(text, Format::Auto, false);
+    // Lists read item by item, and documents read whole: a `$ref` from
+    // one item into another (spelled plainly or escaped), lists in lists,
+    // a list beside another key.
+    let x = r##"{"name": "a", "parameters": {"type": "object", "properties": {"x": {"$ref": "#/1/parameters/properties/y"}}}}"##;
+    let y = r#"{"name": "b", "parameters": {"type": "object", "properties": {"y": {"type": "integer", "description": "Y."}}}}"#;
+    for text in [
+        format!("[{x}, {y}]"),
+        format!("[{}, {y}]", x.replace("$ref", "\\u0024ref")),
+        format!("[{}, {y}]", x.replace("$ref", "$r\\u0065f")),
+        format!("[[{y}], [[{y}]]]"),
+        format!("{{\"tools\": [{y}], \"nextCursor\": \"2\"}}"),
+        format!("{{\"tools\": [{y}, {y}]}}"),
+        format!("  \n[{y}]"),
+    ] {
+        let whole = emitted(&text, Format::Auto, false);
+        assert!(!whole.starts_with("error"), "{text}: {whole}");
+        assert_eq!(emitted(&text, Format::Auto, true), whole, "{text}");
+    }
+    // Errors: not JSON, no tools, a tool that can't be read, a number
+    // beyond a double's range, a list nested too deeply.
+    for text in [
+        "{".to_string(),
+        "{\"tools\": []}".to_string(),
+        "[{\"name\": \"a\", \"parameters\": 3}]".to_string(),
+        format!("[{y}, {}]", y.replace("\"Y.\"}", "\"Y.\", \"maximum\": 1e999}")),
+        format!("{}{y}{}", "[".repeat(9), "]".repeat(9)),
+    ] {
+        let whole = emitted(&text, Format::Auto, false);
         assert!(whole.starts_with("error"), "{text}: {whole}");
-        assert_eq!(emitted(text, Format::Auto, true), whole, "{text}");
+        assert_eq!(emitted(&text, Format::Auto, true), whole, "{text}");
     }
 }
 
