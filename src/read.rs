@@ -224,18 +224,9 @@ fn read_listed(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String
             let item: Value = serde_json::from_str(raw.get()).map_err(|e| {
                 Error::from_json(&serde_json::from_str::<Value>(text).err().unwrap_or(e))
             })?;
-            let path = index(path, i);
-            let mut r = Reader { doc: &item, opts, out: Imported::default(), jobs: Vec::new() };
-            r.any(&item, &path, depth)?;
-            out.warnings.append(&mut r.out.warnings);
-            for job in &r.jobs {
-                let part = read_job(&item, opts, job)?;
-                out.warnings.extend(part.warnings);
-                for (tool, path) in part.tools.into_iter().zip(part.paths) {
-                    any = true;
-                    each(tool, path);
-                }
-            }
+            let (found, jobs) = find_jobs_at(&item, opts, &index(path, i), depth)?;
+            out.warnings.extend(found.warnings);
+            any |= hand_over(&item, opts, &jobs, &mut out, each)?;
         }
         if !any {
             return Err(no_tools());
@@ -318,8 +309,18 @@ pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
 /// returned has the warnings.
 pub fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
     let (mut out, jobs) = find_jobs(doc, opts)?;
+    if !hand_over(doc, opts, &jobs, &mut out, each)? {
+        return Err(no_tools());
+    }
+    Ok(out)
+}
+
+/// Read the tool definitions `jobs` found in `doc` in turn, handing each
+/// tool and its path to `each` and adding the warnings to `out`; whether
+/// there was any tool.
+fn hand_over(doc: &Value, opts: &ReadOptions, jobs: &[Job], out: &mut Imported, each: &mut dyn FnMut(Tool, String)) -> Result<bool> {
     let mut any = false;
-    for job in &jobs {
+    for job in jobs {
         let part = read_job(doc, opts, job)?;
         out.warnings.extend(part.warnings);
         for (tool, path) in part.tools.into_iter().zip(part.paths) {
@@ -327,10 +328,7 @@ pub fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Too
             each(tool, path);
         }
     }
-    if !any {
-        return Err(no_tools());
-    }
-    Ok(out)
+    Ok(any)
 }
 
 fn no_tools() -> Error {
@@ -340,8 +338,14 @@ fn no_tools() -> Error {
 /// The tool definitions in `doc`, to be read, and what walking the
 /// document to find them had to say.
 fn find_jobs<'a>(doc: &'a Value, opts: &'a ReadOptions) -> Result<(Imported, Vec<Job<'a>>)> {
+    find_jobs_at(doc, opts, "", 0)
+}
+
+/// [`find_jobs`] for a document found at `path`, `depth` levels down
+/// (an item of a list read item by item).
+fn find_jobs_at<'a>(doc: &'a Value, opts: &'a ReadOptions, path: &str, depth: usize) -> Result<(Imported, Vec<Job<'a>>)> {
     let mut r = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
-    r.any(doc, "", 0)?;
+    r.any(doc, path, depth)?;
     Ok((r.out, r.jobs))
 }
 
