@@ -605,16 +605,6 @@ pub fn is_nil(v: &Sexp) -> bool {
     matches!(v, Sexp::Null | Sexp::Nil)
 }
 
-/// The symbol `(quote X)` wraps, if `v` is one.
-pub fn quoted(v: &Sexp) -> Option<&Sexp> {
-    let items = list_items(v)?;
-    if items.len() == 2 && items[0].as_symbol() == Some("quote") {
-        Some(items[1])
-    } else {
-        None
-    }
-}
-
 /// Convert a plist value to JSON the way gptel's encoder would, but with
 /// knowledge of which keywords hold schemas and which hold arrays.
 pub fn sexp_to_json(v: &Sexp, key: Option<&str>, path: &str, schema: bool) -> Result<Value> {

@@ -7,7 +7,6 @@
 //! a Lisp function: `(toolspec-function CALLABLE MIN-ARITY MAX-ARITY)`,
 //! MAX-ARITY an integer or `many`.
 
-
 use lexpr::Value as Sexp;
 
 use crate::model::{At, Problem, Seen};
