@@ -686,18 +686,22 @@ the way that reports it."
                      (written (car written)))
                 (cl-loop for i in misses
                          for text in written
-                         for item across copies
-                         for copy = (toolspec--with-args item (lambda (args) (append args nil)))
+                         for copy across copies
+                         for args = (plist-member copy :args)
                          for tool = (aref tools i)
                          for entry = (gethash tool toolspec--export-cache)
                          do (aset texts i text)
-                         ;; A key whose copy differs (an alist read back as
-                         ;; a plist, say) would never be found: not kept.
-                         (cond ((and entry (equal (car entry) copy))
-                                (unless (assoc dialect (cdr entry))
-                                  (setcdr entry (cons (cons dialect text) (cdr entry)))))
-                               ((equal copy (aref keys i))
-                                (puthash tool (list copy (cons dialect text)) toolspec--export-cache))))))
+                         (when args
+                           (setcar (cdr args) (append (cadr args) nil)))
+                         ;; A copy serialises as its key did, so its text
+                         ;; is the text of any key `equal' to it.  A key
+                         ;; whose copy differs from it (an alist read back
+                         ;; as a plist, say) is not found again, and is
+                         ;; written again at each export.
+                         (if (and entry (equal (car entry) copy))
+                             (unless (assoc dialect (cdr entry))
+                               (setcdr entry (cons (cons dialect text) (cdr entry))))
+                           (puthash tool (list copy (cons dialect text)) toolspec--export-cache)))))
             (append texts nil))
         (error nil)))))
 

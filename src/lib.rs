@@ -364,7 +364,7 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
 pub fn serialized_plists_to_texts(text: &str, dialect: Dialect) -> Result<Vec<String>> {
     let items = serialized_plists(text)?;
     let texts = par::map(&items, |item| {
-        serialized_tool(item).and_then(|t| write::write_tool(&t, dialect)).map(|v| write::to_text(&v, false))
+        serialized_tool(item).and_then(|t| write::write_owned(t, dialect)).map(|v| write::to_text(&v, false))
     });
     texts.into_iter().enumerate().map(in_item).collect()
 }
@@ -380,6 +380,9 @@ fn serialized_plists(text: &str) -> Result<Vec<&serde_json::value::RawValue>> {
 
 /// The tool of one serialised plist.
 fn serialized_tool(item: &serde_json::value::RawValue) -> Result<Tool> {
+    if let Some(node) = plist::serialized_tool_node(item.get()) {
+        return plist::tool_from_node(&node);
+    }
     let item: serde_json::Value = serde_json::from_str(item.get())
         .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
     let mut tree = node::Tree::default();

@@ -75,23 +75,28 @@ impl Tool {
     /// followed by the preserved root keywords.  Nested `optional` markers
     /// are not resolved here: see [`crate::schema::finalize`].
     pub fn parameters(&self) -> Schema {
-        let mut root = Schema::new();
-        root.insert("type".into(), Value::from("object"));
-        let mut props = Schema::new();
-        for arg in &self.args {
-            props.insert(arg.name.clone(), Value::Object(arg.schema.clone()));
-        }
-        root.insert("properties".into(), Value::Object(props));
-        let required: Vec<Value> =
-            self.args.iter().filter(|a| !a.optional).map(|a| Value::from(a.name.clone())).collect();
-        if !required.is_empty() {
-            root.insert("required".into(), Value::Array(required));
-        }
-        for (k, v) in &self.schema_extra {
-            root.insert(k.clone(), v.clone());
-        }
-        root
+        parameters_of(self.args.clone(), self.schema_extra.clone())
     }
+}
+
+/// [`Tool::parameters`] of a tool's `args` and `schema_extra`, which are
+/// moved into it.
+pub fn parameters_of(args: Vec<Arg>, schema_extra: Schema) -> Schema {
+    let mut root = Schema::new();
+    root.insert("type".into(), Value::from("object"));
+    let required: Vec<Value> = args.iter().filter(|a| !a.optional).map(|a| Value::from(a.name.clone())).collect();
+    let mut props = Schema::new();
+    for arg in args {
+        props.insert(arg.name, Value::Object(arg.schema));
+    }
+    root.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    for (k, v) in schema_extra {
+        root.insert(k, v);
+    }
+    root
 }
 
 /// A path in a document as a walk descends it, written out (as [`join`]

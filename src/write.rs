@@ -60,7 +60,11 @@ impl Dialect {
 
 /// The root parameters schema of `tool` as `dialect` wants it.
 pub fn parameters(tool: &Tool, dialect: Dialect) -> Schema {
-    let mut root = tool.parameters();
+    for_dialect(tool.parameters(), dialect)
+}
+
+/// A root parameters schema made what `dialect` wants.
+fn for_dialect(mut root: Schema, dialect: Dialect) -> Schema {
     match dialect {
         Dialect::Gemini => {
             finalize(&mut root, false);
@@ -80,10 +84,21 @@ pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
     if tool.name.is_empty() {
         return Err(Error::new(ErrorKind::Write, "the tool has no name"));
     }
+    write_owned(tool.clone(), dialect)
+}
+
+/// [`write_tool`] of a tool no longer needed: its schemas are moved into
+/// what is written, not copied.
+pub fn write_owned(tool: Tool, dialect: Dialect) -> Result<Value> {
+    if tool.name.is_empty() {
+        return Err(Error::new(ErrorKind::Write, "the tool has no name"));
+    }
+    let Tool { name, description, args, schema_extra, extra } = tool;
     let mut body = Map::new();
-    let name = Value::from(tool.name.clone());
-    let desc = tool.description.clone().map(Value::from);
-    let params = Value::Object(parameters(tool, dialect));
+    let no_args = args.is_empty();
+    let name = Value::from(name);
+    let desc = description.map(Value::from);
+    let params = Value::Object(for_dialect(crate::model::parameters_of(args, schema_extra), dialect));
     let put_desc = |m: &mut Map<String, Value>| {
         if let Some(d) = &desc {
             m.insert("description".into(), d.clone());
@@ -91,7 +106,7 @@ pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
     };
     let put_extras = |m: &mut Map<String, Value>| {
         for key in dialect.extras() {
-            if let Some(v) = tool.extra.get(*key) {
+            if let Some(v) = extra.get(*key) {
                 m.insert((*key).into(), v.clone());
             }
         }
@@ -131,7 +146,7 @@ pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
         }
         Dialect::Mcp => {
             body.insert("name".into(), name);
-            if let Some(t) = tool.extra.get("title") {
+            if let Some(t) = extra.get("title") {
                 body.insert("title".into(), t.clone());
             }
             put_desc(&mut body);
@@ -144,7 +159,7 @@ pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
             put_desc(&mut body);
             // Gemini wants no `parameters` at all for a tool without
             // arguments (an empty OBJECT is rejected).
-            if !tool.args.is_empty() {
+            if !no_args {
                 body.insert("parameters".into(), params);
             }
             Value::Object(body)

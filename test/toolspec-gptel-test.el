@@ -809,7 +809,10 @@ as an alist) is written every time, and still correctly."
       (should (equal json (toolspec-gptel-test--printed-json (list plist alist-tool) 'anthropic)))
       (should (equal json (toolspec-tools-to-json (list plist alist-tool) 'anthropic))))
     (should (gethash plist toolspec--export-cache))
-    (should-not (gethash alist-tool toolspec--export-cache))
+    ;; What was kept for the alist tool is a plist: never served for it.
+    (should-error (toolspec-gptel-test--cached-json (list alist-tool) 'anthropic))
+    (should (equal (toolspec-tools-to-json (list alist-tool) 'anthropic)
+                   (toolspec-gptel-test--printed-json (list alist-tool) 'anthropic)))
     (should (toolspec-gptel-test--cached-json (list plist) 'anthropic))
     (setcar (cdr (plist-member (car (plist-get plist :args)) :name)) "renamed")
     (should (string-match-p "\"renamed\"" (toolspec-tools-to-json (list plist) 'anthropic)))
