@@ -95,32 +95,50 @@ impl Scanner<'_> {
         }
     }
 
-    fn step(&mut self, step: &Step) -> Option<()> {
+    /// Go to the value the first of `steps` names; how many of them were
+    /// taken: more than one when a key holds dots (`"/v2.1"` is the steps
+    /// `/v2` and `1` of the path `paths./v2.1.get`).  Of the keys that
+    /// fit, the one taking most steps wins, the first of them if several.
+    fn step(&mut self, steps: &[Step]) -> Option<usize> {
         self.ws();
-        match (step, self.b.get(self.i)?) {
+        match (steps.first()?, self.b.get(self.i)?) {
             (Step::Key(k), b'{') => {
                 self.i += 1;
+                // Only a path with more steps to come can be a key with dots.
+                let dots = steps.len() > 1;
+                let mut best: Option<(usize, usize)> = None;
                 loop {
                     self.ws();
-                    if self.b.get(self.i)? == &b'}' {
-                        return None;
+                    if self.b.get(self.i).is_none_or(|&c| c == b'}') {
+                        break;
                     }
-                    let key = self.string()?;
+                    let Some(key) = self.string() else { break };
                     self.ws();
-                    if self.b.get(self.i)? != &b':' {
-                        return None;
+                    if self.b.get(self.i) != Some(&b':') {
+                        break;
                     }
                     self.i += 1;
                     self.ws();
-                    if key == *k {
-                        return Some(());
+                    let n = if key == *k { Some(1) } else if dots { key_steps(&key, steps) } else { None };
+                    if let Some(n) = n {
+                        if best.is_none_or(|(m, _)| n > m) {
+                            best = Some((n, self.i));
+                        }
+                        if !dots {
+                            break;
+                        }
                     }
-                    self.skip()?;
+                    if self.skip().is_none() {
+                        break;
+                    }
                     self.ws();
-                    if self.b.get(self.i)? == &b',' {
+                    if self.b.get(self.i) == Some(&b',') {
                         self.i += 1;
                     }
                 }
+                let (n, at) = best?;
+                self.i = at;
+                Some(n)
             }
             (Step::Index(n), b'[') => {
                 self.i += 1;
@@ -133,11 +151,21 @@ impl Scanner<'_> {
                     self.i += 1;
                 }
                 self.ws();
-                Some(())
+                Some(1)
             }
             _ => None,
         }
     }
+}
+
+/// How many of `steps` the object key `key` stands for, when it holds
+/// dots (or brackets) and is the path of those steps.
+fn key_steps(key: &str, steps: &[Step]) -> Option<usize> {
+    if !key.contains(['.', '[']) {
+        return None;
+    }
+    let of_key = self::steps(key);
+    (of_key.len() > 1 && steps.starts_with(&of_key)).then_some(of_key.len())
 }
 
 /// 1-based (line, column) of the value at `path` in `text`, or of the
@@ -146,10 +174,10 @@ pub fn locate(text: &str, path: &str) -> (usize, usize) {
     let mut s = Scanner { b: text.as_bytes(), i: 0 };
     s.ws();
     let mut found = s.i;
-    for step in steps(path) {
-        if s.step(&step).is_none() {
-            break;
-        }
+    let steps = steps(path);
+    let mut rest = &steps[..];
+    while let Some(n) = s.step(rest) {
+        rest = &rest[n..];
         found = s.i;
     }
     line_column(text.as_bytes(), found)
@@ -197,10 +225,13 @@ pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
         .map(|p| {
             let (mut node, mut at) = (0, found[0].unwrap_or(0));
             for step in steps(p) {
-                match trie.get(&(node, step.into())).and_then(|&n| Some((n, found[n]?))) {
-                    Some((n, f)) => (node, at) = (n, f),
-                    None => break,
+                let Some(&n) = trie.get(&(node, step.into())) else { break };
+                // A node inside a key with dots is not found itself: the
+                // node of the whole key is.
+                if let Some(f) = found[n] {
+                    at = f;
                 }
+                node = n;
             }
             at
         })
@@ -267,7 +298,7 @@ fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
                         return;
                     }
                     s.i += 1;
-                    node = trie.get(&(*n, TrieStep::Key(key))).copied();
+                    node = key_node(trie, *n, key);
                 }
                 Frame::Array(n, item) => {
                     node = trie.get(&(*n, TrieStep::Index(*item))).copied();
@@ -277,6 +308,23 @@ fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
             break;
         }
     }
+}
+
+/// The node of the trie below `node` that the object key `key` leads to:
+/// its child by `key`, or, for a key with dots or brackets, the node its
+/// steps lead to (see [`key_steps`]).
+fn key_node(trie: &Trie, node: usize, key: String) -> Option<usize> {
+    if !key.contains(['.', '[']) {
+        return trie.get(&(node, TrieStep::Key(key))).copied();
+    }
+    if let Some(&n) = trie.get(&(node, TrieStep::Key(key.clone()))) {
+        return Some(n);
+    }
+    let of_key = steps(&key);
+    if of_key.len() < 2 {
+        return None;
+    }
+    of_key.into_iter().try_fold(node, |n, step| trie.get(&(n, step.into())).copied())
 }
 
 /// 1-based (line, column) of each byte offset, in one pass over `text`.
@@ -333,6 +381,20 @@ mod tests {
             "tools[1].x.y[1].z",
         ];
         let one_by_one: Vec<(usize, usize)> = paths.iter().map(|p| locate(text, p)).collect();
+        assert_eq!(locate_many(text, &paths), one_by_one);
+        // Keys with dots, as OpenAPI paths have them (`/v2.1`).
+        let text = "{\"paths\": {\"/v2\": {\"x\": 0}, \"/v2.1\": {\"get\": {\"a[0]\": [5], \"b\": 1}},\n \"/v2.1/c.d\": {\"put\": 2}}}";
+        let paths = [
+            "paths./v2.1.get.b",
+            "paths./v2.1.get",
+            "paths./v2.1/c.d.put",
+            "paths./v2.1.get.a[0][0]",
+            "paths./v2.x",
+            "paths./v2.1.nope",
+            "paths./v3.1",
+        ];
+        let one_by_one: Vec<(usize, usize)> = paths.iter().map(|p| locate(text, p)).collect();
+        assert_eq!(one_by_one, [(1, 65), (1, 46), (2, 23), (1, 56), (1, 25), (1, 38), (1, 11)]);
         assert_eq!(locate_many(text, &paths), one_by_one);
         for broken in ["{\"a\": [1, {\"b\" 2}]}", "[:", "{\"a\": [1,, 2]", "\"x", "{\"a\" /* c */ : 1}"] {
             let paths = ["a[1].b", "a[0]", "[0]", "a"];
