@@ -45,6 +45,7 @@
 (require 'toolspec-gptel)
 
 (declare-function toolspec--mod-locate "toolspec-module")
+(declare-function toolspec--mod-locate-many "toolspec-module")
 (declare-function toolspec--mod-parse-json "toolspec-module")
 (declare-function gptel-tool-name "ext:gptel-request")
 (declare-function gptel-tool-category "ext:gptel-request")
@@ -321,25 +322,53 @@ validated here."
   "Position of LINE and COLUMN (from 1) in the current buffer."
   (goto-char (point-min))
   (forward-line (1- line))
-  (forward-char (max 0 (min (1- column) (- (line-end-position) (point)))))
-  (point))
+  (toolspec--column-position column))
 
-(defun toolspec--span-at (start)
-  "The JSON value at START in the current buffer: (LINE COLUMN TEXT)."
+(defun toolspec--column-position (column)
+  "Position of COLUMN (from 1) on the current line, at most its end."
+  (+ (point) (max 0 (min (1- column) (- (line-end-position) (point))))))
+
+(defun toolspec--text-positions (places &optional start)
+  "Positions in the current buffer of PLACES, a vector of (LINE . COLUMN).
+Line 1 begins at START, default `point-min'.  The lines are found in
+one pass down the buffer, whatever their order in PLACES, not each
+from START."
+  (let ((out (make-vector (length places) nil))
+        (line 1))
+    (goto-char (or start (point-min)))
+    (dolist (i (sort (number-sequence 0 (1- (length places)))
+                     (lambda (a b) (< (car (aref places a)) (car (aref places b))))))
+      (pcase-let ((`(,l . ,c) (aref places i)))
+        (when (> l line)
+          (setq line (- l (forward-line (- l line)))))
+        (aset out i (toolspec--column-position c))))
+    out))
+
+(defun toolspec--newlines (from to)
+  "The number of newlines in the current buffer between FROM and TO."
+  (if (>= from to)
+      0
+    (- (count-lines from to)
+       (if (save-excursion (goto-char to) (bolp)) 0 1))))
+
+(defun toolspec--span-at (start line)
+  "The JSON value at START, on LINE, in the current buffer: (LINE COLUMN TEXT)."
   (save-excursion
     (goto-char start)
-    (list (line-number-at-pos start)
+    (list line
           (1+ (- start (line-beginning-position)))
           (buffer-substring-no-properties
            start (or (ignore-errors (scan-sexps start 1)) (point-max))))))
 
 (defun toolspec--compute-spans (source paths)
   "Find the tools at JSON PATHS in SOURCE's text, for `toolspec--tool-span'.
-Tools in one array are found in one pass over it, so that a file of
-thousands of tools is not scanned once per tool."
+Every array or object holding them is found in one pass over the
+text, and the tools in one array in one pass over it, so that a file
+of thousands of tools is not scanned once per tool."
   (let ((text (toolspec--source-string source))
         (table (or (toolspec--source-spans source)
                    (setf (toolspec--source-spans source) (make-hash-table :test 'equal))))
+        (by-parent (make-hash-table :test 'equal))
         (groups nil))
     (dolist (path paths)
       (unless (gethash path table)
@@ -347,39 +376,45 @@ thousands of tools is not scanned once per tool."
           (when (string-match "\\`\\(.*\\)\\[\\([0-9]+\\)\\]\\'" path)
             (setq parent (match-string 1 path)
                   index (string-to-number (match-string 2 path))))
-          (push (cons index path) (alist-get parent groups nil nil #'equal)))))
+          (let ((group (or (gethash parent by-parent)
+                           (car (push (puthash parent (list parent) by-parent) groups)))))
+            (setcdr group (cons (cons index path) (cdr group)))))))
     (when groups
       (toolspec--ensure-module)
-      (with-temp-buffer
-        (insert text)
-        (set-syntax-table toolspec--json-syntax-table)
-        (pcase-dolist (`(,parent . ,members) groups)
-          (let ((start (apply #'toolspec--text-position
-                              (let ((lc (toolspec--mod-locate text parent))) (list (car lc) (cdr lc)))))
-                (i 0))
-            (goto-char start)
-            (dolist (m (sort members (lambda (a b) (< (or (car a) -1) (or (car b) -1)))))
-              (pcase-let ((`(,index . ,path) m))
-                (puthash
-                 path
-                 (cond
-                  ((null index) (toolspec--span-at start))
-                  ((and (eq (char-after start) ?\[)
-                        (ignore-errors
-                          (when (= i 0) (goto-char (1+ start)))
-                          (while (< i index)
-                            (skip-chars-forward " \t\r\n")
-                            (goto-char (scan-sexps (point) 1))
-                            (skip-chars-forward " \t\r\n")
-                            (if (eq (char-after) ?,) (forward-char 1) (error "No element %d" index))
-                            (setq i (1+ i)))
-                          (skip-chars-forward " \t\r\n")
-                          (toolspec--span-at (point)))))
-                  (t (save-excursion
-                       (toolspec--span-at
-                        (apply #'toolspec--text-position
-                               (let ((lc (toolspec--mod-locate text path))) (list (car lc) (cdr lc))))))))
-                 table)))))))))
+      (let ((places (toolspec--mod-locate-many text (vconcat (mapcar #'car groups)))))
+        (with-temp-buffer
+          (insert text)
+          (set-syntax-table toolspec--json-syntax-table)
+          (cl-loop
+           for (_parent . members) in groups
+           for start across (toolspec--text-positions places)
+           for place across places
+           do (let ((i 0)
+                    ;; The last place found in the array, and its line.
+                    (here start) (line (car place)))
+                (goto-char start)
+                (dolist (m (sort members (lambda (a b) (< (or (car a) -1) (or (car b) -1)))))
+                  (pcase-let ((`(,index . ,path) m))
+                    (puthash
+                     path
+                     (cond
+                      ((null index) (toolspec--span-at start line))
+                      ((and (eq (char-after start) ?\[)
+                            (ignore-errors
+                              (when (= i 0) (goto-char (1+ start)))
+                              (while (< i index)
+                                (skip-chars-forward " \t\r\n")
+                                (goto-char (scan-sexps (point) 1))
+                                (skip-chars-forward " \t\r\n")
+                                (if (eq (char-after) ?,) (forward-char 1) (error "No element %d" index))
+                                (setq i (1+ i)))
+                              (skip-chars-forward " \t\r\n")
+                              (setq line (+ line (toolspec--newlines here (point))) here (point))
+                              (toolspec--span-at (point) line))))
+                      (t (save-excursion
+                           (let ((lc (toolspec--mod-locate text path)))
+                             (toolspec--span-at (toolspec--text-position (car lc) (cdr lc)) (car lc))))))
+                     table))))))))))
 
 (defun toolspec--tool-span (source path)
   "Where the tool at JSON PATH is in SOURCE's text: (LINE COLUMN TEXT).
@@ -890,9 +925,13 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
         (toolspec--compute-spans source (mapcar (lambda (e) (plist-get e :path))
                                                 (cl-remove-if-not (lambda (e) (plist-get e :problems))
                                                                   entries)))
-        (dolist (p general)
-          (pcase-let ((`(,line . ,col) (toolspec--problem-place source nil p)))
-            (push (list (car p) line col (nth 1 p) (nth 2 p)) out)))
+        ;; Problems of no tool: all found in one pass over the text.
+        (when general
+          (cl-loop for p in general
+                   for (line . col) across (toolspec--mod-locate-many
+                                            (toolspec--source-string source)
+                                            (vconcat (mapcar (lambda (p) (nth 1 p)) general)))
+                   do (push (list (car p) line col (nth 1 p) (nth 2 p)) out)))
         (dolist (e entries)
           (dolist (p (plist-get e :problems))
             (pcase-let ((`(,line . ,col) (toolspec--problem-place source e p)))
@@ -1006,23 +1045,30 @@ problems."
 REPORT-FN is Flymake's callback."
   (require 'flymake)
   (condition-case err
-      (let ((source (save-restriction (widen) (toolspec--buffer-source (current-buffer)))))
-        (funcall report-fn
-                 (mapcar
-                  (pcase-lambda (`(,severity ,line ,col ,path ,message))
-                    (pcase-let ((`(,_ . ,beg) (toolspec--source-position source line col)))
-                      (let ((end (save-excursion
-                                   (goto-char beg)
-                                   (min (line-end-position)
-                                        (or (ignore-errors
-                                              (with-syntax-table toolspec--json-syntax-table
-                                                (scan-sexps beg 1)))
-                                            (line-end-position))))))
-                        (flymake-make-diagnostic
-                         (current-buffer) beg (max end (min (1+ beg) (point-max)))
-                         (if (eq severity 'error) :error :warning)
-                         (if (member path '(nil "")) message (format "%s: %s" path message))))))
-                  (toolspec--source-diagnostics source))))
+      (save-restriction
+        (widen)
+        (let* ((source (toolspec--buffer-source (current-buffer)))
+               (diags (toolspec--source-diagnostics source))
+               ;; All found in one pass down the buffer.
+               (starts (save-excursion
+                         (toolspec--text-positions
+                          (vconcat (mapcar (lambda (d) (cons (nth 1 d) (nth 2 d))) diags))))))
+          (funcall report-fn
+                   (cl-loop
+                    for (severity _line _col path message) in diags
+                    for beg across starts
+                    collect
+                    (let ((end (save-excursion
+                                 (goto-char beg)
+                                 (min (line-end-position)
+                                      (or (ignore-errors
+                                            (with-syntax-table toolspec--json-syntax-table
+                                              (scan-sexps beg 1)))
+                                          (line-end-position))))))
+                      (flymake-make-diagnostic
+                       (current-buffer) beg (max end (min (1+ beg) (point-max)))
+                       (if (eq severity 'error) :error :warning)
+                       (if (member path '(nil "")) message (format "%s: %s" path message))))))))
     (error (funcall report-fn :panic :explanation (error-message-string err)))))
 
 ;;;###autoload

@@ -279,6 +279,35 @@ fn locate<'e>(env: &'e Env, text: Value<'e>, path: Value<'e>) -> emacs::Result<V
     env.cons(line as i64, column as i64)
 }
 
+/// Line and column of each path of the vector PATHS in JSON TEXT, as a
+/// vector of conses: one pass over TEXT finds them all.
+#[defun]
+fn locate_many<'e>(env: &'e Env, text: Value<'e>, paths: Value<'e>) -> emacs::Result<Value<'e>> {
+    let s = self::text(text, "the JSON text").unwrap_or_default();
+    let paths = run(env, || {
+        let v: emacs::Vector = paths
+            .into_rust()
+            .map_err(|_| Error::new(ErrorKind::Shape, "the paths to locate must be a vector of strings"))?;
+        let not_strings = || Error::new(ErrorKind::Shape, "the paths to locate must be a vector of strings");
+        (0..v.len())
+            .map(|i| {
+                let p: Value = v.get(i).map_err(|_| not_strings())?;
+                match p.env.call("stringp", [p]) {
+                    Ok(s) if s.is_not_nil() => self::text(p, "a path"),
+                    _ => Err(not_strings()),
+                }
+            })
+            .collect::<crate::Result<Vec<String>>>()
+    })?;
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let places = crate::locate::locate_many(&s, &refs);
+    let out = env.make_vector(places.len(), ())?;
+    for (i, (line, column)) in places.into_iter().enumerate() {
+        out.set(i, env.cons(line as i64, column as i64)?)?;
+    }
+    Ok(out.value())
+}
+
 /// Check the tool definitions in Emacs Lisp source TEXT; returns elisp
 /// text `((SEVERITY LINE COLUMN PATH MESSAGE) ...)`, SEVERITY `error',
 /// `warning' or `note', an unreadable TEXT an error at its place.
