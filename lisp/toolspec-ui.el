@@ -328,14 +328,13 @@ validated here."
   "Position of COLUMN (from 1) on the current line, at most its end."
   (+ (point) (max 0 (min (1- column) (- (line-end-position) (point))))))
 
-(defun toolspec--text-positions (places &optional start)
+(defun toolspec--text-positions (places)
   "Positions in the current buffer of PLACES, a vector of (LINE . COLUMN).
-Line 1 begins at START, default `point-min'.  The lines are found in
-one pass down the buffer, whatever their order in PLACES, not each
-from START."
+The lines are found in one pass down the buffer, whatever their
+order in PLACES, not each from its beginning."
   (let ((out (make-vector (length places) nil))
         (line 1))
-    (goto-char (or start (point-min)))
+    (goto-char (point-min))
     (dolist (i (sort (number-sequence 0 (1- (length places)))
                      (lambda (a b) (< (car (aref places a)) (car (aref places b))))))
       (pcase-let ((`(,l . ,c) (aref places i)))

@@ -559,6 +559,17 @@ paths in the text is not the order of the tools."
                      ",\n")
           "\n  },\n  \"info\": {\"title\": \"V\", \"version\": \"1\"}\n}\n"))
 
+(ert-deftest toolspec-ui-text-positions-in-one-pass ()
+  "Places in any order become the positions found one by one."
+  (with-temp-buffer
+    (insert "{\n  \"a\": 1,\n\n  \"bé\": [2, 3]\n}")
+    (let* ((places [(4 . 9) (1 . 1) (2 . 3) (4 . 3) (2 . 99) (3 . 1) (9 . 2) (1 . 1)])
+           (positions (toolspec--text-positions places)))
+      (should (equal positions
+                     (cl-map 'vector (lambda (p) (toolspec--text-position (car p) (cdr p))) places)))
+      (should (equal (buffer-substring (aref positions 0) (1+ (aref positions 0))) "["))
+      (should (equal (buffer-substring (aref positions 3) (+ 4 (aref positions 3))) "\"bé\"")))))
+
 (ert-deftest toolspec-ui-many-tools-each-at-its-place ()
   "Each problem of a document of many operations is at its own operation.
 The places of all of them are found in one pass over the text (a
