@@ -350,8 +350,12 @@ pub fn elisp_to_json(text: &str, dialect: Dialect, many: bool, pretty: bool) -> 
 pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> Result<String> {
     if pretty {
         let items = serialized_plists(text)?;
-        let tools = items.iter().map(|item| serialized_tool(item)).enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
-        Ok(write::to_text(&write::write_tools(&tools, dialect)?, true))
+        let written = par::map(&items, |item| serialized_tool(item).map(|t| write::write_owned(t, dialect)));
+        // As for the printed form: the first tool that cannot be read,
+        // placed at its item, else the first that cannot be written.
+        let written = written.into_iter().enumerate().map(in_item).collect::<Result<Vec<Result<serde_json::Value>>>>()?;
+        let list = written.into_iter().collect::<Result<Vec<serde_json::Value>>>()?;
+        Ok(write::to_text(&write::document(list, dialect), true))
     } else {
         Ok(write::document_text(&serialized_plists_to_texts(text, dialect)?, dialect))
     }

@@ -195,14 +195,19 @@ pub fn write_owned(tool: Tool, dialect: Dialect) -> Result<Value> {
 /// `{"functionDeclarations": [...]}` for Gemini.
 pub fn write_tools(tools: &[Tool], dialect: Dialect) -> Result<Value> {
     let list = tools.iter().map(|t| write_tool(t, dialect)).collect::<Result<Vec<_>>>()?;
-    Ok(match document_key(dialect) {
+    Ok(document(list, dialect))
+}
+
+/// The document of tools already written in `dialect` (see [`write_tools`]).
+pub fn document(list: Vec<Value>, dialect: Dialect) -> Value {
+    match document_key(dialect) {
         Some(key) => {
             let mut m = Map::new();
             m.insert(key.into(), Value::Array(list));
             Value::Object(m)
         }
         None => Value::Array(list),
-    })
+    }
 }
 
 /// The key a dialect's document of many tools keeps them under, if any.

@@ -498,6 +498,56 @@ fn elisp_to_json_one_or_many() {
     assert_eq!(v.as_array().map(Vec::len), Some(2));
 }
 
+#[test]
+fn serialised_tools_write_as_printed_ones_compact_and_indented() {
+    // Enough tools to be written on several threads.
+    let n = 300;
+    let serialised = |i: usize, name: &str| {
+        format!(
+            r#"{{"name":"{name}","description":"D {i} é","args":[{{"name":"a","type":"string","description":"x\ny"}},{{"name":"n","type":"integer","optional":true}},{{"name":"e","type":"string","enum":["x","y"]}},{{"name":"o","type":"object","properties":{{"p":{{"type":"number"}}}},"required":["p"]}}]}}"#
+        )
+    };
+    let printed = |i: usize, name: &str| {
+        format!(
+            r#"(:name "{name}" :description "D {i} é" :args ((:name "a" :type "string" :description "x
+y") (:name "n" :type "integer" :optional t) (:name "e" :type "string" :enum ["x" "y"]) (:name "o" :type "object" :properties (:p (:type "number")) :required ["p"])))"#
+        )
+    };
+    let both = |names: &dyn Fn(usize) -> String| {
+        let s: Vec<String> = (0..n).map(|i| serialised(i, &names(i))).collect();
+        let p: Vec<String> = (0..n).map(|i| printed(i, &names(i))).collect();
+        (format!("[{}]", s.join(",")), format!("({})", p.join(" ")))
+    };
+    let (s, p) = both(&|i| format!("t{i}"));
+    for &(_, d) in toolspec::write::DIALECT_NAMES {
+        for pretty in [false, true] {
+            assert_eq!(
+                toolspec::serialized_plists_to_json(&s, d, pretty).unwrap(),
+                elisp_to_json(&p, d, true, pretty).unwrap(),
+                "{d:?} {pretty}"
+            );
+        }
+    }
+    // Errors are those of the printed tools, placed at the same item: a
+    // tool without a name, and a tool whose name is not a string after it.
+    let (s, p) = both(&|i| match i {
+        150 => String::new(),
+        250 => "BAD".into(),
+        _ => format!("t{i}"),
+    });
+    let bad = (s.replace(r#""name":"BAD""#, r#""name":7"#), p.replace(r#":name "BAD""#, ":name 7"));
+    let (s2, p2) = both(&|i| if i == 250 { "BAD".into() } else { format!("t{i}") });
+    let bad_later = (s2.replace(r#""name":"BAD""#, r#""name":7"#), p2.replace(r#":name "BAD""#, ":name 7"));
+    for ((s, p), at) in [(bad, "[150]"), (bad_later, "[250]")] {
+        for pretty in [false, true] {
+            let e = toolspec::serialized_plists_to_json(&s, Dialect::OpenAi, pretty).unwrap_err();
+            let printed = elisp_to_json(&p, Dialect::OpenAi, true, pretty).unwrap_err();
+            assert!(e.to_string().starts_with(at), "{e}");
+            assert_eq!((e.kind, e.to_string()), (printed.kind, printed.to_string()), "{pretty}");
+        }
+    }
+}
+
 // -------------------------------------------------------------- round trips
 
 /// The tool's schema-bearing JSON as written in its own dialect equals

@@ -717,6 +717,9 @@ symbol types cannot be serialised and are printed instead."
         (let ((fast (toolspec-tools-to-json tools dialect))
               (printed (toolspec-gptel-test--printed-json tools dialect)))
           (should (equal (list dialect fast) (list dialect printed)))
+          ;; Indented, the tools written on several threads.
+          (should (equal (list dialect (toolspec-tools-to-json tools dialect t))
+                         (list dialect (toolspec-gptel-test--printed-json tools dialect t))))
           ;; Again, from the texts kept by the first export.
           (should (equal (list dialect (toolspec-tools-to-json tools dialect))
                          (list dialect printed)))
@@ -732,13 +735,13 @@ symbol types cannot be serialised and are printed instead."
 
 ;;;; Export: the texts kept for the next export
 
-(defun toolspec-gptel-test--printed-json (tools dialect)
+(defun toolspec-gptel-test--printed-json (tools dialect &optional pretty)
   "TOOLS as one JSON document in DIALECT by printing them for the module.
 Neither `json-serialize' nor the texts kept from earlier exports are
-used."
+used.  PRETTY as for `toolspec-tools-to-json'."
   (cl-letf (((symbol-function 'toolspec--serialize) #'ignore)
             ((symbol-function 'toolspec--tool-texts) #'ignore))
-    (toolspec-tools-to-json tools dialect)))
+    (toolspec-tools-to-json tools dialect pretty)))
 
 (defun toolspec-gptel-test--cached-json (tools dialect)
   "TOOLS as JSON in DIALECT, every tool's text from an earlier export.
