@@ -5,11 +5,10 @@
 //! call, lists and vectors made by one call each) is faster than printing
 //! elisp text for `read` and reading it back.
 
-use std::collections::HashMap;
-
 use emacs::{Env, IntoLisp, Value};
 use serde_json::Number;
 
+use crate::model::FastMap;
 use crate::plist::Sink;
 
 emacs::use_functions! {
@@ -31,8 +30,8 @@ pub(crate) struct Lisp<'e> {
     open: Vec<(bool, usize)>,
     done: Vec<Value<'e>>,
     /// Symbols made so far, and keywords by their name without colon.
-    symbols: HashMap<String, Value<'e>>,
-    keywords: HashMap<String, Value<'e>>,
+    symbols: FastMap<String, Value<'e>>,
+    keywords: FastMap<String, Value<'e>>,
     nil: Value<'e>,
     t: Value<'e>,
     error: Option<emacs::Error>,
@@ -45,8 +44,8 @@ impl<'e> Lisp<'e> {
             items: Vec::new(),
             open: Vec::new(),
             done: Vec::new(),
-            symbols: HashMap::new(),
-            keywords: HashMap::new(),
+            symbols: FastMap::default(),
+            keywords: FastMap::default(),
             nil: env.intern("nil")?,
             t: env.intern("t")?,
             error: None,
@@ -68,7 +67,7 @@ impl<'e> Lisp<'e> {
     /// The symbol named `name`, from `cache` or interned and kept there.
     fn intern(
         env: &'e Env,
-        cache: &mut HashMap<String, Value<'e>>,
+        cache: &mut FastMap<String, Value<'e>>,
         key: &str,
         name: impl FnOnce() -> String,
     ) -> emacs::Result<Value<'e>> {
@@ -103,7 +102,14 @@ impl<'a> Sink<'a> for Lisp<'_> {
     fn close(&mut self) {
         if let Some((is_vector, start)) = self.open.pop() {
             let items = &self.items[start..];
-            let v = if is_vector { lisp_vector.call(self.env, items) } else { lisp_list.call(self.env, items) };
+            let v = if is_vector {
+                lisp_vector.call(self.env, items)
+            } else if items.is_empty() {
+                // The empty list is nil: no call (a tool without problems).
+                Ok(self.nil)
+            } else {
+                lisp_list.call(self.env, items)
+            };
             self.items.truncate(start);
             self.push(v);
         }

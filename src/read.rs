@@ -540,7 +540,7 @@ impl<'a> Reader<'a> {
         // The normalised schema is this tool's own: its parts move into
         // the model rather than being copied.
         let props = root.shift_remove("properties");
-        let required: std::collections::HashSet<&str> = match root.get("required") {
+        let required: crate::model::FastSet<&str> = match root.get("required") {
             None => Default::default(),
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
             Some(other) => {
@@ -571,7 +571,7 @@ impl<'a> Reader<'a> {
             }
         }
         if !required.is_empty() {
-            let names: std::collections::HashSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
+            let names: crate::model::FastSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
             // In the document's order, for stable warnings.
             let listed: Vec<&str> = match root.get("required") {
                 Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),

@@ -130,7 +130,7 @@ pub struct Normalizer<'a> {
     /// becomes a placeholder.
     pub soft_nodes: usize,
     /// Expansions of sibling-free `$ref`s already made, when enabled.
-    cache: Option<std::collections::HashMap<String, CachedRef>>,
+    cache: Option<crate::model::FastMap<String, CachedRef>>,
     /// The lowest `ref_stack` index a placeholder made so far depends on
     /// (a cycle back to it, or a limit reached below it): an expansion
     /// that depends on nothing above itself can be reused anywhere.
@@ -170,7 +170,7 @@ impl<'a> Normalizer<'a> {
     /// made, for normalising many schemas of one document.  Warnings are
     /// then given once, where a reference is first expanded.
     pub fn with_ref_cache(mut self) -> Self {
-        self.cache = Some(std::collections::HashMap::new());
+        self.cache = Some(crate::model::FastMap::default());
         self
     }
 

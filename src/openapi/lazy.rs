@@ -23,7 +23,7 @@
 //! (`"\ud800"`) in it is no error, and its nesting depth is counted from
 //! the entry, not from the document's root.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -32,6 +32,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{line_column, Error, Result};
+use crate::model::FastMap;
 use crate::schema::{pointer_tokens, value_at};
 
 use super::METHODS;
@@ -50,7 +51,7 @@ enum Part<'t> {
     Raw(&'t RawValue),
     /// An object some of whose members are not parsed yet, and the place
     /// of each key among them.
-    Object(Vec<(String, Part<'t>)>, HashMap<String, usize>),
+    Object(Vec<(String, Part<'t>)>, FastMap<String, usize>),
 }
 
 /// How a part of the text is parsed.
@@ -100,7 +101,7 @@ impl<'de> Visitor<'de> for Shape {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Part<'de>, A::Error> {
         let mut members: Vec<(String, Part<'de>)> = Vec::new();
         // Where each key is: component maps have hundreds of entries.
-        let mut places: HashMap<String, usize> = HashMap::new();
+        let mut places: FastMap<String, usize> = FastMap::default();
         while let Some(key) = map.next_key::<String>()? {
             let part = map.next_value_seed(self.child(&key))?;
             // A repeated key keeps its first place and its last value, as
