@@ -9,9 +9,9 @@ use std::hash::Hash;
 
 use serde_json::{Map, Value};
 
-/// Hash maps and sets of the names an import meets: hashed with foldhash,
-/// several times faster than the standard SipHash on short keys, which
-/// showed in profiles of large imports.  (The maps of `serde_json` values
+/// Hash maps and sets of the names an import meets, hashed with foldhash:
+/// the standard SipHash showed in profiles of large imports.  (Its state is
+/// randomly initialised, as SipHash's is.  The maps of `serde_json` values
 /// keep the standard hasher.)
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
