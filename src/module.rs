@@ -285,10 +285,8 @@ fn locate<'e>(env: &'e Env, text: Value<'e>, path: Value<'e>) -> emacs::Result<V
 fn locate_many<'e>(env: &'e Env, text: Value<'e>, paths: Value<'e>) -> emacs::Result<Value<'e>> {
     let s = self::text(text, "the JSON text").unwrap_or_default();
     let paths = run(env, || {
-        let v: emacs::Vector = paths
-            .into_rust()
-            .map_err(|_| Error::new(ErrorKind::Shape, "the paths to locate must be a vector of strings"))?;
         let not_strings = || Error::new(ErrorKind::Shape, "the paths to locate must be a vector of strings");
+        let v: emacs::Vector = paths.into_rust().map_err(|_| not_strings())?;
         (0..v.len())
             .map(|i| {
                 let p: Value = v.get(i).map_err(|_| not_strings())?;

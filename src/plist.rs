@@ -327,18 +327,9 @@ impl<'de> serde::de::Visitor<'de> for Borrowed {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node<'de>, A::Error> {
         let mut items = Vec::new();
-        let mut keys = std::collections::HashSet::new();
+        let mut keys = crate::model::Seen::default();
         while let Some(k) = map.next_key::<&'de str>()? {
-            // A set only for objects of many keys: most have a few.
-            let seen = if items.len() < 32 {
-                items.iter().step_by(2).any(|x| *x == Node::Kw(k))
-            } else {
-                if keys.is_empty() {
-                    keys.extend(items.iter().step_by(2).filter_map(Node::as_keyword));
-                }
-                !keys.insert(k)
-            };
-            if seen {
+            if !keys.insert(k) {
                 return Err(serde::de::Error::custom("a key given twice"));
             }
             items.push(Node::Kw(k));

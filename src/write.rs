@@ -81,9 +81,6 @@ fn for_dialect(mut root: Schema, dialect: Dialect) -> Schema {
 
 /// One tool in `dialect`.
 pub fn write_tool(tool: &Tool, dialect: Dialect) -> Result<Value> {
-    if tool.name.is_empty() {
-        return Err(Error::new(ErrorKind::Write, "the tool has no name"));
-    }
     write_owned(tool.clone(), dialect)
 }
 
