@@ -81,11 +81,11 @@ pub fn notes(text: &str) -> Vec<Problem> {
                 i += 1;
             }
             b'"' => {
-                let Some(end) = string_end(b, i) else { break };
+                let Some((end, escaped)) = string_end(b, i) else { break };
                 let expecting_key = matches!(stack.last(), Some(Frame::Object { key: None, .. }));
                 if expecting_key {
                     let raw = &text[i + 1..end - 1];
-                    let k: Cow<str> = if raw.contains('\\') {
+                    let k: Cow<str> = if escaped {
                         Cow::Owned(serde_json::from_str::<String>(&text[i..end]).unwrap_or_else(|_| raw.to_string()))
                     } else {
                         Cow::Borrowed(raw)
@@ -143,6 +143,13 @@ pub fn notes(text: &str) -> Vec<Problem> {
             // tight loop; `:` too.
             _ => {
                 i += 1;
+                // Indentation eight spaces at a time.
+                while let Some(chunk) = b.get(i..i + 8) {
+                    if chunk != b"        " {
+                        break;
+                    }
+                    i += 8;
+                }
                 while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
                     i += 1;
                 }
@@ -157,14 +164,30 @@ pub fn notes(text: &str) -> Vec<Problem> {
     out
 }
 
-/// End (exclusive) of the string starting at `i`; None if it never ends.
-fn string_end(b: &[u8], i: usize) -> Option<usize> {
+/// End (exclusive) of the string starting at `i`, and whether it holds
+/// an escape; None if it never ends.
+fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
+    // Most strings are short keys, ended before `memchr` would have set up.
+    for (k, &c) in b.get(j..)?.iter().take(16).enumerate() {
+        match c {
+            b'"' => return Some((j + k + 1, false)),
+            b'\\' => {
+                j += k;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut escaped = false;
     while j < b.len() {
         j += memchr::memchr2(b'"', b'\\', &b[j..])?;
         match b[j] {
-            b'\\' => j += 2,
-            _ => return Some(j + 1),
+            b'\\' => {
+                escaped = true;
+                j += 2;
+            }
+            _ => return Some((j + 1, escaped)),
         }
     }
     None
@@ -253,6 +276,25 @@ mod tests {
         let n = notes_of(r#"{"a\\": "\"{", "b": "\\\"}\\", "a\\": 0, "c\"": [], "c\"": 1}"#);
         assert_eq!(n.len(), 2, "{n:?}");
         assert!(n[0].starts_with(r#"a\|duplicate key"#) && n[1].starts_with(r#"c"|duplicate key"#), "{n:?}");
+    }
+
+    #[test]
+    fn strings_and_indentation_of_any_length() {
+        // Keys and values ending, or escaping, on either side of the 16
+        // bytes looked at before `memchr`, in text indented by up to 20
+        // spaces: each object's second key repeats its first.
+        for n in 0..40 {
+            for escape in [None, Some(0), Some(n / 2), Some(n)] {
+                let mut key = "k".repeat(n);
+                if let Some(at) = escape {
+                    key.insert_str(at.min(key.len()), "\\\"");
+                }
+                let pad = " ".repeat(n % 21);
+                let text = format!("{{\n{pad}\"{key}\": \"{key}\",\n{pad}\"{key}\": [\"{key}\"],\n{pad}\"z\": {{\"{key}\": 1}}}}");
+                let decoded: String = serde_json::from_str(&format!("\"{key}\"")).unwrap();
+                assert_eq!(notes_of(&text), vec![format!("{decoded}|duplicate key \"{decoded}\": the last value is used, the earlier ones are ignored")], "{text}");
+            }
+        }
     }
 
     #[test]

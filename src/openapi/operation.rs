@@ -460,7 +460,7 @@ impl<'a> Builder<'_, 'a, '_> {
             }
         };
         tidy(&mut schema, path, &mut self.warnings, self.fixer);
-        let mut body = Map::new();
+        let mut body = Map::with_capacity(3);
         body.insert("contentType".into(), Value::from(ct));
         let flatten = schema.get("type").and_then(Value::as_str) == Some("object")
             && schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
@@ -561,7 +561,8 @@ impl<'a> Builder<'_, 'a, '_> {
             }
         }
         let op = self.op.op;
-        let mut e = Map::new();
+        // Sized once: growing an `IndexMap` rehashes it.
+        let mut e = Map::with_capacity(16);
         e.insert("type".into(), Value::from("openapi"));
         e.insert("server".into(), Value::from(self.server(opts)));
         e.insert("method".into(), Value::from(self.op.method.to_ascii_uppercase()));
@@ -759,7 +760,7 @@ impl<'a> Builder<'_, 'a, '_> {
 
 /// One entry of the executor's `parameters`.
 fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, explode: Option<bool>) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(5);
     m.insert("name".into(), Value::from(name));
     m.insert("in".into(), Value::from(loc));
     m.insert("arg".into(), arg.map_or(Value::Null, Value::from));
