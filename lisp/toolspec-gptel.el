@@ -36,6 +36,9 @@
 ;;; Code:
 
 (require 'cl-lib)
+;; `when-let*', `if-let*' and `string-empty-p' are subr-x's on Emacs 28.
+(eval-when-compile (require 'subr-x))
+(when (< emacs-major-version 29) (require 'subr-x))
 (require 'toolspec)
 (require 'toolspec-openapi)
 

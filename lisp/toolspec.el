@@ -48,6 +48,9 @@
 ;;; Code:
 
 (require 'cl-lib)
+;; `when-let*', `if-let*' and `string-empty-p' are subr-x's on Emacs 28.
+(eval-when-compile (require 'subr-x))
+(when (< emacs-major-version 29) (require 'subr-x))
 
 (defconst toolspec-version "0.1.0"
   "Version of the toolspec package; the module must have the same.")
