@@ -4,7 +4,7 @@
 #   - cargo test: unit tests, test/core.rs and test/openapi.rs
 #   - byte-compilation of lisp/ with warnings as errors, and checkdoc
 #   - ERT in batch Emacs against the built (debug) module: core and real gptel
-#   - the ERT suite once more under `emacs --module-assertions'
+#   - the ERT suite once more under `emacs --module-assertions', and on Emacs 28
 set -uo pipefail
 cd "$(dirname "$0")/.."
 EMACS=${EMACS:-emacs}
@@ -46,10 +46,12 @@ fi
 ert_files=()
 for f in test/*-test.el; do ert_files+=(-l "$f"); done
 
+# Loaded before the suites (compat, for gptel on Emacs 28).
+ert_preload=()
 run_ert() {
   local name=$1; shift
   note "ERT ($name)"
-  "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test \
+  "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test "${ert_preload[@]}" \
     --eval "(setq toolspec-module-file \"$module\")" \
     "${ert_files[@]}" \
     -f ert-run-tests-batch-and-exit 2>&1 | tee "$log/ert-$name.txt"
@@ -66,6 +68,22 @@ run_ert() {
 }
 run_ert plain
 run_ert module-assertions --module-assertions
+
+# And on Emacs 28, the oldest toolspec supports (Debian bookworm's,
+# unpacked into .deps/emacs-28, with compat, which gptel needs there).
+note "Emacs 28 (scripts/setup-deps.sh emacs28)"
+if bash scripts/setup-deps.sh emacs28; then
+  if .deps/emacs-28/emacs --batch -Q -l compat -L lisp -L .deps/gptel \
+       --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: byte-compilation or checkdoc of lisp/ on Emacs 28"; failed=$((failed + 1))
+  fi
+  ert_preload=(-l compat)
+  EMACS="$PWD/.deps/emacs-28/emacs" run_ert emacs-28
+else
+  echo "FAILED: Emacs 28 could not be set up"; failed=$((failed + 1))
+fi
 
 rm -rf "$log"
 echo

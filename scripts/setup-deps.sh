@@ -76,9 +76,54 @@ SRC
   log "gptel $(grep -m1 -i '^;; Version:' "$deps/gptel/gptel.el" | awk '{print $3}') in .deps/gptel"
 }
 
+# Emacs 28, the oldest toolspec supports, for a second run of the ERT
+# suite: Debian bookworm's emacs-nox 28.2 and elpa-compat (what gptel needs
+# on Emacs 28), unpacked into .deps/emacs-28 (no system change), run by
+# the script .deps/emacs-28/emacs.  Fails when the packages cannot be had.
+install_emacs28() {
+  local dir="$deps/emacs-28"
+  if [ -x "$dir/emacs" ] && [ -d "$dir/compat" ]; then return 0; fi
+  log "fetching Emacs 28 and compat (Debian bookworm) into .deps/emacs-28"
+  local apt="$deps/apt-bookworm"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
+  cat > "$apt/etc/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+SRC
+  local opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=-"
+              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+              -o "Dir::State::Status=/dev/null" -o "APT::Get::List-Cleanup=0"
+              -o "Debug::NoLocking=1" -o "Acquire::Languages=none")
+  apt-get "${opts[@]}" update -qq >/dev/null 2>&1 || apt-get "${opts[@]}" update -qq
+  local version
+  version=$(apt-cache "${opts[@]}" madison emacs-nox | awk '$3 ~ /^1:28\./ { print $3; exit }')
+  if [ -z "$version" ]; then
+    log "no Emacs 28 in Debian bookworm's packages"; return 1
+  fi
+  rm -rf "$dir" "$apt/debs"; mkdir -p "$apt/debs" "$dir/root"
+  (cd "$apt/debs" && apt-get "${opts[@]}" download -qq "emacs-nox=$version" "emacs-common=$version" \
+     "emacs-bin-common=$version" "emacs-el=$version" elpa-compat >/dev/null)
+  for deb in "$apt/debs"/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
+  rm -rf "$apt/debs"
+  local compat; compat=$(dirname "$(find "$dir/root" -name compat.el | head -n1)")
+  mv "$compat" "$dir/compat"
+  local share="$dir/root/usr/share/emacs/28.2"
+  [ -d "$share/lisp" ] && [ -x "$dir/root/usr/bin/emacs-nox" ] || { log "the Emacs 28 packages did not unpack as expected"; return 1; }
+  cat > "$dir/emacs" <<RUN
+#!/bin/sh
+# Emacs 28 from .deps/emacs-28/root, with compat on its load path.
+EMACSLOADPATH="\$(find "$share/lisp" -type d | tr '\\n' ':')$dir/compat"
+EMACSDATA="$share/etc" EMACSDOC="$share/etc"
+export EMACSLOADPATH EMACSDATA EMACSDOC
+exec "$dir/root/usr/bin/emacs-nox" "\$@"
+RUN
+  chmod +x "$dir/emacs"
+  log "$("$dir/emacs" --batch -Q --eval '(princ emacs-version)' 2>/dev/null) in .deps/emacs-28"
+}
+
 emacs_ok || install_emacs
 emacs_ok || { log "Emacs >= 28.1 still not available"; exit 1; }
 case "${1:-all}" in
   emacs) ;;
+  emacs28) install_emacs28 ;;
   *) install_gptel ;;
 esac
