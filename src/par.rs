@@ -17,7 +17,7 @@ const MAX_THREADS: usize = 8;
 const STACK: usize = 8 << 20;
 
 /// How many threads to use for `n` items.
-fn threads_for(n: usize) -> usize {
+pub(crate) fn threads_for(n: usize) -> usize {
     let cores = thread::available_parallelism().map_or(1, usize::from);
     cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
 }
@@ -163,7 +163,7 @@ fn in_turn<T, C, R>(make: impl FnOnce(&mut dyn FnMut(T)) -> R, check: &impl Fn(&
 }
 
 /// A worker thread running `f`, or `None` if none can be started.
-fn spawn<'s, R: Send + 's>(
+pub(crate) fn spawn<'s, R: Send + 's>(
     scope: &'s thread::Scope<'s, '_>,
     f: impl FnOnce() -> R + Send + 's,
 ) -> Option<thread::ScopedJoinHandle<'s, R>> {

@@ -47,6 +47,13 @@ pub fn parse_and_note<T, E>(text: &str, parse: impl FnOnce() -> Result<T, E>) ->
 /// The warnings for `text` (valid JSON): duplicate keys and integers
 /// beyond 64 bits, at most [`MAX_NOTES`] of each, then one counting the rest.
 pub fn notes(text: &str) -> Vec<Problem> {
+    notes_and_depth(text).0
+}
+
+/// [`notes`], and how deep objects and arrays nest in `text` (the most
+/// open at once).
+pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
+    let mut deepest = 0;
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
     // The key sets of objects scanned, kept for the next ones: a large
@@ -59,10 +66,12 @@ pub fn notes(text: &str) -> Vec<Problem> {
         match b[i] {
             b'{' => {
                 stack.push(Frame::Object { key: None, seen: spare.pop().unwrap_or_default() });
+                deepest = deepest.max(stack.len());
                 i += 1;
             }
             b'[' => {
                 stack.push(Frame::Array { item: 0 });
+                deepest = deepest.max(stack.len());
                 i += 1;
             }
             b'}' | b']' => {
@@ -161,7 +170,7 @@ pub fn notes(text: &str) -> Vec<Problem> {
             out.push(Problem::warning("", format!("{} more {what} not listed", n - MAX_NOTES)));
         }
     }
-    out
+    (out, deepest)
 }
 
 /// End (exclusive) of the string starting at `i`, and whether it holds

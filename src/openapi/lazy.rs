@@ -4,12 +4,15 @@
 //! Most of a large description is what tools never read: response schemas
 //! and examples, webhooks.  GitHub's is 13 MB, of which an import reads the
 //! paths and a few hundred components.  So the text is parsed once, with
-//! `paths` and the document's other small keys made into `Value`s, while
+//! the document's small keys made into `Value`s, while each path item,
 //! each entry of the component maps (`components.schemas`...), of Swagger
 //! 2's `definitions`, `parameters` and `responses`, and of the webhooks is
-//! only checked and kept as its text.  Then the `$ref`s of what was made
-//! are followed: each entry they reach is parsed in turn, and its own
-//! `$ref`s followed.  An entry that no `$ref` reaches is null in the result.
+//! only checked and kept as its text.  Then every path item is parsed:
+//! in a large document, on two threads, the one that scanned the text for
+//! duplicate keys helping once its scan is done ([`parse_noted`]).  Then
+//! the `$ref`s of what was made are followed: each entry they reach is
+//! parsed in turn, and its own `$ref`s followed.  An entry that no `$ref`
+//! reaches is null in the result.
 //!
 //! A response is followed only as far as the import reads it: its `$ref`,
 //! not its content, unless the document has an `x-lookup` (lookups read
@@ -25,6 +28,8 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -32,7 +37,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{line_column, Error, Result};
-use crate::model::FastMap;
+use crate::model::{FastMap, Problem};
 use crate::schema::{pointer_tokens, value_at};
 
 use super::METHODS;
@@ -69,7 +74,9 @@ impl Shape {
     fn child(self, key: &str) -> Shape {
         match self {
             Shape::Root if key == "components" => Shape::Components,
-            Shape::Root if LAZY_ROOT.contains(&key) => Shape::Entries,
+            // Every path item is read, but parsed after the rest, and on
+            // two threads when the text is large ([`parse_noted`]).
+            Shape::Root if key == "paths" || LAZY_ROOT.contains(&key) => Shape::Entries,
             Shape::Components if LAZY_SECTIONS.contains(&key) => Shape::Entries,
             Shape::Entries => Shape::Raw,
             _ => Shape::Value,
@@ -260,18 +267,175 @@ impl Refs {
 /// document has `x-lookup`.  Errors are the parser's, at their place in
 /// `text`.
 pub fn parse(text: &str, lookup: bool) -> Result<Value> {
+    let root = first_pass(text)?;
+    let items = Items::of(&root, lookup, true);
+    let parsed = items.merge(items.work(), Vec::new());
+    finish(root, parsed, text, lookup)
+}
+
+/// [`parse`], and, if the text parsed, its [`crate::scan::notes`].  A
+/// large text is scanned on another thread while it is parsed, and that
+/// thread, once done, parses path items beside this one: the scan takes
+/// less time than the parse, and the path items are most of what the
+/// parse makes.
+pub fn parse_noted(text: &str, lookup: bool) -> (Result<Value>, Vec<Problem>) {
+    let helped = text.len() >= crate::read::BIG && crate::par::threads_for(usize::MAX) > 1;
+    if !helped {
+        let parsed = parse(text, lookup);
+        let notes = if parsed.is_ok() { crate::scan::notes(text) } else { Vec::new() };
+        return (parsed, notes);
+    }
+    // The path items, once the first pass has found them; the sender
+    // dropped without sending says there are none to help with.
+    let posted: OnceLock<Items> = OnceLock::new();
+    let (post, wait) = std::sync::mpsc::sync_channel::<()>(1);
+    std::thread::scope(|scope| {
+        let posted = &posted;
+        let helper = crate::par::spawn(scope, move || {
+            let (notes, depth) = crate::scan::notes_and_depth(text);
+            let done = match (wait.recv(), posted.get()) {
+                (Ok(()), Some(items)) => items.work(),
+                _ => Vec::new(),
+            };
+            (notes, depth, done)
+        });
+        let root = first_pass(text);
+        // The scan gives the text's nesting: items need not be measured.
+        let mine = root.as_ref().ok().map(|root| {
+            let items = posted.get_or_init(|| Items::of(root, lookup, helper.is_none()));
+            let _ = post.send(());
+            items.work()
+        });
+        drop(post);
+        let (notes, depth, theirs) = match helper {
+            Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => (crate::scan::notes(text), 0, Vec::new()),
+        };
+        let parsed = match (root, mine, posted.get()) {
+            // Nested deeper than the parser goes: its error.
+            (Ok(_), _, _) if depth > MAX_DEPTH => Err(whole_error(text)),
+            (Ok(root), Some(mine), Some(items)) => finish(root, items.merge(mine, theirs), text, lookup),
+            (Err(e), _, _) => Err(e),
+            _ => unreachable!("a parsed document has its items posted"),
+        };
+        let notes = if parsed.is_ok() { notes } else { Vec::new() };
+        (parsed, notes)
+    })
+}
+
+/// The text parsed as far as a first pass goes: path items and the
+/// entries of the lazy maps kept raw.
+fn first_pass(text: &str) -> Result<Part<'_>> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let root = match Shape::Root.deserialize(&mut de).and_then(|p| de.end().map(|()| p)) {
-        Ok(root) => root,
+    match Shape::Root.deserialize(&mut de).and_then(|p| de.end().map(|()| p)) {
+        Ok(root) => Ok(root),
         // The error exactly as parsing it whole reports it.
-        Err(_) => return serde_json::from_str(text).map_err(|e| Error::from_json(&e)),
-    };
-    let mut root = root;
+        Err(_) => Err(whole_error(text)),
+    }
+}
+
+/// The error of parsing `text` whole, as the first pass found there was
+/// one (or, never, one naming the nesting of `paths`).
+fn whole_error(text: &str) -> Error {
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => Error::from_json(&e),
+        Ok(_) => Error::new(crate::ErrorKind::Json, "recursion limit exceeded in `paths`"),
+    }
+}
+
+/// A path item parsed, with the references it holds (as [`Role::Paths`]
+/// collects them); None if it does not parse as it would in the whole
+/// text.
+type Item = Option<(Value, Vec<String>)>;
+
+/// The raw path items of a document, taken one at a time by each thread
+/// that parses them.
+struct Items<'t> {
+    /// Each item's text, and whether its key is an extension (`x-...`).
+    raw: Vec<(&'t RawValue, bool)>,
+    lookup: bool,
+    /// Whether each item's nesting is to be measured.
+    measure: bool,
+    next: AtomicUsize,
+}
+
+impl<'t> Items<'t> {
+    fn of(root: &Part<'t>, lookup: bool, measure: bool) -> Items<'t> {
+        let mut raw = Vec::new();
+        if let Part::Object(members, places) = root {
+            if let Some(Part::Object(items, _)) = places.get("paths").map(|&i| &members[i].1) {
+                for (key, part) in items {
+                    if let Part::Raw(r) = part {
+                        raw.push((*r, key.starts_with("x-")));
+                    }
+                }
+            }
+        }
+        Items { raw, lookup, measure, next: AtomicUsize::new(0) }
+    }
+
+    /// Parse items until none is left; each with its place.
+    fn work(&self) -> Vec<(usize, Item)> {
+        let mut done = Vec::new();
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(raw, extension)) = self.raw.get(i) else { return done };
+            done.push((i, self.parse(raw, extension)));
+        }
+    }
+
+    fn parse(&self, raw: &RawValue, extension: bool) -> Item {
+        let v: Value = serde_json::from_str(raw.get()).ok()?;
+        if self.measure && depth(&v) > MAX_DEPTH - 2 {
+            return None;
+        }
+        let mut refs = Refs { lookup: self.lookup, found: Vec::new() };
+        refs.walk(&v, if extension { Role::Any } else { Role::PathItem });
+        Some((v, refs.found))
+    }
+
+    /// The items of two threads, in order.
+    fn merge(&self, mine: Vec<(usize, Item)>, theirs: Vec<(usize, Item)>) -> Vec<Item> {
+        let mut all: Vec<Item> = vec![None; self.raw.len()];
+        for (i, item) in mine.into_iter().chain(theirs) {
+            all[i] = item;
+        }
+        all
+    }
+}
+
+/// How deep objects and arrays may nest in a text serde_json parses (a
+/// path item is two levels down: in the document, in its `paths`).
+const MAX_DEPTH: usize = 127;
+
+/// How many containers `v` nests, itself counted.
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The document from its first pass and its parsed path items: the
+/// references of what was made followed, what they reach parsed.
+fn finish(mut root: Part<'_>, items: Vec<Item>, text: &str, lookup: bool) -> Result<Value> {
     let mut refs = Refs { lookup, found: Vec::new() };
-    if let Part::Object(members, _) = &root {
-        for (key, part) in members {
+    let mut items = items.into_iter();
+    if let Part::Object(members, _) = &mut root {
+        for (key, part) in members.iter_mut() {
             match part {
                 Part::Value(v) => refs.walk(v, if key == "paths" { Role::Paths } else { Role::Any }),
+                Part::Object(entries, _) if key == "paths" => {
+                    for (_, entry) in entries.iter_mut() {
+                        if !matches!(entry, Part::Raw(_)) {
+                            continue;
+                        }
+                        let Some(Some((v, found))) = items.next() else { return Err(whole_error(text)) };
+                        refs.found.extend(found);
+                        *entry = Part::Value(v);
+                    }
+                }
                 Part::Object(sections, _) => {
                     for (_, s) in sections {
                         if let Part::Value(v) = s {
@@ -448,6 +612,87 @@ mod tests {
         let e = parse("{\"paths\": {\"a\": [1,}}", false).unwrap_err();
         let whole = Error::from_json(&serde_json::from_str::<Value>("{\"paths\": {\"a\": [1,}}").unwrap_err());
         assert_eq!(e, whole);
+    }
+
+    /// A document of `n` path items (each over 1 KB, so that 300 make a
+    /// large text), with `item` as the path item of `/odd`.
+    fn many_paths(n: usize, item: &str) -> String {
+        let mut paths: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r##""/p{i}": {{"get": {{"description": "{}", "parameters": [{{"$ref": "#/components/parameters/P{}"}}]}}}}"##,
+                    "d".repeat(1000),
+                    i % 3
+                )
+            })
+            .collect();
+        paths.insert(n / 2, format!("\"/odd\": {item}"));
+        paths.push(r##""x-ext": {"$ref": "#/components/schemas/X"}"##.to_string());
+        let params: Vec<String> =
+            (0..3).map(|i| format!(r#""P{i}": {{"name": "p{i}", "in": "query", "schema": {{"type": "string"}}}}"#)).collect();
+        format!(
+            r#"{{"openapi": "3.0.0", "paths": {{{}}}, "components": {{"parameters": {{{}}}, "schemas": {{"X": {{"type": "integer"}}, "Unused": {{}}}}}}}}"#,
+            paths.join(", "),
+            params.join(", ")
+        )
+    }
+
+    #[test]
+    fn path_items_parsed_on_two_threads_come_in_order() {
+        let small = many_paths(3, r#"{"get": {"k": 1, "k": 2}}"#);
+        let big = many_paths(300, r#"{"get": {"k": 1, "k": 2}}"#);
+        assert!(small.len() < crate::read::BIG && big.len() >= crate::read::BIG);
+        for text in [&small, &big] {
+            let (v, notes) = parse_noted(text, false);
+            let v = v.unwrap();
+            let whole: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(v["paths"], whole["paths"], "every path item, in order");
+            let keys: Vec<_> = v["paths"].as_object().unwrap().keys().collect();
+            let whole_keys: Vec<_> = whole["paths"].as_object().unwrap().keys().collect();
+            assert_eq!(keys, whole_keys);
+            assert_eq!(v["components"]["parameters"], whole["components"]["parameters"], "reached from path items");
+            assert_eq!(v["components"]["schemas"]["X"], whole["components"]["schemas"]["X"], "reached from an extension");
+            assert_eq!(v["components"]["schemas"]["Unused"], Value::Null);
+            assert_eq!(notes, crate::scan::notes(text));
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert_eq!(parse(text, false).unwrap(), v);
+        }
+    }
+
+    #[test]
+    fn items_of_two_threads_merge_by_their_places() {
+        let text = many_paths(3, "{}");
+        let root = first_pass(&text).unwrap();
+        let items = Items::of(&root, false, true);
+        assert_eq!(items.raw.len(), 5);
+        let item = |n: u64| Some((Value::from(n), vec![format!("#/{n}")]));
+        let merged = items.merge(vec![(0, item(0)), (3, item(3)), (4, item(4))], vec![(1, item(1)), (2, item(2))]);
+        assert_eq!(merged, (0..5).map(item).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn path_items_fail_where_the_whole_text_does() {
+        // Nested as deep as the parser goes, then one more; a lone
+        // surrogate escape.
+        let nested = |n: usize| format!("{{\"get\": {{\"x\": {}1{}}}}}", "[".repeat(n), "]".repeat(n));
+        for item in [nested(122), nested(123), nested(124), nested(200), r#"{"get": {"description": "\ud800"}}"#.to_string()] {
+            for n in [3, 300] {
+                let text = many_paths(n, &item);
+                let whole = serde_json::from_str::<Value>(&text).map_err(|e| Error::from_json(&e));
+                let (lazy, notes) = parse_noted(&text, false);
+                match whole {
+                    Ok(_) => assert!(lazy.is_ok(), "{item:.40}: {lazy:?}"),
+                    Err(e) => {
+                        assert_eq!(lazy.unwrap_err(), e, "{item:.40}");
+                        assert!(notes.is_empty());
+                        assert_eq!(parse(&text, false).unwrap_err(), e);
+                    }
+                }
+            }
+        }
+        // The limit is where it is said to be.
+        assert!(serde_json::from_str::<Value>(&many_paths(3, &nested(123))).is_ok());
+        assert!(serde_json::from_str::<Value>(&many_paths(3, &nested(124))).is_err());
     }
 
     #[test]

@@ -161,9 +161,13 @@ pub struct Document {
 impl Document {
     fn of(text: &str) -> Result<Document> {
         let lookup = text.contains("x-lookup");
-        let json = is_json(text);
-        let parse = || parse_with(text, |t| lazy::parse(t, lookup));
-        let (root, notes) = if json { crate::scan::parse_and_note(text, parse) } else { (parse(), Vec::new()) };
+        // JSON is scanned for what parsing drops (duplicate keys...).
+        let mut notes = Vec::new();
+        let root = parse_with(text, |t| {
+            let (root, found) = lazy::parse_noted(t, lookup);
+            notes = found;
+            root
+        });
         Ok(Document { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
     }
 
