@@ -312,9 +312,16 @@ pub fn parse_noted(text: &str, lookup: bool) -> (Result<Value>, Vec<Problem>) {
             None => (crate::scan::notes(text), 0, Vec::new()),
         };
         let parsed = match (root, mine, posted.get()) {
-            // Nested deeper than the parser goes: its error.
-            (Ok(_), _, _) if depth > MAX_DEPTH => Err(whole_error(text)),
-            (Ok(root), Some(mine), Some(items)) => finish(root, items.merge(mine, theirs), text, lookup),
+            (Ok(root), Some(mine), Some(items)) => {
+                let mut all = items.merge(mine, theirs);
+                // Somewhere the text nests deeper than the parser goes: in
+                // a path item, that is the parser's error (elsewhere, in an
+                // entry no `$ref` may reach, it is not yet).
+                if depth > MAX_DEPTH {
+                    all.iter_mut().filter(|item| item.as_ref().is_some_and(|(v, _)| too_deep(v))).for_each(|item| *item = None);
+                }
+                finish(root, all, text, lookup)
+            }
             (Err(e), _, _) => Err(e),
             _ => unreachable!("a parsed document has its items posted"),
         };
@@ -386,7 +393,7 @@ impl<'t> Items<'t> {
 
     fn parse(&self, raw: &RawValue, extension: bool) -> Item {
         let v: Value = serde_json::from_str(raw.get()).ok()?;
-        if self.measure && depth(&v) > MAX_DEPTH - 2 {
+        if self.measure && too_deep(&v) {
             return None;
         }
         let mut refs = Refs { lookup: self.lookup, found: Vec::new() };
@@ -407,6 +414,11 @@ impl<'t> Items<'t> {
 /// How deep objects and arrays may nest in a text serde_json parses (a
 /// path item is two levels down: in the document, in its `paths`).
 const MAX_DEPTH: usize = 127;
+
+/// Whether path item `v` nests deeper than the parser goes.
+fn too_deep(v: &Value) -> bool {
+    depth(v) > MAX_DEPTH - 2
+}
 
 /// How many containers `v` nests, itself counted.
 fn depth(v: &Value) -> usize {
@@ -693,6 +705,15 @@ mod tests {
         // The limit is where it is said to be.
         assert!(serde_json::from_str::<Value>(&many_paths(3, &nested(123))).is_ok());
         assert!(serde_json::from_str::<Value>(&many_paths(3, &nested(124))).is_err());
+        // Nested too deep in an entry no `$ref` reaches: no error, in a
+        // small text as in a large one.
+        for n in [3, 300] {
+            let text = many_paths(n, "{}").replace(r#""Unused": {}"#, &format!(r#""Unused": {}1{}"#, "[".repeat(200), "]".repeat(200)));
+            assert!(serde_json::from_str::<Value>(&text).is_err());
+            let (v, notes) = parse_noted(&text, false);
+            assert_eq!(v.unwrap()["components"]["schemas"]["Unused"], Value::Null);
+            assert!(notes.is_empty(), "{notes:?}");
+        }
     }
 
     #[test]
