@@ -32,26 +32,30 @@ cargo build --lib --bin toolspec --color never || { echo "module build failed"; 
 module="$PWD/target/debug/libtoolspec.so"
 [ "$(uname)" = Darwin ] && module="$PWD/target/debug/libtoolspec.dylib"
 
+# Loaded first in every Emacs below (compat, for gptel on Emacs 28).
+emacs_preload=()
+
 # Lint: byte-compile with warnings as errors, then checkdoc.
-note "byte-compile and checkdoc lisp/"
-if "$EMACS" --batch -Q -L lisp -L .deps/gptel \
-     --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
-  passed=$((passed + 1))
-else
-  echo "FAILED: byte-compilation or checkdoc of lisp/"; failed=$((failed + 1))
-fi
+run_lint() {
+  note "byte-compile and checkdoc lisp/ ($1)"
+  if "$EMACS" --batch -Q "${emacs_preload[@]}" -L lisp -L .deps/gptel \
+       --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: byte-compilation or checkdoc of lisp/ ($1)"; failed=$((failed + 1))
+  fi
+}
+run_lint "$EMACS"
 
 # ERT: count "Ran N tests, M results as expected, K unexpected".
 # Every test/*-test.el file is an ERT suite.
 ert_files=()
 for f in test/*-test.el; do ert_files+=(-l "$f"); done
 
-# Loaded before the suites (compat, for gptel on Emacs 28).
-ert_preload=()
 run_ert() {
   local name=$1; shift
   note "ERT ($name)"
-  "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test "${ert_preload[@]}" \
+  "$EMACS" "$@" --batch -Q -L lisp -L .deps/gptel -L test "${emacs_preload[@]}" \
     --eval "(setq toolspec-module-file \"$module\")" \
     "${ert_files[@]}" \
     -f ert-run-tests-batch-and-exit 2>&1 | tee "$log/ert-$name.txt"
@@ -73,13 +77,8 @@ run_ert module-assertions --module-assertions
 # unpacked into .deps/emacs-28, with compat, which gptel needs there).
 note "Emacs 28 (scripts/setup-deps.sh emacs28)"
 if bash scripts/setup-deps.sh emacs28; then
-  if .deps/emacs-28/emacs --batch -Q -l compat -L lisp -L .deps/gptel \
-       --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
-    passed=$((passed + 1))
-  else
-    echo "FAILED: byte-compilation or checkdoc of lisp/ on Emacs 28"; failed=$((failed + 1))
-  fi
-  ert_preload=(-l compat)
+  emacs_preload=(-l compat)
+  EMACS="$PWD/.deps/emacs-28/emacs" run_lint 28.2
   EMACS="$PWD/.deps/emacs-28/emacs" run_ert emacs-28
 else
   echo "FAILED: Emacs 28 could not be set up"; failed=$((failed + 1))

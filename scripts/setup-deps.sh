@@ -53,20 +53,27 @@ install_emacs() {
   fi
 }
 
+# An apt of our own in DIR, reading Debian's SUITE (main) with no root
+# and no change to the system: its options are left in `apt_opts', its
+# package lists updated.
+private_apt() {
+  local dir=$1 suite=$2
+  mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/etc"
+  cat > "$dir/etc/sources.list" <<SRC
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main
+SRC
+  apt_opts=(-o "Dir::Etc::SourceList=$dir/etc/sources.list" -o "Dir::Etc::SourceParts=-"
+            -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+            -o "Dir::State::Status=/dev/null" -o "APT::Get::List-Cleanup=0"
+            -o "Debug::NoLocking=1" -o "Acquire::Languages=none")
+  apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || apt-get "${apt_opts[@]}" update -qq
+}
+
 install_gptel() {
   if [ -f "$deps/gptel/gptel.el" ]; then return 0; fi
   log "fetching gptel (Debian elpa-gptel from the unstable suite) into .deps/"
-  local apt="$deps/apt"
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
-  cat > "$apt/etc/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian unstable main
-SRC
-  local opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=-"
-              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-              -o "Dir::State::Status=/dev/null" -o "APT::Get::List-Cleanup=0"
-              -o "Debug::NoLocking=1" -o "Acquire::Languages=none")
-  apt-get "${opts[@]}" update -qq >/dev/null 2>&1 || apt-get "${opts[@]}" update -qq
-  (cd "$deps" && apt-get "${opts[@]}" download -qq elpa-gptel >/dev/null)
+  private_apt "$deps/apt" unstable
+  (cd "$deps" && apt-get "${apt_opts[@]}" download -qq elpa-gptel >/dev/null)
   local deb; deb=$(ls "$deps"/elpa-gptel_*.deb | head -n1)
   rm -rf "$deps/gptel-unpacked"
   dpkg-deb -x "$deb" "$deps/gptel-unpacked"
@@ -85,22 +92,14 @@ install_emacs28() {
   if [ -x "$dir/emacs" ] && [ -d "$dir/compat" ]; then return 0; fi
   log "fetching Emacs 28 and compat (Debian bookworm) into .deps/emacs-28"
   local apt="$deps/apt-bookworm"
-  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
-  cat > "$apt/etc/sources.list" <<SRC
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-SRC
-  local opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=-"
-              -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-              -o "Dir::State::Status=/dev/null" -o "APT::Get::List-Cleanup=0"
-              -o "Debug::NoLocking=1" -o "Acquire::Languages=none")
-  apt-get "${opts[@]}" update -qq >/dev/null 2>&1 || apt-get "${opts[@]}" update -qq
+  private_apt "$apt" bookworm
   local version
-  version=$(apt-cache "${opts[@]}" madison emacs-nox | awk '$3 ~ /^1:28\./ { print $3; exit }')
+  version=$(apt-cache "${apt_opts[@]}" madison emacs-nox | awk '$3 ~ /^1:28\./ { print $3; exit }')
   if [ -z "$version" ]; then
     log "no Emacs 28 in Debian bookworm's packages"; return 1
   fi
   rm -rf "$dir" "$apt/debs"; mkdir -p "$apt/debs" "$dir/root"
-  (cd "$apt/debs" && apt-get "${opts[@]}" download -qq "emacs-nox=$version" "emacs-common=$version" \
+  (cd "$apt/debs" && apt-get "${apt_opts[@]}" download -qq "emacs-nox=$version" "emacs-common=$version" \
      "emacs-bin-common=$version" "emacs-el=$version" elpa-compat >/dev/null)
   for deb in "$apt/debs"/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
   rm -rf "$apt/debs"
