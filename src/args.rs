@@ -7,6 +7,7 @@ use jsonschema::Validator;
 use lexpr::Value as Sexp;
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Problem, Schema, Tool};
 use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
@@ -96,13 +97,13 @@ impl ArgChecker {
     }
 
     fn property(&self, name: &str) -> Option<&Schema> {
-        self.schema.get("properties")?.get(name)?.as_object()
+        self.schema.field("properties")?.get(name)?.as_object()
     }
 }
 
 /// The JSON types a schema allows (empty when it says nothing).
 fn types_of(schema: Option<&Schema>) -> Vec<&str> {
-    match schema.and_then(|s| s.get("type")) {
+    match schema.and_then(|s| s.field("type")) {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -113,7 +114,7 @@ fn types_of(schema: Option<&Schema>) -> Vec<&str> {
 fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>> {
     let types = types_of(schema);
     if is_nil(v) {
-        let nullable = types.contains(&"null") || schema.is_some_and(|s| s.get("nullable") == Some(&Value::Bool(true)));
+        let nullable = types.contains(&"null") || schema.is_some_and(|s| s.field("nullable") == Some(&Value::Bool(true)));
         return Ok(if nullable {
             Some(Value::Null)
         } else if types.contains(&"boolean") {

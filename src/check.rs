@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::model::Field;
 use crate::elisp_source::Source;
 use crate::elisp_tools::{analyze, steps, FunctionSource, SourceTool};
 pub use crate::elisp_tools::Level;
@@ -313,7 +314,7 @@ pub fn detect(name: Option<&str>, text: &str) -> Result<Detected> {
     let mut formats: Vec<String> = Vec::new();
     for (tool, p) in imp.tools.iter().zip(&imp.paths) {
         // Readers of formats that say how a tool runs name them in its executor.
-        let runs = tool.extra.get("executor").and_then(|e| e.get("type")).and_then(Value::as_str);
+        let runs = tool.extra.field("executor").and_then(|e| e.field("type")).and_then(Value::as_str);
         let name = if let Some(t) = runs {
             t.to_string()
         } else if p.contains("unctionDeclarations") || p.contains("unction_declarations") {

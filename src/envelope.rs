@@ -18,6 +18,7 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::kind_of;
 
@@ -103,7 +104,7 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
         .collect();
     // The `oneOf` over output kinds says only that nothing matched: say
     // what is wrong inside the kind the output has.
-    if let Some(Value::Object(output)) = o.get("output") {
+    if let Some(Value::Object(output)) = o.field("output") {
         if out.iter().any(|(p, _)| p == "output") {
             out.retain(|(p, _)| p != "output");
             let kinds: Vec<&str> = OUTPUT_KINDS.iter().copied().filter(|k| output.contains_key(*k)).collect();
@@ -234,7 +235,7 @@ pub fn make(outcome: &Outcome, invocation_id: Option<&str>, finished_at: Option<
 pub fn make_from_output(output: Option<Value>, invocation_id: Option<&str>, finished_at: Option<&str>) -> Result<Value> {
     let success = match &output {
         None => true,
-        Some(Value::Object(o)) => !(o.contains_key("error") || o.contains_key("requires_authorization")),
+        Some(Value::Object(o)) => !(o.has("error") || o.has("requires_authorization")),
         Some(_) => true,
     };
     let mut env = Map::new();
@@ -336,10 +337,10 @@ pub fn read_text(text: &str) -> Result<Reading> {
 pub fn read(v: &Value) -> Result<Reading> {
     validate(v)?;
     let o = v.as_object().expect("validated");
-    let success = o.get("success") == Some(&Value::Bool(true));
-    let invocation_id = o.get("invocation_id").and_then(Value::as_str).unwrap_or_default().to_string();
+    let success = o.field("success") == Some(&Value::Bool(true));
+    let invocation_id = o.field("invocation_id").and_then(Value::as_str).unwrap_or_default().to_string();
     let mut r = Reading { text: String::new(), success, kind: "void", invocation_id, log: None, user: None, url: None };
-    let output = o.get("output").and_then(Value::as_object);
+    let output = o.field("output").and_then(Value::as_object);
     let str_of = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(String::from);
     match output.and_then(|out| OUTPUT_KINDS.iter().find(|k| out.contains_key(**k)).map(|k| (*k, &out[*k]))) {
         None => {
@@ -364,7 +365,7 @@ pub fn read(v: &Value) -> Result<Reading> {
         Some(("requires_authorization", Value::Object(a))) => {
             r.kind = "requires_authorization";
             let message = str_of(a, "message").unwrap_or_default();
-            r.url = a.get("oauth2").and_then(|o| o.get("url")).and_then(Value::as_str).map(String::from);
+            r.url = a.field("oauth2").and_then(|o| o.field("url")).and_then(Value::as_str).map(String::from);
             r.text = format!("Authorization required: {message}");
             if r.url.is_some() {
                 r.text.push_str(" The user has been shown where to authorize; call the tool again once they have.");
@@ -376,11 +377,11 @@ pub fn read(v: &Value) -> Result<Reading> {
         }
         Some(("artifact", Value::Object(a))) => {
             r.kind = "artifact";
-            let desc = a.get("meta").and_then(|m| m.get("description")).and_then(Value::as_str).unwrap_or_default();
+            let desc = a.field("meta").and_then(|m| m.field("description")).and_then(Value::as_str).unwrap_or_default();
             r.text = format!(
                 "Artifact: {desc} ({}, {} bytes) at {}",
                 str_of(a, "content_type").unwrap_or_default(),
-                a.get("size").map(Value::to_string).unwrap_or_default(),
+                a.field("size").map(Value::to_string).unwrap_or_default(),
                 str_of(a, "url").unwrap_or_default()
             );
         }

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::model::Schema;
 use crate::schema::{slot, Slot};
 
@@ -49,7 +50,7 @@ pub fn sanitize(node: &mut Schema) {
         }
     }
     // Type unions and null.
-    if let Some(Value::Array(types)) = node.get("type").cloned() {
+    if let Some(Value::Array(types)) = node.field("type").cloned() {
         let non_null: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
         if non_null.len() < types.len() {
             node.insert("nullable".into(), Value::Bool(true));
@@ -72,7 +73,7 @@ pub fn sanitize(node: &mut Schema) {
             }
         }
     }
-    if node.get("type").is_some_and(|t| t == "null") {
+    if node.field("type").is_some_and(|t| t == "null") {
         node.shift_remove("type");
         node.insert("nullable".into(), Value::Bool(true));
     }
@@ -93,7 +94,7 @@ pub fn sanitize(node: &mut Schema) {
         node.entry("anyOf").or_insert(one);
     }
     // Enum values must be strings.
-    if let Some(Value::Array(e)) = node.get("enum") {
+    if let Some(Value::Array(e)) = node.field("enum") {
         if e.iter().any(|v| !v.is_string() && !v.is_null()) {
             let shown: Vec<String> = e.iter().map(|v| v.to_string()).collect();
             notes.push(format!("one of {}", shown.join(", ")));
@@ -106,8 +107,8 @@ pub fn sanitize(node: &mut Schema) {
     }
     // Formats: STRING takes only enum and date-time, NUMBER float and
     // double, INTEGER int32 and int64.
-    if let Some(Value::String(f)) = node.get("format") {
-        let ok = match node.get("type").and_then(Value::as_str) {
+    if let Some(Value::String(f)) = node.field("format") {
+        let ok = match node.field("type").and_then(Value::as_str) {
             Some("string") => matches!(f.as_str(), "enum" | "date-time"),
             Some("number") => matches!(f.as_str(), "float" | "double"),
             Some("integer") => matches!(f.as_str(), "int32" | "int64"),
@@ -129,16 +130,16 @@ pub fn sanitize(node: &mut Schema) {
     }
     node.retain(|k, _| KEEP.contains(&k.as_str()));
     // `required` may only name properties that exist.
-    if let (Some(Value::Array(req)), Some(Value::Object(props))) = (node.get("required"), node.get("properties")) {
+    if let (Some(Value::Array(req)), Some(Value::Object(props))) = (node.field("required"), node.field("properties")) {
         let kept: Vec<Value> = req.iter().filter(|r| r.as_str().is_some_and(|n| props.contains_key(n))).cloned().collect();
         node.insert("required".into(), Value::Array(kept));
     }
-    if node.get("required").is_some_and(|r| r.as_array().is_some_and(Vec::is_empty)) {
+    if node.field("required").is_some_and(|r| r.as_array().is_some_and(Vec::is_empty)) {
         node.shift_remove("required");
     }
     if !notes.is_empty() {
         let extra = notes.join("; ");
-        let d = match node.get("description").and_then(Value::as_str) {
+        let d = match node.field("description").and_then(Value::as_str) {
             Some(d) if !d.is_empty() => format!("{d} ({extra})"),
             _ => format!("({extra})"),
         };
@@ -166,7 +167,7 @@ pub fn sanitize(node: &mut Schema) {
         }
     }
     // An array of tuples (draft-4 `items: [..]`) becomes its first type.
-    if let Some(Value::Array(list)) = node.get("items").cloned() {
+    if let Some(Value::Array(list)) = node.field("items").cloned() {
         match list.into_iter().next() {
             Some(first) => {
                 node.insert("items".into(), first);

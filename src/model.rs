@@ -19,6 +19,41 @@ pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 /// A JSON Schema node (an object), key order kept.
 pub type Schema = Map<String, Value>;
 
+/// `get` of a JSON object's member, comparing keys when the object is
+/// small.  serde_json's maps hash every key looked up with SipHash, which
+/// costs more than comparing the few keys of most schemas and parameters.
+pub trait Field {
+    fn field(&self, key: &str) -> Option<&Value>;
+    /// Whether the object has `key`.
+    fn has(&self, key: &str) -> bool {
+        self.field(key).is_some()
+    }
+}
+
+/// Objects up to this size are searched key by key.
+const SMALL: usize = 8;
+
+impl Field for Map<String, Value> {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        if self.len() <= SMALL {
+            self.iter().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get(key)
+        }
+    }
+}
+
+impl Field for Value {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(o) => o.field(key),
+            _ => None,
+        }
+    }
+}
+
 /// One tool, in no particular format.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {

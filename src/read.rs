@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{check_utf8, Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
@@ -421,11 +422,11 @@ impl<'a> Reader<'a> {
             return Err(Error::shape(path, "not an OpenAPI document: it has no `openapi` or `swagger` key"));
         }
         // Wrappers, whatever the format.
-        if o.contains_key("jsonrpc") {
-            if let Some(r) = o.get("result") {
+        if o.has("jsonrpc") {
+            if let Some(r) = o.field("result") {
                 return self.any(r, &join(path, "result"), depth + 1);
             }
-            if let Some(e) = o.get("error") {
+            if let Some(e) = o.field("error") {
                 return Err(Error::shape(path, format!("the JSON-RPC response is an error: {e}")));
             }
         }
@@ -438,13 +439,13 @@ impl<'a> Reader<'a> {
                 return Ok(());
             }
         }
-        if !o.contains_key("name") && !o.contains_key("toolSpec") {
+        if !o.has("name") && !o.has("toolSpec") {
             for key in ["tools", "functions"] {
                 if let Some(Value::Array(_)) = o.get(key) {
                     return self.any(&o[key], &join(path, key), depth + 1);
                 }
             }
-            if let Some(Value::Object(_)) = o.get("toolConfig") {
+            if let Some(Value::Object(_)) = o.field("toolConfig") {
                 return self.any(&o["toolConfig"], &join(path, "toolConfig"), depth + 1);
             }
         }
@@ -528,7 +529,7 @@ impl<'a> Reader<'a> {
         // settles `required` here, so it never clashes with the plist's
         // own `:optional`.
         crate::schema::resolve_optional(&mut root);
-        match root.get("type").and_then(Value::as_str) {
+        match root.field("type").and_then(Value::as_str) {
             Some("object") | None => {}
             Some(t) => {
                 return Err(Error::shape(
@@ -540,7 +541,7 @@ impl<'a> Reader<'a> {
         // The normalised schema is this tool's own: its parts move into
         // the model rather than being copied.
         let props = root.shift_remove("properties");
-        let required: crate::model::FastSet<&str> = match root.get("required") {
+        let required: crate::model::FastSet<&str> = match root.field("required") {
             None => Default::default(),
             Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
             Some(other) => {
@@ -573,7 +574,7 @@ impl<'a> Reader<'a> {
         if !required.is_empty() {
             let names: crate::model::FastSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
             // In the document's order, for stable warnings.
-            let listed: Vec<&str> = match root.get("required") {
+            let listed: Vec<&str> = match root.field("required") {
                 Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
                 _ => Vec::new(),
             };
@@ -600,10 +601,10 @@ impl<'a> Reader<'a> {
 /// Guess the format of one tool object from its keys.
 pub fn detect(o: &Map<String, Value>) -> Option<Format> {
     let has = |k: &str| o.contains_key(k);
-    let is_function = o.get("type").and_then(Value::as_str) == Some("function");
+    let is_function = o.field("type").and_then(Value::as_str) == Some("function");
     if has("toolSpec") {
         Some(Format::Bedrock)
-    } else if is_function && o.get("function").is_some_and(Value::is_object) {
+    } else if is_function && o.field("function").is_some_and(Value::is_object) {
         Some(Format::OpenAi)
     } else if is_function && has("name") {
         Some(Format::OpenAiResponses)
@@ -612,12 +613,12 @@ pub fn detect(o: &Map<String, Value>) -> Option<Format> {
     } else if has("inputSchema") {
         Some(Format::Mcp)
     } else if has("name") && (has("parameters") || has("parametersJsonSchema")) {
-        if has("parametersJsonSchema") || o.get("parameters").is_some_and(looks_gemini) {
+        if has("parametersJsonSchema") || o.field("parameters").is_some_and(looks_gemini) {
             Some(Format::Gemini)
         } else {
             Some(Format::OpenAiFunctions)
         }
-    } else if has("$schema") || has("properties") || o.get("type").and_then(Value::as_str) == Some("object") {
+    } else if has("$schema") || has("properties") || o.field("type").and_then(Value::as_str) == Some("object") {
         Some(Format::JsonSchema)
     } else if has("name") && o.keys().all(|k| matches!(k.as_str(), "name" | "description" | "strict")) {
         Some(Format::OpenAiFunctions)
@@ -634,8 +635,8 @@ fn looks_gemini(v: &Value) -> bool {
         }
         match v {
             Value::Object(o) => {
-                o.get("type").and_then(Value::as_str).is_some_and(|t| t.chars().all(|c| c.is_ascii_uppercase()))
-                    || o.contains_key("nullable")
+                o.field("type").and_then(Value::as_str).is_some_and(|t| t.chars().all(|c| c.is_ascii_uppercase()))
+                    || o.has("nullable")
                     || o.values().any(|x| walk(x, depth + 1))
             }
             Value::Array(a) => a.iter().any(|x| walk(x, depth + 1)),
@@ -666,8 +667,8 @@ fn take_extra(o: &Map<String, Value>, consumed: &[&str]) -> Schema {
 fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format) -> Result<Parts<'v>> {
     let simple = |params_key: &str, consumed: &[&str], gemini: bool| Parts {
         base: path.to_string(),
-        name: o.get("name"),
-        description: o.get("description"),
+        name: o.field("name"),
+        description: o.field("description"),
         params: o.get(params_key),
         params_path: join(path, params_key),
         extra: take_extra(o, consumed),
@@ -677,15 +678,15 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
     Ok(match format {
         Format::OpenAi => {
             let f = o
-                .get("function")
+                .field("function")
                 .and_then(Value::as_object)
                 .ok_or_else(|| Error::shape(path, "an OpenAI tool needs a `function` object"))?;
             let fp = join(path, "function");
             Parts {
                 base: fp.clone(),
-                name: f.get("name"),
-                description: f.get("description"),
-                params: f.get("parameters"),
+                name: f.field("name"),
+                description: f.field("description"),
+                params: f.field("parameters"),
                 params_path: join(&fp, "parameters"),
                 extra: take_extra(f, &["name", "description", "parameters"]),
                 gemini: false,
@@ -697,24 +698,24 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
         Format::Anthropic => simple("input_schema", &["name", "description", "input_schema"], false),
         Format::Mcp => simple("inputSchema", &["name", "description", "inputSchema"], false),
         Format::Gemini => {
-            if o.contains_key("parametersJsonSchema") {
+            if o.has("parametersJsonSchema") {
                 simple("parametersJsonSchema", &["name", "description", "parametersJsonSchema"], false)
             } else {
                 simple("parameters", &["name", "description", "parameters"], true)
             }
         }
         Format::Bedrock => {
-            let spec = o.get("toolSpec").unwrap_or(&Value::Null);
+            let spec = o.field("toolSpec").unwrap_or(&Value::Null);
             let spec = spec.as_object().map(|s| s as &Map<String, Value>).unwrap_or(o);
-            let sp = if o.contains_key("toolSpec") { join(path, "toolSpec") } else { path.to_string() };
-            let schema = spec.get("inputSchema").and_then(|s| s.get("json"));
-            if spec.contains_key("inputSchema") && schema.is_none() {
+            let sp = if o.has("toolSpec") { join(path, "toolSpec") } else { path.to_string() };
+            let schema = spec.field("inputSchema").and_then(|s| s.field("json"));
+            if spec.has("inputSchema") && schema.is_none() {
                 return Err(Error::shape(&join(&sp, "inputSchema"), "a Bedrock `inputSchema` needs a `json` schema"));
             }
             Parts {
                 base: sp.clone(),
-                name: spec.get("name"),
-                description: spec.get("description"),
+                name: spec.field("name"),
+                description: spec.field("description"),
                 params: schema,
                 params_path: join(&join(&sp, "inputSchema"), "json"),
                 extra: take_extra(spec, &["name", "description", "inputSchema"]),
@@ -725,8 +726,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
         // OpenAPI documents are read in `Reader::object`.
         Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck | Format::OpenApi => Parts {
             base: path.to_string(),
-            name: o.get("title"),
-            description: o.get("description"),
+            name: o.field("title"),
+            description: o.field("description"),
             params: Some(v),
             params_path: path.to_string(),
             extra: Schema::new(),

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{join, At, Problem, Schema};
+use crate::model::{At, Problem, Schema};
 
 /// Keywords whose value is a map from names to schemas.
 pub const SCHEMA_MAPS: &[&str] =
@@ -77,26 +78,26 @@ pub fn canonical_type(name: &str) -> Option<(&'static str, bool)> {
 /// Visit every schema node below and including `node`, parents first.
 pub fn walk_mut(
     node: &mut Schema,
-    path: &str,
-    f: &mut dyn FnMut(&mut Schema, &str) -> Result<()>,
+    path: &At,
+    f: &mut dyn FnMut(&mut Schema, &At) -> Result<()>,
 ) -> Result<()> {
     f(node, path)?;
     for (key, value) in node.iter_mut() {
         match (slot(key), value) {
             (Slot::Map, Value::Object(map)) => {
-                let p = join(path, key);
+                let p = path.key(key);
                 for (name, sub) in map.iter_mut() {
                     if let Value::Object(s) = sub {
-                        walk_mut(s, &join(&p, name), f)?;
+                        walk_mut(s, &p.key(name), f)?;
                     }
                 }
             }
-            (Slot::Single, Value::Object(s)) => walk_mut(s, &join(path, key), f)?,
+            (Slot::Single, Value::Object(s)) => walk_mut(s, &path.key(key), f)?,
             (Slot::Single, Value::Array(list)) | (Slot::List, Value::Array(list)) => {
-                let p = join(path, key);
+                let p = path.key(key);
                 for (i, sub) in list.iter_mut().enumerate() {
                     if let Value::Object(s) = sub {
-                        walk_mut(s, &format!("{p}[{i}]"), f)?;
+                        walk_mut(s, &p.index(i), f)?;
                     }
                 }
             }
@@ -189,10 +190,10 @@ impl<'a> Normalizer<'a> {
     /// has, and takes `"type": "object"` first without a warning.
     pub fn root(&mut self, value: &Value, path: &str) -> Result<Schema> {
         let Value::Object(o) = value else { return self.node(value, path, 0) };
-        if o.contains_key("type") {
+        if o.has("type") {
             return self.node(value, path, 0);
         }
-        if o.contains_key("$ref") {
+        if o.has("$ref") {
             // `type` then overrides the target's, as a sibling of `$ref`.
             let mut typed = Map::with_capacity(o.len() + 1);
             typed.insert("type".into(), Value::from("object"));
@@ -233,7 +234,7 @@ impl<'a> Normalizer<'a> {
                 ))
             }
         };
-        if let Some(r) = obj.get("$ref") {
+        if let Some(r) = obj.field("$ref") {
             return self.inline_ref(obj, r, path, depth);
         }
         // Sized for the input: a map grown from empty has room for up to
@@ -274,7 +275,7 @@ impl<'a> Normalizer<'a> {
             out.insert(key.clone(), nv);
         }
         self.lift_boolean_required(&mut out, path);
-        if !out.contains_key("type") {
+        if !out.has("type") {
             if depth == 0 && self.object_root {
                 let rest = std::mem::take(&mut out);
                 out.insert("type".into(), Value::from("object"));
@@ -372,7 +373,7 @@ impl<'a> Normalizer<'a> {
         if let Some(Value::Object(props)) = node.get_mut("properties") {
             for (name, sub) in props.iter_mut() {
                 if let Value::Object(s) = sub {
-                    if let Some(Value::Bool(b)) = s.get("required") {
+                    if let Some(Value::Bool(b)) = s.field("required") {
                         let b = *b;
                         s.shift_remove("required");
                         self.warnings.push(Problem::warning(
@@ -403,15 +404,15 @@ impl<'a> Normalizer<'a> {
 
     fn infer_type(&mut self, node: &mut Schema, path: &At) {
         let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(*k));
-        let inferred = if node.contains_key("properties")
-            || node.contains_key("additionalProperties")
-            || node.contains_key("patternProperties")
+        let inferred = if node.has("properties")
+            || node.has("additionalProperties")
+            || node.has("patternProperties")
         {
             Some("object")
-        } else if node.contains_key("items") || node.contains_key("prefixItems") {
+        } else if node.has("items") || node.has("prefixItems") {
             Some("array")
-        } else if let Some(v) = node.get("const").or_else(|| {
-            node.get("enum").and_then(|e| e.as_array()).and_then(|a| a.iter().find(|v| !v.is_null()))
+        } else if let Some(v) = node.field("const").or_else(|| {
+            node.field("enum").and_then(|e| e.as_array()).and_then(|a| a.iter().find(|v| !v.is_null()))
         }) {
             match v {
                 Value::String(_) => Some("string"),
@@ -645,7 +646,7 @@ pub fn kind_of(v: &Value) -> &'static str {
 /// becomes the parent's `required`, and no `optional` key is left.  With
 /// `unions`, `nullable: true` becomes a JSON Schema type union.
 pub fn finalize(node: &mut Schema, unions: bool) {
-    let _ = walk_mut(node, "", &mut |n, _| {
+    let _ = walk_mut(node, &At::Root(""), &mut |n, _| {
         resolve_optional(n);
         // Parents are visited first, so what is left is a marker outside
         // `properties` (on `items`, an `anyOf` alternative...): meaningless.
@@ -663,7 +664,7 @@ pub fn finalize(node: &mut Schema, unions: bool) {
 /// optional is required.
 pub fn resolve_optional(node: &mut Schema) {
     let Some(Value::Object(props)) = node.get_mut("properties") else { return };
-    if !props.values().any(|p| p.get("optional").is_some()) {
+    if !props.values().any(|p| p.field("optional").is_some()) {
         return;
     }
     let mut optional = std::collections::HashSet::new();
@@ -678,7 +679,7 @@ pub fn resolve_optional(node: &mut Schema) {
             }
         }
     }
-    let listed: Option<Vec<String>> = node.get("required").and_then(Value::as_array).map(|a| {
+    let listed: Option<Vec<String>> = node.field("required").and_then(Value::as_array).map(|a| {
         a.iter().filter_map(|v| v.as_str().map(String::from)).collect()
     });
     let required: Vec<Value> = match listed {
@@ -699,7 +700,7 @@ pub fn truthy(v: &Value) -> bool {
 
 /// `{"type":"string","nullable":true}` -> `{"type":["string","null"]}`.
 pub fn nullable_to_union(node: &mut Schema) {
-    match node.get("nullable") {
+    match node.field("nullable") {
         Some(Value::Bool(true)) => {}
         Some(_) => {
             node.shift_remove("nullable");
@@ -717,7 +718,7 @@ pub fn nullable_to_union(node: &mut Schema) {
         // alternative.
         None => {
             if let Some(Value::Array(alts)) = node.get_mut("anyOf") {
-                if !alts.iter().any(|a| a.get("type").is_some_and(|t| t == "null")) {
+                if !alts.iter().any(|a| a.field("type").is_some_and(|t| t == "null")) {
                     let mut n = Map::new();
                     n.insert("type".into(), Value::from("null"));
                     alts.push(Value::Object(n));
@@ -852,7 +853,7 @@ mod tests {
         let mut n = Normalizer::new(vec![&doc], false);
         let s = n.node(&doc, "", 0).unwrap();
         assert_eq!(s["properties"]["x"], json!({"type": "string", "description": "mine"}));
-        assert!(s.get("$defs").is_none());
+        assert!(s.field("$defs").is_none());
     }
 
     #[test]
@@ -864,6 +865,6 @@ mod tests {
         .clone();
         finalize(&mut s, true);
         assert_eq!(s["required"], json!(["a"]));
-        assert!(s["properties"]["b"].get("optional").is_none());
+        assert!(s["properties"]["b"].field("optional").is_none());
     }
 }

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Schema, Tool};
 use crate::schema::{finalize, walk_mut};
@@ -143,7 +144,7 @@ pub fn write_owned(tool: Tool, dialect: Dialect) -> Result<Value> {
         }
         Dialect::Mcp => {
             body.insert("name".into(), name);
-            if let Some(t) = extra.get("title") {
+            if let Some(t) = extra.field("title") {
                 body.insert("title".into(), t.clone());
             }
             put_desc(&mut body);
@@ -173,7 +174,7 @@ pub fn write_owned(tool: Tool, dialect: Dialect) -> Result<Value> {
         }
         Dialect::JsonSchema => {
             let Value::Object(p) = params else { unreachable!() };
-            if let Some(s) = p.get("$schema") {
+            if let Some(s) = p.field("$schema") {
                 body.insert("$schema".into(), s.clone());
             }
             body.insert("title".into(), name);
@@ -252,13 +253,13 @@ pub fn to_text(v: &Value, pretty: bool) -> String {
 /// OpenAI strict mode: every object closed with `additionalProperties:
 /// false`, every property required, the formerly optional ones nullable.
 pub fn make_strict(root: &mut Schema) {
-    let _ = walk_mut(root, "", &mut |node, _| {
-        let is_object = node.get("type").is_some_and(|t| t == "object" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "object")))
-            || node.contains_key("properties");
+    let _ = walk_mut(root, &crate::model::At::Root(""), &mut |node, _| {
+        let is_object = node.field("type").is_some_and(|t| t == "object" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "object")))
+            || node.has("properties");
         if !is_object {
             return Ok(());
         }
-        let required: std::collections::HashSet<String> = match node.get("required") {
+        let required: std::collections::HashSet<String> = match node.field("required") {
             Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
             _ => Default::default(),
         };
@@ -296,7 +297,7 @@ fn add_null(s: &mut Schema) {
         None => {
             for key in ["anyOf", "oneOf"] {
                 if let Some(Value::Array(alts)) = s.get_mut(key) {
-                    if !alts.iter().any(|a| a.get("type").is_some_and(|t| t == "null")) {
+                    if !alts.iter().any(|a| a.field("type").is_some_and(|t| t == "null")) {
                         let mut n = Map::new();
                         n.insert("type".into(), Value::from("null"));
                         alts.push(Value::Object(n));

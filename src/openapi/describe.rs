@@ -3,6 +3,7 @@
 //! `x-few-shot-examples` and `x-dependent`; kept within bounds.
 
 use serde_json::{Map, Value};
+use crate::model::Field;
 
 /// Longest tool description, in characters.
 pub const MAX_TOOL_DESCRIPTION: usize = 1024;
@@ -67,7 +68,7 @@ pub fn tool_description(
 ) -> String {
     let text = |k: &str| op.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
     let mut head = String::new();
-    if op.get("deprecated") == Some(&Value::Bool(true)) {
+    if op.field("deprecated") == Some(&Value::Bool(true)) {
         head.push_str("Deprecated. ");
     }
     match (text("summary"), text("description")) {
@@ -85,16 +86,16 @@ pub fn tool_description(
         (None, None) => head.push_str(fallback),
     }
     let mut hints: Vec<String> = Vec::new();
-    for h in strings(op.get("x-helpers")) {
+    for h in strings(op.field("x-helpers")) {
         hints.push(truncate(h, MAX_LINE));
     }
-    for u in strings(op.get("x-human-usage-examples")) {
+    for u in strings(op.field("x-human-usage-examples")) {
         hints.push(format!("Example request: \"{}\"", truncate(u, MAX_LINE)));
     }
-    if let Some(Value::Array(shots)) = op.get("x-few-shot-examples") {
+    if let Some(Value::Array(shots)) = op.field("x-few-shot-examples") {
         for shot in shots {
-            let Some(prompt) = shot.get("prompt").and_then(Value::as_str) else { continue };
-            let call = example_call(tool, shot.get("parameter_mapping").and_then(Value::as_object), arg_of);
+            let Some(prompt) = shot.field("prompt").and_then(Value::as_str) else { continue };
+            let call = example_call(tool, shot.field("parameter_mapping").and_then(Value::as_object), arg_of);
             hints.push(format!("Example: \"{}\" -> {}", truncate(prompt, MAX_LINE), truncate(&call, MAX_LINE)));
         }
     }

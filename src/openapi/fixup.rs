@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::model::{join, Problem, Schema};
+use crate::model::Field;
+use crate::model::{At, Problem, Schema};
 use crate::schema::walk_mut;
 
 /// Schema keywords that do not describe a value to send.
@@ -42,17 +43,60 @@ impl Fixer {
 
 /// Tidy one argument's (normalised) schema in place.
 pub fn tidy(schema: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
-    let _ = walk_mut(schema, path, &mut |node, p| {
-        tidy_node(node, p, warnings);
-        check_keywords(node, p, warnings, fixer);
+    let _ = walk_mut(schema, &At::Root(path), &mut |node, p| {
+        let keys = tidy_node(node, p, warnings);
+        if keys & CHECKED != 0 {
+            check_keywords(node, p, warnings, fixer);
+        }
         Ok(())
     });
+}
+
+// The keywords tidying looks at, as bits: a node's keys are read once,
+// and most nodes (a `type` and a `description`) need nothing more.
+const ALL_OF: u32 = 1;
+const X_NULLABLE: u32 = 1 << 1;
+const NULLABLE: u32 = 1 << 2;
+const GOES: u32 = 1 << 3; // an `x-` keyword or one of DROPPED
+const PROPERTIES: u32 = 1 << 4;
+const EXCLUSIVE: u32 = 1 << 5;
+const TYPED: u32 = 1 << 6; // `type`, or a combinator or `const` that stands for it
+const TYPE: u32 = 1 << 7;
+const ITEMS: u32 = 1 << 8;
+const ENUM: u32 = 1 << 9;
+const REQUIRED: u32 = 1 << 10;
+const ADDITIONAL: u32 = 1 << 11;
+const CHECKED: u32 = 1 << 12; // COUNTS, NUMBERS, `pattern`, `format`
+
+fn key_bit(k: &str) -> u32 {
+    match k {
+        "type" => TYPE | TYPED,
+        "description" | "title" | "default" | "example" => 0,
+        "properties" => PROPERTIES,
+        "items" => ITEMS,
+        "enum" => ENUM,
+        "required" => REQUIRED,
+        "allOf" => ALL_OF | TYPED,
+        "anyOf" | "oneOf" | "const" => TYPED,
+        "nullable" => NULLABLE,
+        "additionalProperties" => ADDITIONAL,
+        "exclusiveMinimum" | "exclusiveMaximum" => EXCLUSIVE | CHECKED,
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" | "minimum"
+        | "maximum" | "multipleOf" | "pattern" | "format" => CHECKED,
+        "x-nullable" => X_NULLABLE | GOES,
+        k if k.starts_with("x-") || DROPPED.contains(&k) => GOES,
+        _ => 0,
+    }
+}
+
+fn keys_of(node: &Schema) -> u32 {
+    node.keys().fold(0, |bits, k| bits | key_bit(k))
 }
 
 /// Keywords whose values a JSON Schema validator would refuse (the
 /// argument checker compiles every tool's schema): converted when they
 /// can be, else dropped.
-fn check_keywords(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
+fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
     let mut drop: Vec<(&str, &str)> = Vec::new();
     for k in COUNTS {
         let Some(v) = node.get_mut(*k) else { continue };
@@ -79,61 +123,73 @@ fn check_keywords(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fi
             None => drop.push((k, "must be a number")),
         }
     }
-    match node.get("pattern") {
+    match node.field("pattern") {
         Some(Value::String(p)) if !fixer.pattern_ok(p) => {
             drop.push(("pattern", "is not a regular expression the argument checker can use"))
         }
         Some(Value::String(_)) | None => {}
         Some(_) => drop.push(("pattern", "must be a string")),
     }
-    if node.get("format").is_some_and(|f| !f.is_string()) {
+    if node.field("format").is_some_and(|f| !f.is_string()) {
         drop.push(("format", "must be a string"));
     }
     for (k, why) in drop {
         node.shift_remove(k);
-        warnings.push(Problem::warning(join(path, k), format!("`{k}` {why}: dropped")));
+        warnings.push(Problem::warning(path.key(k).to_string(), format!("`{k}` {why}: dropped")));
     }
 }
 
-fn tidy_node(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
-    if node.contains_key("allOf") {
+/// Tidy one node; returns the bits of the keys it has after.
+fn tidy_node(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) -> u32 {
+    let mut keys = keys_of(node);
+    if keys & ALL_OF != 0 {
         merge_all_of(node, 0);
+        keys = keys_of(node);
     }
     // Swagger's `x-nullable`.
-    if node.get("x-nullable") == Some(&Value::Bool(true)) {
+    if keys & X_NULLABLE != 0 && node.field("x-nullable") == Some(&Value::Bool(true)) {
         node.insert("nullable".into(), Value::Bool(true));
+        keys |= NULLABLE;
     }
-    if node.keys().any(|k| k.starts_with("x-") || DROPPED.contains(&k.as_str()))
-        || node.get("nullable").is_some_and(|n| n != &Value::Bool(true))
-    {
+    if keys & GOES != 0 || (keys & NULLABLE != 0 && node.field("nullable") != Some(&Value::Bool(true))) {
         node.retain(|k, v| !k.starts_with("x-") && !DROPPED.contains(&k.as_str()) && (k != "nullable" || v == &Value::Bool(true)));
+        keys = keys_of(node);
     }
-    drop_read_only(node);
-    for (bound, limit) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
-        // OpenAPI 3.0 and Swagger: a boolean beside `minimum`.
-        if let Some(Value::Bool(b)) = node.get(bound) {
-            let b = *b;
-            node.shift_remove(bound);
-            if b {
-                if let Some(n) = node.shift_remove(limit) {
-                    node.insert(bound.into(), n);
+    if keys & PROPERTIES != 0 {
+        drop_read_only(node);
+    }
+    if keys & EXCLUSIVE != 0 {
+        for (bound, limit) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+            // OpenAPI 3.0 and Swagger: a boolean beside `minimum`.
+            if let Some(Value::Bool(b)) = node.get(bound) {
+                let b = *b;
+                node.shift_remove(bound);
+                if b {
+                    if let Some(n) = node.shift_remove(limit) {
+                        node.insert(bound.into(), n);
+                    }
                 }
             }
         }
+        keys = keys_of(node);
     }
-    ensure_type(node, path, warnings);
-    if node.get("type").and_then(Value::as_str) == Some("array") && !node.contains_key("items") {
+    if keys & TYPED == 0 {
+        ensure_type(node, keys, path, warnings);
+        keys |= TYPE | TYPED;
+    }
+    if keys & TYPE != 0 && keys & ITEMS == 0 && node.field("type").and_then(Value::as_str) == Some("array") {
         let mut items = Map::new();
         items.insert("type".into(), Value::from("string"));
         node.insert("items".into(), Value::Object(items));
-        warnings.push(Problem::warning(path, "an array without `items`: its items are taken to be strings"));
+        warnings.push(Problem::warning(path.to_string(), "an array without `items`: its items are taken to be strings"));
     }
-    if node.contains_key("enum") {
+    if keys & ENUM != 0 {
         fix_enum(node, path, warnings);
     }
-    if node.contains_key("required") {
+    if keys & REQUIRED != 0 {
         fix_required(node, path, warnings);
     }
+    keys
 }
 
 /// `allOf` whose members agree on the type becomes one schema: properties
@@ -145,21 +201,21 @@ fn merge_all_of(node: &mut Schema, depth: usize) {
     let Some(Value::Array(members)) = node.get_mut("allOf") else { return };
     for m in members.iter_mut() {
         if let Value::Object(m) = m {
-            if m.contains_key("allOf") {
+            if m.has("allOf") {
                 merge_all_of(m, depth + 1);
             }
         }
     }
-    let mut ty = node.get("type").cloned();
-    let Some(Value::Array(members)) = node.get("allOf") else { return };
+    let mut ty = node.field("type").cloned();
+    let Some(Value::Array(members)) = node.field("allOf") else { return };
     for m in members {
         let Value::Object(m) = m else { return };
-        match (m.get("type"), &ty) {
+        match (m.field("type"), &ty) {
             (Some(t), Some(u)) if t != u => return,
             (Some(t), None) => ty = Some(t.clone()),
             _ => {}
         }
-        if m.contains_key("allOf") {
+        if m.has("allOf") {
             return; // a member that could not be merged itself
         }
     }
@@ -217,7 +273,7 @@ fn drop_read_only(node: &mut Schema) {
     let Some(Value::Object(props)) = node.get_mut("properties") else { return };
     let gone: std::collections::HashSet<String> = props
         .iter()
-        .filter(|(_, p)| p.get("readOnly") == Some(&Value::Bool(true)))
+        .filter(|(_, p)| p.field("readOnly") == Some(&Value::Bool(true)))
         .map(|(k, _)| k.clone())
         .collect();
     if gone.is_empty() {
@@ -231,18 +287,16 @@ fn drop_read_only(node: &mut Schema) {
 
 /// A node without `type` (left so by a combinator the Normalizer kept,
 /// or after merging `allOf`) that the plist format cannot do without.
-fn ensure_type(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
-    if node.contains_key("type") || ["anyOf", "oneOf", "allOf", "const"].iter().any(|k| node.contains_key(*k)) {
-        return;
-    }
-    let t = if node.contains_key("properties") || node.contains_key("additionalProperties") {
+/// `keys` are the node's key bits.
+fn ensure_type(node: &mut Schema, keys: u32, path: &At, warnings: &mut Vec<Problem>) {
+    let t = if keys & (PROPERTIES | ADDITIONAL) != 0 {
         "object"
-    } else if node.contains_key("items") {
+    } else if keys & ITEMS != 0 {
         "array"
     } else {
         "string"
     };
-    warnings.push(Problem::warning(path, format!("no `type`: assumed \"{t}\"")));
+    warnings.push(Problem::warning(path.to_string(), format!("no `type`: assumed \"{t}\"")));
     let rest = std::mem::take(node);
     node.insert("type".into(), Value::from(t));
     node.extend(rest);
@@ -250,11 +304,11 @@ fn ensure_type(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
 
 /// `enum` values of another type than `type`: converted when they can be
 /// (`1` for a string is `"1"`), else the `enum` is dropped.
-fn fix_enum(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
-    let Some(ty) = node.get("type").and_then(Value::as_str).map(String::from) else { return };
+fn fix_enum(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
+    let Some(ty) = node.field("type").and_then(Value::as_str).map(String::from) else { return };
     let Some(Value::Array(values)) = node.get_mut("enum") else {
         node.shift_remove("enum");
-        warnings.push(Problem::warning(join(path, "enum"), "`enum` must be an array: dropped"));
+        warnings.push(Problem::warning(path.key("enum").to_string(), "`enum` must be an array: dropped"));
         return;
     };
     let mut converted = false;
@@ -287,17 +341,17 @@ fn fix_enum(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
     }
     if bad {
         node.shift_remove("enum");
-        warnings.push(Problem::warning(join(path, "enum"), format!("`enum` values do not match type \"{ty}\": enum dropped")));
+        warnings.push(Problem::warning(path.key("enum").to_string(), format!("`enum` values do not match type \"{ty}\": enum dropped")));
     } else if converted {
-        warnings.push(Problem::warning(join(path, "enum"), format!("`enum` values converted to type \"{ty}\"")));
+        warnings.push(Problem::warning(path.key("enum").to_string(), format!("`enum` values converted to type \"{ty}\"")));
     }
 }
 
 /// `required` naming properties the object does not have (common beside
 /// `allOf`): those names go.
-fn fix_required(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
-    let props = node.get("properties").and_then(Value::as_object);
-    let unknown: Vec<String> = match node.get("required") {
+fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
+    let props = node.field("properties").and_then(Value::as_object);
+    let unknown: Vec<String> = match node.field("required") {
         Some(Value::Array(req)) => req
             .iter()
             .filter(|r| !r.as_str().is_some_and(|r| props.is_some_and(|p| p.contains_key(r))))
@@ -305,7 +359,7 @@ fn fix_required(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
             .collect(),
         Some(_) => {
             node.shift_remove("required");
-            warnings.push(Problem::warning(join(path, "required"), "`required` must be an array of names: dropped"));
+            warnings.push(Problem::warning(path.key("required").to_string(), "`required` must be an array of names: dropped"));
             return;
         }
         None => return,
@@ -321,7 +375,7 @@ fn fix_required(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
         }
     }
     warnings.push(Problem::warning(
-        join(path, "required"),
+        path.key("required").to_string(),
         format!("required {} not among the properties: dropped", crate::model::some_names(&unknown, 10)),
     ));
 }
@@ -375,7 +429,7 @@ mod tests {
     #[test]
     fn keeps_all_of_of_different_types() {
         let (s, _) = tidied(json!({"allOf": [{"type": "string"}, {"type": "integer"}]}));
-        assert!(s.get("allOf").is_some());
+        assert!(s.field("allOf").is_some());
     }
 
     #[test]
@@ -391,7 +445,7 @@ mod tests {
         assert_eq!(s["properties"]["n"], json!({"type": "number", "exclusiveMinimum": 0}));
         assert_eq!(s["properties"]["e"]["enum"], json!(["1", "b", "true", null]));
         assert_eq!(s["properties"]["i"]["enum"], json!([1, 2]));
-        assert!(s["properties"]["x"].get("enum").is_none());
+        assert!(s["properties"]["x"].field("enum").is_none());
         assert_eq!(s["properties"]["l"]["items"], json!({"type": "string"}));
         assert_eq!(s["properties"]["z"], json!({"type": "string"}));
         assert_eq!(s["required"], json!(["n"]));

@@ -26,6 +26,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::model::Field;
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
 use crate::model::{join, Problem};
 use crate::read::Imported;
@@ -80,7 +81,7 @@ pub const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head"
 
 /// Whether a document's root object is an OpenAPI (or Swagger) document.
 pub fn is_openapi(o: &Map<String, Value>) -> bool {
-    o.contains_key("openapi") || o.contains_key("swagger")
+    o.has("openapi") || o.has("swagger")
 }
 
 /// Parse an OpenAPI document, JSON or YAML.  Text that is empty, or
@@ -360,8 +361,8 @@ pub fn operations(root: &Value) -> Result<Vec<OperationInfo>> {
             path: op.path.to_string(),
             tags: op.tags().map(String::from).collect(),
             operation_id: op.operation_id().map(String::from),
-            summary: op.op.get("summary").and_then(Value::as_str).map(|s| s.trim().to_string()),
-            deprecated: op.op.get("deprecated") == Some(&Value::Bool(true)),
+            summary: op.op.field("summary").and_then(Value::as_str).map(|s| s.trim().to_string()),
+            deprecated: op.op.field("deprecated") == Some(&Value::Bool(true)),
         })
         .collect())
 }
@@ -436,11 +437,11 @@ pub(crate) struct Op<'a> {
 
 impl<'a> Op<'a> {
     pub fn tags(&self) -> impl Iterator<Item = &'a str> {
-        self.op.get("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+        self.op.field("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
     }
 
     pub fn operation_id(&self) -> Option<&'a str> {
-        self.op.get("operationId").and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+        self.op.field("operationId").and_then(Value::as_str).filter(|s| !s.trim().is_empty())
     }
 }
 
@@ -451,7 +452,7 @@ impl<'a> Doc<'a> {
         })?;
         let version = version(obj)?;
         let mut doc = Doc { root, obj, version, ops: Vec::new(), warnings: Vec::new(), has_lookup: false };
-        let paths = match obj.get("paths") {
+        let paths = match obj.field("paths") {
             None | Some(Value::Null) => return Ok(doc),
             Some(Value::Object(p)) => p,
             Some(other) => {
@@ -490,7 +491,7 @@ impl<'a> Doc<'a> {
                     ));
                     continue;
                 };
-                let base = match op.get("operationId").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+                let base = match op.field("operationId").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
                     Some(id) => sanitize_name(id),
                     None => sanitize_name(&format!("{method}_{}", path.replace(['{', '}'], ""))),
                 };
@@ -503,7 +504,7 @@ impl<'a> Doc<'a> {
 
     /// Title of the document (`info.title`).
     pub fn title(&self) -> Option<&'a str> {
-        self.obj.get("info").and_then(|i| i.get("title")).and_then(Value::as_str)
+        self.obj.field("info").and_then(|i| i.field("title")).and_then(Value::as_str)
     }
 
     /// The operation with `path` and `method` (any case).
@@ -578,7 +579,7 @@ impl<'a> Doc<'a> {
 
     /// Why a document without operations has none.
     fn no_operations(&self) -> String {
-        let why = match self.obj.get("paths") {
+        let why = match self.obj.field("paths") {
             Some(Value::Object(p)) if p.keys().any(|k| !k.starts_with("x-")) => {
                 format!("none of its {} paths has a {} operation", p.keys().filter(|k| !k.starts_with("x-")).count(), METHODS.join(", "))
             }
@@ -613,7 +614,7 @@ fn version(obj: &Map<String, Value>) -> Result<Version> {
         Value::Number(n) => n.to_string(),
         other => kind_of(other).to_string(),
     };
-    if let Some(v) = obj.get("openapi") {
+    if let Some(v) = obj.field("openapi") {
         let s = text(v);
         return if s.starts_with("3.0") || s == "3" {
             Ok(Version::V30)
@@ -627,7 +628,7 @@ fn version(obj: &Map<String, Value>) -> Result<Version> {
             ))
         };
     }
-    let Some(s) = obj.get("swagger").map(text) else {
+    let Some(s) = obj.field("swagger").map(text) else {
         return Err(Error::shape("", "not an OpenAPI document: it has no `openapi` or `swagger` key"));
     };
     if s == "2.0" || s == "2" {

@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
 use super::fixup::{tidy, Fixer};
 use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
+use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
@@ -44,7 +45,7 @@ use crate::schema::{kind_of, Normalizer};
 pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v Value> {
     let mut cur = v;
     for _ in 0..32 {
-        let Some(r) = cur.as_object().and_then(|o| o.get("$ref")) else { return Ok(cur) };
+        let Some(r) = cur.as_object().and_then(|o| o.field("$ref")) else { return Ok(cur) };
         // The path of the `$ref`, written out for an error only.
         let rp = || join(path, "$ref");
         let r = r.as_str().ok_or_else(|| Error::shape(&rp(), "`$ref` must be a string"))?;
@@ -163,7 +164,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let mut body = None;
         let mut form = Vec::new();
         for (holder, holder_path) in [(self.op.item, &self.op.item_path), (self.op.op, &self.op.json_path)] {
-            let Some(ps) = holder.get("parameters") else { continue };
+            let Some(ps) = holder.field("parameters") else { continue };
             let pp = join(holder_path, "parameters");
             let ps = match ps {
                 Value::Array(ps) => ps,
@@ -178,14 +179,14 @@ impl<'a> Builder<'_, 'a, '_> {
                         return Err(Error::shape(&path, format!("a parameter must be an object, found {}", kind_of(other))))
                     }
                 };
-                let key = (p.get("name"), p.get("in"));
+                let key = (p.field("name"), p.field("in"));
                 match key.1.and_then(Value::as_str) {
                     Some("body") => {
                         body = Some((p, path));
                         continue;
                     }
                     Some("formData") => {
-                        form.retain(|(q, _): &Param| q.get("name") != key.0);
+                        form.retain(|(q, _): &Param| q.field("name") != key.0);
                         form.push((p, path));
                         continue;
                     }
@@ -216,11 +217,11 @@ impl<'a> Builder<'_, 'a, '_> {
     }
 
     fn param(&mut self, p: &'a Map<String, Value>, path: &str) -> Result<()> {
-        let name = match p.get("name") {
+        let name = match p.field("name") {
             Some(Value::String(n)) if !n.is_empty() => n.as_str(),
             _ => return Err(Error::shape(path, "a parameter needs a `name` (a non-empty string)")),
         };
-        let loc = match p.get("in").and_then(Value::as_str) {
+        let loc = match p.field("in").and_then(Value::as_str) {
             Some(l @ ("path" | "query" | "header" | "cookie")) => l,
             Some(other) => {
                 self.warn(path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
@@ -236,7 +237,7 @@ impl<'a> Builder<'_, 'a, '_> {
             Version::Swagger2 => (None, None), // settled below, from the schema's type
             _ => self.style(p, loc, path),
         };
-        if let Some(value) = p.get("x-bootstrap-value") {
+        if let Some(value) = p.field("x-bootstrap-value") {
             self.bootstrap.insert(name.to_string(), value.clone());
             self.params.push(param_entry(name, loc, None, style, explode));
             return Ok(());
@@ -244,7 +245,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let owned;
         let (raw, schema_path): (&Value, String) = match self.doc.version {
             Version::Swagger2 => {
-                if p.get("type").and_then(Value::as_str) == Some("file") {
+                if p.field("type").and_then(Value::as_str) == Some("file") {
                     self.warn(path, format!("file parameter \"{name}\" is not supported: skipped"));
                     return Ok(());
                 }
@@ -253,13 +254,13 @@ impl<'a> Builder<'_, 'a, '_> {
                 );
                 (&owned, path.to_string())
             }
-            _ => match (p.get("schema"), p.get("content")) {
+            _ => match (p.field("schema"), p.field("content")) {
                 (Some(s), _) => (s, join(path, "schema")),
                 (None, Some(Value::Object(content))) if !content.is_empty() => {
                     let (mt, media) = content.iter().next().expect("not empty");
                     let cp = join(&join(path, "content"), mt);
                     self.warn(&cp, format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"));
-                    match media.get("schema") {
+                    match media.field("schema") {
                         Some(s) => (s, join(&cp, "schema")),
                         None => {
                             owned = serde_json::json!({"type": "string"});
@@ -280,16 +281,16 @@ impl<'a> Builder<'_, 'a, '_> {
             Version::Swagger2 => self.collection_format(p, loc, &schema, path),
             _ => (style, explode),
         };
-        let own = p.get("description").and_then(Value::as_str).map(String::from);
-        let base = own.or_else(|| schema.get("description").and_then(Value::as_str).map(String::from));
-        let helpers = describe::strings(p.get("x-helpers"));
-        let dependent = p.get("x-dependent").map(|d| self.dependent_note(d, &join(path, "x-dependent")));
-        let deprecated = p.get("deprecated") == Some(&Value::Bool(true));
+        let own = p.field("description").and_then(Value::as_str).map(String::from);
+        let base = own.or_else(|| schema.field("description").and_then(Value::as_str).map(String::from));
+        let helpers = describe::strings(p.field("x-helpers"));
+        let dependent = p.field("x-dependent").map(|d| self.dependent_note(d, &join(path, "x-dependent")));
+        let deprecated = p.field("deprecated") == Some(&Value::Bool(true));
         let base = base.unwrap_or_else(|| format!("The {name} {loc} parameter."));
         if let Some(d) = arg_description(Some(&base), deprecated, &helpers, dependent.as_deref()) {
             set_description(&mut schema, d);
         }
-        let required = loc == "path" || p.get("required") == Some(&Value::Bool(true));
+        let required = loc == "path" || p.field("required") == Some(&Value::Bool(true));
         let arg = self.new_arg_name(name, &format!("{loc}_{name}"));
         self.params.push(param_entry(name, loc, Some(&arg), style, explode));
         self.arg_of.push((name.to_string(), arg.clone()));
@@ -300,7 +301,7 @@ impl<'a> Builder<'_, 'a, '_> {
     /// OpenAPI 3 `style` and `explode`, as the document gives them.
     fn style(&mut self, p: &Map<String, Value>, loc: &str, path: &str) -> (Option<String>, Option<bool>) {
         let allowed = STYLES.iter().find(|(l, _)| *l == loc).map_or(&[][..], |(_, s)| *s);
-        let style = match p.get("style") {
+        let style = match p.field("style") {
             None => None,
             Some(Value::String(s)) if allowed.contains(&s.as_str()) => Some(s.clone()),
             Some(other) => {
@@ -312,7 +313,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 None
             }
         };
-        let explode = match p.get("explode") {
+        let explode = match p.field("explode") {
             None => None,
             Some(Value::Bool(b)) => Some(*b),
             Some(other) => {
@@ -326,11 +327,11 @@ impl<'a> Builder<'_, 'a, '_> {
     /// Swagger 2's `collectionFormat` of an array parameter, as an
     /// OpenAPI 3 style (Swagger's default, csv, is not OpenAPI 3's).
     fn collection_format(&mut self, p: &Map<String, Value>, loc: &str, schema: &Schema, path: &str) -> (Option<String>, Option<bool>) {
-        if schema.get("type").and_then(Value::as_str) != Some("array") {
+        if schema.field("type").and_then(Value::as_str) != Some("array") {
             return (None, None);
         }
         let csv = || (Some(if loc == "query" || loc == "cookie" { "form" } else { "simple" }.to_string()), Some(false));
-        match (p.get("collectionFormat").and_then(Value::as_str).unwrap_or("csv"), loc) {
+        match (p.field("collectionFormat").and_then(Value::as_str).unwrap_or("csv"), loc) {
             ("csv", _) => csv(),
             ("multi", "query") => (Some("form".into()), Some(true)),
             ("ssv", "query") => (Some("spaceDelimited".into()), Some(false)),
@@ -347,8 +348,8 @@ impl<'a> Builder<'_, 'a, '_> {
 
     /// Where a dependent parameter's value comes from, for its description.
     fn dependent_note(&mut self, d: &Value, path: &str) -> String {
-        let p = d.get("path").and_then(Value::as_str).unwrap_or("");
-        let m = d.get("method").and_then(Value::as_str).unwrap_or("get");
+        let p = d.field("path").and_then(Value::as_str).unwrap_or("");
+        let m = d.field("method").and_then(Value::as_str).unwrap_or("get");
         match self.doc.find(p, m) {
             Some(op) => format!("Get this value with the tool {}.", op.name),
             None => {
@@ -368,7 +369,7 @@ impl<'a> Builder<'_, 'a, '_> {
             let declared = self
                 .params
                 .iter()
-                .any(|p| p.get("in").and_then(Value::as_str) == Some("path") && p.get("name").and_then(Value::as_str) == Some(name));
+                .any(|p| p.field("in").and_then(Value::as_str) == Some("path") && p.field("name").and_then(Value::as_str) == Some(name));
             if name.is_empty() || declared {
                 continue;
             }
@@ -388,14 +389,14 @@ impl<'a> Builder<'_, 'a, '_> {
 
     /// OpenAPI 3's `requestBody`.
     fn request_body(&mut self) -> Result<Option<Value>> {
-        let Some(rb) = self.op.op.get("requestBody") else { return Ok(None) };
+        let Some(rb) = self.op.op.field("requestBody") else { return Ok(None) };
         let path = join(&self.op.json_path, "requestBody");
         let rb = match deref(self.doc.root, rb, &path)? {
             Value::Object(rb) => rb,
             other => return Err(Error::shape(&path, format!("`requestBody` must be an object, found {}", kind_of(other)))),
         };
-        let required = rb.get("required") == Some(&Value::Bool(true));
-        let content = match rb.get("content") {
+        let required = rb.field("required") == Some(&Value::Bool(true));
+        let content = match rb.field("content") {
             Some(Value::Object(c)) if !c.is_empty() => c,
             _ => {
                 self.warn(&path, "a request body without `content`: the tool sends no body");
@@ -407,22 +408,22 @@ impl<'a> Builder<'_, 'a, '_> {
             return self.unsendable(required, &cp, &media_types(content.keys().map(String::as_str)));
         };
         let ct = if mt.contains('*') { "application/json" } else { mt };
-        let desc = rb.get("description").and_then(Value::as_str);
-        self.body(media.get("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some)
+        let desc = rb.field("description").and_then(Value::as_str);
+        self.body(media.field("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some)
     }
 
     /// Swagger 2's body parameter (and form fields, which are not sent).
     fn swagger_body(&mut self, body: Option<Param<'a>>, form: &[Param<'a>]) -> Result<Option<Value>> {
-        let consumes = self.op.op.get("consumes").or_else(|| self.doc.obj.get("consumes"));
+        let consumes = self.op.op.field("consumes").or_else(|| self.doc.obj.field("consumes"));
         let consumes: Vec<&str> = consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         if !form.is_empty() {
-            let required = form.iter().any(|(p, _)| p.get("required") == Some(&Value::Bool(true)));
+            let required = form.iter().any(|(p, _)| p.field("required") == Some(&Value::Bool(true)));
             let what = if consumes.is_empty() { "form fields (formData)".to_string() } else { media_types(consumes.iter().copied()) };
             let path = form[0].1.clone();
             self.unsendable(required, &path, &what)?;
         }
         let Some((p, path)) = body else { return Ok(None) };
-        let required = p.get("required") == Some(&Value::Bool(true));
+        let required = p.field("required") == Some(&Value::Bool(true));
         let ct = if consumes.is_empty() {
             "application/json"
         } else {
@@ -432,8 +433,8 @@ impl<'a> Builder<'_, 'a, '_> {
                 None => return self.unsendable(required, &path, &media_types(consumes.iter().copied())),
             }
         };
-        let desc = p.get("description").and_then(Value::as_str);
-        self.body(p.get("schema"), &join(&path, "schema"), required, ct, desc).map(Some)
+        let desc = p.field("description").and_then(Value::as_str);
+        self.body(p.field("schema"), &join(&path, "schema"), required, ct, desc).map(Some)
     }
 
     /// A body toolspec cannot send: the operation is skipped when it is
@@ -462,11 +463,11 @@ impl<'a> Builder<'_, 'a, '_> {
         tidy(&mut schema, path, &mut self.warnings, self.fixer);
         let mut body = Map::with_capacity(3);
         body.insert("contentType".into(), Value::from(ct));
-        let flatten = schema.get("type").and_then(Value::as_str) == Some("object")
-            && schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        let flatten = schema.field("type").and_then(Value::as_str) == Some("object")
+            && schema.field("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
         if flatten {
             let Some(Value::Object(props)) = schema.shift_remove("properties") else { unreachable!() };
-            let required: std::collections::HashSet<&str> = match schema.get("required") {
+            let required: std::collections::HashSet<&str> = match schema.field("required") {
                 Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
                 _ => Default::default(),
             };
@@ -493,7 +494,7 @@ impl<'a> Builder<'_, 'a, '_> {
             body.insert("args".into(), Value::Array(pairs));
             body.insert("whole".into(), Value::Null);
         } else {
-            if !schema.get("description").is_some_and(Value::is_string) {
+            if !schema.field("description").is_some_and(Value::is_string) {
                 set_description(&mut schema, truncate(desc.unwrap_or("The request body."), MAX_ARG_DESCRIPTION));
             }
             let arg = self.new_arg_name("body", "request_body");
@@ -506,7 +507,7 @@ impl<'a> Builder<'_, 'a, '_> {
 
     /// The successful responses, best first: 200, other 2xx, 2XX, default.
     fn responses(&mut self) -> Vec<(&'a Map<String, Value>, String)> {
-        let Some(Value::Object(rs)) = self.op.op.get("responses") else { return Vec::new() };
+        let Some(Value::Object(rs)) = self.op.op.field("responses") else { return Vec::new() };
         let rp = join(&self.op.json_path, "responses");
         let rank = |code: &str| match code {
             "200" => Some(0),
@@ -535,12 +536,12 @@ impl<'a> Builder<'_, 'a, '_> {
         let responses = self.responses();
         let mut holders: Vec<(&'a Map<String, Value>, String)> = vec![(self.op.op, self.op.json_path.clone())];
         holders.extend(responses.iter().cloned());
-        let filter = holders.iter().find_map(|(h, p)| h.get("x-filter").map(|f| (f, join(p, "x-filter"))));
+        let filter = holders.iter().find_map(|(h, p)| h.field("x-filter").map(|f| (f, join(p, "x-filter"))));
         let filter = match filter {
             Some((f, p)) => self.template(f, &p).map_or(Value::Null, Value::from),
             None => Value::Null,
         };
-        let modules = holders.iter().find_map(|(h, p)| h.get("x-output-modules").map(|m| (m, join(p, "x-output-modules"))));
+        let modules = holders.iter().find_map(|(h, p)| h.field("x-output-modules").map(|m| (m, join(p, "x-output-modules"))));
         let mut output_modules = Vec::new();
         match modules {
             Some((Value::Array(list), p)) => {
@@ -569,10 +570,10 @@ impl<'a> Builder<'_, 'a, '_> {
         e.insert("path".into(), Value::from(self.op.path));
         e.insert("parameters".into(), Value::Array(std::mem::take(&mut self.params)));
         e.insert("body".into(), body.unwrap_or(Value::Null));
-        e.insert("auth".into(), self.doc.obj.get("x-plugin-auth").cloned().unwrap_or(Value::Null));
+        e.insert("auth".into(), self.doc.obj.field("x-plugin-auth").cloned().unwrap_or(Value::Null));
         e.insert("filter".into(), filter);
         e.insert("outputModules".into(), Value::Array(output_modules));
-        e.insert("bootstrap".into(), Value::Bool(op.get("x-bootstrap") == Some(&Value::Bool(true))));
+        e.insert("bootstrap".into(), Value::Bool(op.field("x-bootstrap") == Some(&Value::Bool(true))));
         e.insert("bootstrapValues".into(), Value::Object(std::mem::take(&mut self.bootstrap)));
         e.insert("lookup".into(), Value::Array(lookup));
         e.insert("title".into(), self.doc.title().map_or(Value::Null, Value::from));
@@ -591,10 +592,10 @@ impl<'a> Builder<'_, 'a, '_> {
         let obj = self.doc.obj;
         let url = match self.doc.version {
             Version::Swagger2 => {
-                let base = obj.get("basePath").and_then(Value::as_str).unwrap_or("");
-                match obj.get("host").and_then(Value::as_str) {
+                let base = obj.field("basePath").and_then(Value::as_str).unwrap_or("");
+                match obj.field("host").and_then(Value::as_str) {
                     Some(host) => {
-                        let schemes = self.op.op.get("schemes").or_else(|| obj.get("schemes"));
+                        let schemes = self.op.op.field("schemes").or_else(|| obj.field("schemes"));
                         let schemes: Vec<&str> =
                             schemes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
                         let scheme = if schemes.is_empty() || schemes.contains(&"https") { "https" } else { schemes[0] };
@@ -619,15 +620,15 @@ impl<'a> Builder<'_, 'a, '_> {
     }
 
     fn server_url(&mut self, server: &Map<String, Value>, path: &str) -> String {
-        let url = server.get("url").and_then(Value::as_str).unwrap_or("");
-        let vars = server.get("variables").and_then(Value::as_object);
+        let url = server.field("url").and_then(Value::as_str).unwrap_or("");
+        let vars = server.field("variables").and_then(Value::as_object);
         let mut out = String::with_capacity(url.len());
         let mut rest = url;
         while let Some(open) = rest.find('{') {
             let Some(close) = rest[open..].find('}') else { break };
             let name = &rest[open + 1..open + close];
             out.push_str(&rest[..open]);
-            match vars.and_then(|v| v.get(name)).and_then(|v| v.get("default")).and_then(Value::as_str) {
+            match vars.and_then(|v| v.get(name)).and_then(|v| v.field("default")).and_then(Value::as_str) {
                 Some(d) => out.push_str(d),
                 None => {
                     self.warn(join(path, "url"), format!("server variable \"{name}\" has no default: left as is"));
@@ -647,10 +648,10 @@ impl<'a> Builder<'_, 'a, '_> {
         if let Value::String(s) = flow {
             return Some(s.clone());
         }
-        let processors = flow.get("processors").and_then(Value::as_array);
+        let processors = flow.field("processors").and_then(Value::as_array);
         let found = processors.into_iter().flatten().find_map(|p| {
-            (p.get("processor_implementation_type").and_then(Value::as_str) == Some("template_engine_with_jinja"))
-                .then(|| p.get("metadata").and_then(|m| m.get("template")).and_then(Value::as_str))
+            (p.field("processor_implementation_type").and_then(Value::as_str) == Some("template_engine_with_jinja"))
+                .then(|| p.field("metadata").and_then(|m| m.field("template")).and_then(Value::as_str))
                 .flatten()
         });
         if found.is_none() {
@@ -662,11 +663,11 @@ impl<'a> Builder<'_, 'a, '_> {
     /// The JSON schema of a response, and its path.
     fn response_schema(&self, r: &'a Map<String, Value>, path: &str) -> Option<(&'a Value, String)> {
         match self.doc.version {
-            Version::Swagger2 => r.get("schema").map(|s| (s, join(path, "schema"))),
+            Version::Swagger2 => r.field("schema").map(|s| (s, join(path, "schema"))),
             _ => {
-                let content = r.get("content")?.as_object()?;
+                let content = r.field("content")?.as_object()?;
                 let (mt, media) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v)))?;
-                media.get("schema").map(|s| (s, join(&join(&join(path, "content"), mt), "schema")))
+                media.field("schema").map(|s| (s, join(&join(&join(path, "content"), mt), "schema")))
             }
         }
     }
@@ -687,7 +688,7 @@ impl<'a> Builder<'_, 'a, '_> {
         }
         let mut node = schema;
         let mut pushed = 0;
-        while let Some(r) = node.get("$ref").and_then(Value::as_str) {
+        while let Some(r) = node.field("$ref").and_then(Value::as_str) {
             if stack.contains(&r) || pushed > 32 {
                 stack.truncate(stack.len() - pushed);
                 return;
@@ -697,28 +698,28 @@ impl<'a> Builder<'_, 'a, '_> {
             pushed += 1;
             node = target;
         }
-        if let Some(l) = node.get("x-lookup") {
+        if let Some(l) = node.field("x-lookup") {
             let lp = join(path, "x-lookup");
-            let p = l.get("path").and_then(Value::as_str).unwrap_or("");
-            let m = l.get("method").and_then(Value::as_str).unwrap_or("get");
+            let p = l.field("path").and_then(Value::as_str).unwrap_or("");
+            let m = l.field("method").and_then(Value::as_str).unwrap_or("get");
             match self.doc.find(p, m) {
                 Some(op) => {
                     let mut entry = Map::new();
                     entry.insert("field".into(), Value::from(field));
                     entry.insert("operation".into(), Value::from(op.name.clone()));
-                    entry.insert("parameter".into(), l.get("parameter").cloned().unwrap_or(Value::Null));
+                    entry.insert("parameter".into(), l.field("parameter").cloned().unwrap_or(Value::Null));
                     out.push(Value::Object(entry));
                 }
                 None => self.warn(lp, format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase())),
             }
         }
-        if let Some(Value::Object(props)) = node.get("properties") {
+        if let Some(Value::Object(props)) = node.field("properties") {
             for (k, s) in props {
                 let f = format!("{field}/{}", k.replace('~', "~0").replace('/', "~1"));
                 self.lookups(s, &join(&join(path, "properties"), k), &f, out, stack, depth + 1);
             }
         }
-        if let Some(items @ Value::Object(_)) = node.get("items") {
+        if let Some(items @ Value::Object(_)) = node.field("items") {
             self.lookups(items, &join(path, "items"), &format!("{field}/*"), out, stack, depth + 1);
         }
         for key in ["allOf", "anyOf", "oneOf"] {
@@ -735,11 +736,11 @@ impl<'a> Builder<'_, 'a, '_> {
     /// (the operation's, else the document's), each with its name as `id`.
     fn security(&self) -> Vec<Value> {
         let obj = self.doc.obj;
-        let reqs = self.op.op.get("security").or_else(|| obj.get("security")).and_then(Value::as_array);
+        let reqs = self.op.op.field("security").or_else(|| obj.field("security")).and_then(Value::as_array);
         let Some(first) = reqs.and_then(|r| r.first()).and_then(Value::as_object) else { return Vec::new() };
         let schemes = match self.doc.version {
-            Version::Swagger2 => obj.get("securityDefinitions"),
-            _ => obj.get("components").and_then(|c| c.get("securitySchemes")),
+            Version::Swagger2 => obj.field("securityDefinitions"),
+            _ => obj.field("components").and_then(|c| c.field("securitySchemes")),
         };
         first
             .keys()
@@ -775,7 +776,7 @@ fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, 
 
 /// The first entry of a `servers` list, when there is one.
 fn first_server(holder: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    holder.get("servers")?.as_array()?.first()?.as_object()
+    holder.field("servers")?.as_array()?.first()?.as_object()
 }
 
 /// Media types for a message: `a, b`, an empty one shown as `""` (no
@@ -807,7 +808,7 @@ fn set_description(schema: &mut Schema, d: String) {
     if let Some(v) = schema.get_mut("description") {
         *v = Value::from(d);
     } else {
-        let at = usize::from(schema.contains_key("type"));
+        let at = usize::from(schema.has("type"));
         schema.shift_insert(at, "description".into(), Value::from(d));
     }
 }
