@@ -265,6 +265,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fields_of_small_and_large_objects_are_found_as_by_get() {
+        for size in [0, 1, 2, SMALL, SMALL + 1, 40] {
+            let mut o = Map::new();
+            for i in 0..size {
+                o.insert(format!("k{i}"), Value::from(i));
+            }
+            for i in 0..size + 2 {
+                let key = format!("k{i}");
+                assert_eq!(o.field(&key), o.get(&key), "size {size}, {key}");
+                assert_eq!(o.has(&key), i < size, "size {size}, {key}");
+            }
+            // A key that is a prefix or extension of a present one.
+            assert_eq!(o.field("k"), None);
+            assert_eq!(o.field("k00"), None);
+            let v = Value::Object(o);
+            assert_eq!(v.field("k0"), v.get("k0"));
+        }
+        assert_eq!(Value::from("k0").field("k0"), None);
+        assert_eq!(serde_json::json!([1]).field("0"), None);
+    }
+
+    #[test]
     fn seen_names_are_found_before_and_after_the_set_takes_over() {
         for n in [3, Seen::<String>::FEW, Seen::<String>::FEW + 1, 100] {
             let mut seen = Seen::default();

@@ -452,4 +452,25 @@ mod tests {
         let msgs: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
         assert_eq!(msgs, ["p.required", "p.properties.e.enum", "p.properties.i.enum", "p.properties.x.enum", "p.properties.l"]);
     }
+
+    #[test]
+    fn each_repair_sees_the_keys_the_ones_before_left() {
+        // `x-nullable` becomes `nullable` and goes; a false exclusive bound
+        // goes; the node then has no `type`, and `items` makes it an array.
+        let (s, w) = tidied(json!({"x-nullable": true, "exclusiveMaximum": false, "maximum": 3,
+                                   "items": {"type": "string", "x-nullable": false}}));
+        assert_eq!(s, json!({"type": "array", "maximum": 3, "items": {"type": "string"}, "nullable": true}));
+        assert_eq!(s.as_object().unwrap().keys().next().map(String::as_str), Some("type"));
+        let paths: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["p"]);
+        assert!(w[0].message.contains("assumed \"array\""), "{w:?}");
+        // Merging `allOf` leaves properties without a type: an object.
+        let (s, w) = tidied(json!({"allOf": [{"properties": {"a": {"type": "string", "minLength": "1"}}}], "x-id": 1}));
+        assert_eq!(s, json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}}));
+        assert!(w.len() == 1 && w[0].message.contains("assumed \"object\""), "{w:?}");
+        // A key like a checked keyword, but not one, is left alone.
+        let (s, w) = tidied(json!({"type": "string", "patterns": 3, "formats": [1]}));
+        assert_eq!(s, json!({"type": "string", "patterns": 3, "formats": [1]}));
+        assert!(w.is_empty(), "{w:?}");
+    }
 }
