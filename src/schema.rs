@@ -461,21 +461,25 @@ impl<'a> Normalizer<'a> {
             self.depends_on = self.depends_on.min(at);
             return self.unresolved(obj, target, r, path, msg);
         }
-        let Some(target) = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])) else {
-            let msg = format!("\"{r}\" points to nothing in this document");
-            return self.unresolved(obj, None, r, path, msg);
-        };
         let plain = obj.len() == 1;
         let level = self.ref_stack.len();
         let cached = if plain { self.cache.as_ref().and_then(|c| c.get(r)) } else { None };
         // A cached expansion that would go past the limits is made again.
         let cached = cached.filter(|c| depth + c.height <= MAX_DEPTH);
         let ahead = cached.map_or(0, |c| c.nodes);
+        // Only a reference that resolved was expanded and cached: its
+        // target is looked up again only if needed.
+        let target = if cached.is_some() { None } else { self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])) };
+        let dangling = |r: &str| format!("\"{r}\" points to nothing in this document");
+        if cached.is_none() && target.is_none() {
+            return self.unresolved(obj, None, r, path, dangling(r));
+        }
         if self.lenient_refs && self.nodes + ahead > self.soft_nodes {
+            let target = target.or_else(|| self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])));
             // Depends on everything above: never cached.
             self.depends_on = 0;
             let msg = format!("the schema is larger than {} nodes here: \"{r}\" is not expanded", self.soft_nodes);
-            return self.unresolved(obj, Some(target), r, path, msg).map(|mut s| {
+            return self.unresolved(obj, target, r, path, msg).map(|mut s| {
                 if let Some(Value::String(d)) = s.get_mut("description") {
                     *d = d.replace("recursive, not expanded again", "not expanded");
                 }
@@ -494,6 +498,7 @@ impl<'a> Normalizer<'a> {
             self.deepest = self.deepest.max(depth + c.height);
             return Ok(c.schema.clone());
         }
+        let Some(target) = target else { return self.unresolved(obj, None, r, path, dangling(r)) };
         // Sibling keywords of `$ref` override the target's.
         let merged;
         let source: &Value = if plain {

@@ -419,6 +419,9 @@ pub(crate) struct Doc<'a> {
     /// Whether any `x-lookup` may be in the document (most have none:
     /// then response schemas are not searched).
     pub has_lookup: bool,
+    /// What each `$ref` [`Doc::deref`] followed points to: operations
+    /// share their parameters and responses.
+    refs: std::cell::RefCell<crate::model::FastMap<&'a str, Option<&'a Value>>>,
 }
 
 /// One operation: a method of a path item.
@@ -451,7 +454,8 @@ impl<'a> Doc<'a> {
             Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(root)))
         })?;
         let version = version(obj)?;
-        let mut doc = Doc { root, obj, version, ops: Vec::new(), warnings: Vec::new(), has_lookup: false };
+        let mut doc =
+            Doc { root, obj, version, ops: Vec::new(), warnings: Vec::new(), has_lookup: false, refs: Default::default() };
         let paths = match obj.field("paths") {
             None | Some(Value::Null) => return Ok(doc),
             Some(Value::Object(p)) => p,
@@ -500,6 +504,11 @@ impl<'a> Doc<'a> {
             }
         }
         Ok(doc)
+    }
+
+    /// [`operation::deref`] in this document, each `$ref` resolved once.
+    pub fn deref(&self, v: &'a Value, path: &str) -> Result<&'a Value> {
+        operation::deref_with(v, path, |r| *self.refs.borrow_mut().entry(r).or_insert_with(|| resolve_ref(self.root, r)))
     }
 
     /// Title of the document (`info.title`).

@@ -43,6 +43,11 @@ use crate::schema::{kind_of, Normalizer};
 /// Follow `$ref`s (of parameters, request bodies, responses, path items)
 /// inside the document.
 pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v Value> {
+    deref_with(v, path, |r| resolve_ref(root, r))
+}
+
+/// [`deref`], each `$ref` resolved by `resolve`.
+pub(crate) fn deref_with<'v>(v: &'v Value, path: &str, resolve: impl Fn(&'v str) -> Option<&'v Value>) -> Result<&'v Value> {
     let mut cur = v;
     for _ in 0..32 {
         let Some(r) = cur.as_object().and_then(|o| o.field("$ref")) else { return Ok(cur) };
@@ -56,7 +61,7 @@ pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v
                 format!("external reference \"{r}\" is not supported: only references inside the document can be resolved"),
             ));
         }
-        cur = resolve_ref(root, r)
+        cur = resolve(r)
             .ok_or_else(|| Error::at(ErrorKind::Ref, &rp(), format!("\"{r}\" points to nothing in this document")))?;
     }
     Err(Error::at(ErrorKind::Ref, &join(path, "$ref"), "a cycle of $refs (or a chain of more than 32)"))
@@ -157,7 +162,6 @@ impl<'a> Builder<'_, 'a, '_> {
     /// form fields.
     #[allow(clippy::type_complexity)]
     fn collect_params(&mut self) -> Result<(Vec<Param<'a>>, Option<Param<'a>>, Vec<Param<'a>>)> {
-        let root = self.doc.root;
         let mut list: Vec<Param<'a>> = Vec::new();
         // The `name` and `in` of each parameter of `list`, looked up once.
         let mut keys: Vec<(Option<&Value>, Option<&Value>)> = Vec::new();
@@ -173,7 +177,7 @@ impl<'a> Builder<'_, 'a, '_> {
             };
             for (i, p) in ps.iter().enumerate() {
                 let path = index(&pp, i);
-                let p = match deref(root, p, &path)? {
+                let p = match self.doc.deref(p, &path)? {
                     Value::Object(p) => p,
                     other => {
                         return Err(Error::shape(&path, format!("a parameter must be an object, found {}", kind_of(other))))
@@ -391,7 +395,7 @@ impl<'a> Builder<'_, 'a, '_> {
     fn request_body(&mut self) -> Result<Option<Value>> {
         let Some(rb) = self.op.op.field("requestBody") else { return Ok(None) };
         let path = join(&self.op.json_path, "requestBody");
-        let rb = match deref(self.doc.root, rb, &path)? {
+        let rb = match self.doc.deref(rb, &path)? {
             Value::Object(rb) => rb,
             other => return Err(Error::shape(&path, format!("`requestBody` must be an object, found {}", kind_of(other)))),
         };
@@ -522,7 +526,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let mut out = Vec::with_capacity(found.len());
         for (_, code, r) in found {
             let path = join(&rp, code);
-            match deref(self.doc.root, r, &path) {
+            match self.doc.deref(r, &path) {
                 Ok(Value::Object(r)) => out.push((r, path)),
                 Ok(_) => {}
                 Err(e) => self.warn(&path, format!("response ignored: {}", e.message)),
@@ -745,7 +749,7 @@ impl<'a> Builder<'_, 'a, '_> {
         first
             .keys()
             .filter_map(|id| {
-                let scheme = deref(self.doc.root, schemes?.get(id)?, "").ok()?.as_object()?;
+                let scheme = self.doc.deref(schemes?.get(id)?, "").ok()?.as_object()?;
                 let mut m = Map::new();
                 m.insert("id".into(), Value::from(id.clone()));
                 for (k, v) in scheme {
