@@ -369,12 +369,24 @@ bound, `toolspec-template-limit-error'."
           ;; filter (a response being handled), Emacs may not run them.
           ;; Only this process is read, and no timer runs meanwhile.
           (let ((deadline (+ (float-time) timeout))
-                (more t))
+                (drained nil))
             (while (and (not (setq text (toolspec--render-output out)))
-                        (or (process-live-p proc) (process-live-p errors) more)
+                        (not drained)
                         (< (float-time) deadline))
-              (setq more (accept-process-output proc 0.02 nil 0))
-              (accept-process-output errors 0 nil 0)))
+              ;; The process may end, its output still in the pipe, between
+              ;; a read and the next test: so whether both had ended is
+              ;; known before reading, and only a read after that which
+              ;; finds nothing says that all the output is in.
+              (let ((ended (not (or (process-live-p proc) (process-live-p errors)))))
+                (unless (accept-process-output proc 0.02 nil 0)
+                  (setq drained ended))
+                (accept-process-output errors 0 nil 0)))
+            ;; Past the deadline, a process that has ended may still have
+            ;; output in the pipe.
+            (unless (or text (process-live-p proc))
+              (accept-process-output proc 0 nil 0)
+              (accept-process-output errors 0 nil 0)
+              (setq text (toolspec--render-output out))))
           (cond
            (text text)
            ((process-live-p proc)
