@@ -7,9 +7,8 @@ use jsonschema::Validator;
 use lexpr::Value as Sexp;
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Problem, Schema, Tool};
+use crate::model::{Field, Problem, Schema, Tool};
 use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
 use crate::write::{parameters, Dialect};
 

@@ -4,12 +4,11 @@
 
 use serde_json::Value;
 
-use crate::model::Field;
 use crate::elisp_source::Source;
 use crate::elisp_tools::{analyze, steps, FunctionSource, SourceTool};
 pub use crate::elisp_tools::Level;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{join, Tool};
+use crate::model::{join, Field, Tool};
 use crate::read::{self, Format, ReadOptions};
 
 /// A problem at a line and column of a text.

@@ -18,8 +18,8 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Field;
 use crate::schema::kind_of;
 
 /// The envelope's JSON Schema (draft 2020-12).

@@ -4,8 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::Field;
-use crate::model::Schema;
+use crate::model::{Field, Schema};
 use crate::schema::{slot, Slot};
 
 /// Keywords Gemini's `Schema` accepts.

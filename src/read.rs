@@ -6,9 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{check_utf8, Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
 
 /// Tool fields that belong to Emacs (gptel, llm, toolspec's executors):

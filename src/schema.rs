@@ -3,9 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{At, Problem, Schema};
+use crate::model::{At, Field, Problem, Schema};
 
 /// Keywords whose value is a map from names to schemas.
 pub const SCHEMA_MAPS: &[&str] =

@@ -2,9 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Schema, Tool};
+use crate::model::{Field, Schema, Tool};
 use crate::schema::{finalize, walk_mut};
 
 /// A JSON dialect toolspec writes.

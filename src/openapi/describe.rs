@@ -3,6 +3,7 @@
 //! `x-few-shot-examples` and `x-dependent`; kept within bounds.
 
 use serde_json::{Map, Value};
+
 use crate::model::Field;
 
 /// Longest tool description, in characters.

@@ -26,9 +26,8 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::model::Field;
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
-use crate::model::{join, Problem};
+use crate::model::{join, Field, Problem};
 use crate::read::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
 

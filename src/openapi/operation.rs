@@ -35,9 +35,8 @@ use serde_json::{Map, Value};
 use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
 use super::fixup::{tidy, Fixer};
 use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
-use crate::model::Field;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
 
 /// Follow `$ref`s (of parameters, request bodies, responses, path items)
