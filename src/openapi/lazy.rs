@@ -281,9 +281,7 @@ pub fn parse(text: &str, lookup: bool) -> Result<Value> {
 pub fn parse_noted(text: &str, lookup: bool) -> (Result<Value>, Vec<Problem>) {
     let helped = text.len() >= crate::read::BIG && crate::par::threads_for(usize::MAX) > 1;
     if !helped {
-        let parsed = parse(text, lookup);
-        let notes = if parsed.is_ok() { crate::scan::notes(text) } else { Vec::new() };
-        return (parsed, notes);
+        return crate::scan::parse_and_note(text, || parse(text, lookup));
     }
     // The path items, once the first pass has found them; the sender
     // dropped without sending says there are none to help with.

@@ -468,7 +468,7 @@ impl<'a> Doc<'a> {
             if path.starts_with("x-") {
                 continue;
             }
-            let item = match operation::deref(root, item, &item_path) {
+            let item = match doc.deref(item, &item_path) {
                 Ok(Value::Object(item)) => item,
                 Ok(other) => {
                     doc.warnings.push(Problem::warning(
@@ -507,7 +507,7 @@ impl<'a> Doc<'a> {
 
     /// [`operation::deref`] in this document, each `$ref` resolved once.
     pub fn deref(&self, v: &'a Value, path: &str) -> Result<&'a Value> {
-        operation::deref_with(v, path, |r| *self.refs.borrow_mut().entry(r).or_insert_with(|| resolve_ref(self.root, r)))
+        operation::deref(v, path, |r| *self.refs.borrow_mut().entry(r).or_insert_with(|| resolve_ref(self.root, r)))
     }
 
     /// Title of the document (`info.title`).

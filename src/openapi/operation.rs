@@ -40,13 +40,8 @@ use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
 
 /// Follow `$ref`s (of parameters, request bodies, responses, path items)
-/// inside the document.
-pub(crate) fn deref<'v>(root: &'v Value, v: &'v Value, path: &str) -> Result<&'v Value> {
-    deref_with(v, path, |r| resolve_ref(root, r))
-}
-
-/// [`deref`], each `$ref` resolved by `resolve`.
-pub(crate) fn deref_with<'v>(v: &'v Value, path: &str, resolve: impl Fn(&'v str) -> Option<&'v Value>) -> Result<&'v Value> {
+/// inside the document, each resolved by `resolve` ([`Doc::deref`]).
+pub(crate) fn deref<'v>(v: &'v Value, path: &str, resolve: impl Fn(&'v str) -> Option<&'v Value>) -> Result<&'v Value> {
     let mut cur = v;
     for _ in 0..32 {
         let Some(r) = cur.as_object().and_then(|o| o.field("$ref")) else { return Ok(cur) };
