@@ -365,7 +365,7 @@ fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Ve
     let file = self::text(source, "the file name")?;
     let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
     file_size_fits(meta.len(), max)?;
-    std::fs::read(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))
+    crate::alloc::read_file(file.as_ref()).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))
 }
 
 /// Import operations of the OpenAPI document SOURCE (JSON or YAML text,
