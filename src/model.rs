@@ -181,15 +181,27 @@ impl std::fmt::Display for At<'_> {
 /// Join a path and a key: `a.b`, or `b` at the root.
 pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+        return key.to_string();
     }
+    // Not `format!`: paths are joined for every node read, and the
+    // formatting machinery showed in profiles.
+    let mut s = String::with_capacity(path.len() + 1 + key.len());
+    s.push_str(path);
+    s.push('.');
+    s.push_str(key);
+    s
 }
 
 /// Join a path and an index: `a[3]`.
 pub fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(i);
+    let mut s = String::with_capacity(path.len() + 2 + digits.len());
+    s.push_str(path);
+    s.push('[');
+    s.push_str(digits);
+    s.push(']');
+    s
 }
 
 /// Names (keys of an object, properties...) seen so far, in their order:
@@ -314,5 +326,9 @@ mod tests {
         let item = x.key("anyOf");
         assert_eq!(item.index(1).key("type").to_string(), join(&index(&join(&join(&join("tools[0].inputSchema", "properties"), "x"), "anyOf"), 1), "type"));
         assert_eq!(root.index(0).key("b").to_string(), "[0].b");
+        for i in [0, 9, 10, 1234567, usize::MAX] {
+            assert_eq!(index("a.b", i), format!("a.b[{i}]"));
+        }
+        assert_eq!(join("a[1]", "é"), "a[1].é");
     }
 }

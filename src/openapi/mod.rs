@@ -160,7 +160,7 @@ pub struct Document {
 
 impl Document {
     fn of(text: &str) -> Result<Document> {
-        let lookup = text.contains("x-lookup");
+        let lookup = mentions_lookup(text);
         // JSON is scanned for what parsing drops (duplicate keys...).
         let mut notes = Vec::new();
         let root = parse_with(text, |t| {
@@ -203,11 +203,17 @@ impl Document {
     }
 }
 
+/// Whether `text` holds `x-lookup` anywhere: if not, no lookup is looked
+/// for.  Searched with SIMD, as the text may be GitHub's 13 MB.
+fn mentions_lookup(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"x-lookup").is_some()
+}
+
 /// [`read`] on a document parsed from `text`: the text tells cheaply
 /// whether any `x-lookup` is to be looked for, and a large document is
 /// freed on another thread.
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    Document { root, notes: Vec::new(), lookup: text.contains("x-lookup"), big: text.len() >= crate::read::BIG }.read_then_free(opts)
+    Document { root, notes: Vec::new(), lookup: mentions_lookup(text), big: text.len() >= crate::read::BIG }.read_then_free(opts)
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).

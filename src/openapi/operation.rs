@@ -203,11 +203,11 @@ impl<'a> Builder<'_, 'a, '_> {
     }
 
     /// A new argument name for `name` (a parameter's or property's), made
-    /// safe and unique; `alt` is tried before numbering on a clash.
-    fn new_arg_name(&mut self, name: &str, alt: &str) -> String {
+    /// safe and unique; `alt()` is tried before numbering on a clash.
+    fn new_arg_name(&mut self, name: &str, alt: impl FnOnce() -> String) -> String {
         let base = sanitize_arg_name(name);
         if self.taken.contains(&base) {
-            let alt = sanitize_arg_name(alt);
+            let alt = sanitize_arg_name(&alt());
             unique_name(&alt, &mut self.taken, 64)
         } else {
             unique_name(&base, &mut self.taken, 64)
@@ -289,7 +289,7 @@ impl<'a> Builder<'_, 'a, '_> {
             set_description(&mut schema, d);
         }
         let required = loc == "path" || p.field("required") == Some(&Value::Bool(true));
-        let arg = self.new_arg_name(name, &format!("{loc}_{name}"));
+        let arg = self.new_arg_name(name, || format!("{loc}_{name}"));
         self.params.push(param_entry(name, loc, Some(&arg), style, explode));
         self.arg_of.push((name.to_string(), arg.clone()));
         self.args.push(Arg { name: arg, optional: !required, schema });
@@ -375,7 +375,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 join(&self.op.json_path, "parameters"),
                 format!("path parameter \"{name}\" is not declared: added as a required string argument"),
             );
-            let arg = self.new_arg_name(name, &format!("path_{name}"));
+            let arg = self.new_arg_name(name, || format!("path_{name}"));
             let mut schema = Schema::new();
             schema.insert("type".into(), Value::from("string"));
             schema.insert("description".into(), Value::from(format!("The {{{name}}} part of the path {}", self.op.path)));
@@ -471,7 +471,7 @@ impl<'a> Builder<'_, 'a, '_> {
             };
             let mut pairs = Vec::with_capacity(props.len());
             for (prop, s) in props {
-                let arg = self.new_arg_name(&prop, &format!("body_{prop}"));
+                let arg = self.new_arg_name(&prop, || format!("body_{prop}"));
                 let mut s = match s {
                     Value::Object(s) => s,
                     _ => Schema::new(),
@@ -495,7 +495,7 @@ impl<'a> Builder<'_, 'a, '_> {
             if !schema.field("description").is_some_and(Value::is_string) {
                 set_description(&mut schema, truncate(desc.unwrap_or("The request body."), MAX_ARG_DESCRIPTION));
             }
-            let arg = self.new_arg_name("body", "request_body");
+            let arg = self.new_arg_name("body", || "request_body".to_string());
             body.insert("args".into(), Value::Array(Vec::new()));
             body.insert("whole".into(), Value::from(arg.clone()));
             self.args.push(Arg { name: arg, optional: !required, schema });
