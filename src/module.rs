@@ -80,12 +80,31 @@ fn signal<T>(env: &Env, e: &Error) -> emacs::Result<T> {
 /// Strings from Lisp: a string that is not valid UTF-8 (raw bytes) is a
 /// toolspec error, not a module error.
 pub(crate) fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
-    v.into_rust::<String>().map_err(|_| {
+    string_bytes(v).and_then(|b| String::from_utf8(b).map_err(|_| ())).map_err(|_| {
         Error::new(
             ErrorKind::Json,
             format!("{what} is not valid UTF-8 text (it holds raw bytes): decode it first"),
         )
     })
+}
+
+/// The UTF-8 bytes of Lisp string `v`, copied once.  `into_rust`
+/// asks Emacs for the length first, which encodes the whole string an
+/// extra time (2.3 MB of catalog); the length in Emacs's own encoding,
+/// the same as UTF-8's for text, is had without that.
+fn string_bytes(v: Value<'_>) -> Result<Vec<u8>, ()> {
+    let len = v.env.call("string-bytes", [v]).and_then(|n| n.into_rust::<i64>()).map_err(|_| ())?;
+    let mut bytes = vec![0u8; usize::try_from(len).map_err(|_| ())? + 1];
+    match v.copy_string_contents(&mut bytes) {
+        Ok(copied) => {
+            let n = copied.len();
+            bytes.truncate(n);
+            Ok(bytes)
+        }
+        // Raw bytes, which are longer in Emacs's encoding: the error
+        // is the same either way.
+        Err(_) => v.clone_string_contents().map_err(|_| ()),
+    }
 }
 
 pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {

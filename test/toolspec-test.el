@@ -348,7 +348,17 @@ second time on the same tools."
     (let ((err (should-error (toolspec-read-file f) :type 'toolspec-json-error)))
       (should (string-match-p "UTF-8" (cadr err)))))
   (should-error (toolspec-parse-json (string-to-multibyte (unibyte-string ?\" #xff ?\")))
-                :type 'toolspec-json-error))
+                :type 'toolspec-json-error)
+  ;; A raw byte among multibyte text, and the same text without it.
+  (let ((text (concat "{\"name\":\"t\",\"description\":\"é 😀 "
+                      (make-string 5000 ?x) "\",\"parameters\":{}}")))
+    (should (equal (plist-get (car (toolspec-parse-json text)) :description)
+                   (concat "é 😀 " (make-string 5000 ?x))))
+    (should-error (toolspec-parse-json (concat text (string-to-multibyte (unibyte-string #xff))))
+                  :type 'toolspec-json-error)
+    ;; Unibyte text with bytes past ASCII is raw bytes too.
+    (should-error (toolspec-parse-json (unibyte-string ?\" #xc3 #xa9 #xff ?\"))
+                  :type 'toolspec-json-error)))
 
 (ert-deftest toolspec-test-circular-plist ()
   "A circular plist is an error, not a hang."
