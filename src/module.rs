@@ -101,8 +101,9 @@ fn string_bytes(v: Value<'_>) -> Result<Vec<u8>, ()> {
             bytes.truncate(n);
             Ok(bytes)
         }
-        // Raw bytes, which are longer in Emacs's encoding: the error
-        // is the same either way.
+        // Emacs's encoding is never shorter than the copy's (a raw byte
+        // takes two bytes in it, one in the copy), so this is not
+        // expected: the crate's way, asking for the length, then decides.
         Err(_) => v.clone_string_contents().map_err(|_| ()),
     }
 }
