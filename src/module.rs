@@ -77,14 +77,19 @@ fn signal<T>(env: &Env, e: &Error) -> emacs::Result<T> {
     env.signal(env.intern(e.kind.symbol())?, (e.to_string(), details))
 }
 
-/// Strings from Lisp: a string that is not valid UTF-8 (raw bytes) is a
-/// toolspec error, not a module error.
+/// Strings from Lisp: a string that is not valid UTF-8 (raw bytes), or
+/// no string at all, is a toolspec error, not a module error.
 pub(crate) fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
     string_bytes(v).and_then(|b| String::from_utf8(b).map_err(|_| ())).map_err(|_| {
-        Error::new(
-            ErrorKind::Json,
-            format!("{what} is not valid UTF-8 text (it holds raw bytes): decode it first"),
-        )
+        let string = v.env.call("stringp", [v]).is_ok_and(|p| p.is_not_nil());
+        let message = if string {
+            format!("{what} is not valid UTF-8 text (it holds raw bytes): decode it first")
+        } else {
+            let shown = v.env.call("prin1-to-string", [v]).and_then(|s| s.into_rust::<String>()).unwrap_or_default();
+            let shown: String = shown.chars().take(60).collect();
+            format!("{what} must be a string, not {shown}")
+        };
+        Error::new(ErrorKind::Json, message)
     })
 }
 

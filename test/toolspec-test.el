@@ -511,7 +511,10 @@ naming the tool, the function's as it is."
   (should-error (toolspec--mod-read-file (unibyte-string ?/ ?t ?m ?p ?/ #xff) nil nil 100 t) :type 'toolspec-error)
   ;; Raw bytes inside a plist.
   (should-error (toolspec-to-json (list :name "t" :description (unibyte-string #xff #xfe)))
-                :type 'toolspec-error))
+                :type 'toolspec-error)
+  ;; No text at all, passed to the module: said so, not called raw bytes.
+  (let ((err (should-error (toolspec--mod-parse-json 42 nil nil 100 t) :type 'toolspec-error)))
+    (should (equal (cadr err) "the JSON text must be a string, not 42"))))
 
 (ert-deftest toolspec-test-nul-characters-are-kept ()
   "NUL characters survive JSON -> plist -> JSON; a NUL in a name is reported."
