@@ -105,7 +105,7 @@ pub mod alloc {
         let len = file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(len).map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
-        let huge = advise_huge_pages(&mut bytes, true);
+        let huge = advise_huge_pages(&mut bytes);
         let read = file.read_to_end(&mut bytes);
         if let Some(range) = huge {
             advise_range(range, false);
@@ -116,9 +116,9 @@ pub mod alloc {
     /// Files from this size are read into memory advised for huge pages.
     const HUGE_FROM: usize = 4 << 20;
 
-    /// Advise the whole pages of `bytes`'s spare capacity for huge pages
-    /// (`on`), when that is at least [`HUGE_FROM`]; the range advised.
-    fn advise_huge_pages(bytes: &mut Vec<u8>, on: bool) -> Option<(usize, usize)> {
+    /// Advise the whole pages of `bytes`'s spare capacity for huge pages,
+    /// when that is at least [`HUGE_FROM`]; the range advised.
+    fn advise_huge_pages(bytes: &mut Vec<u8>) -> Option<(usize, usize)> {
         let spare = bytes.spare_capacity_mut();
         if spare.len() < HUGE_FROM || !cfg!(target_os = "linux") {
             return None;
@@ -126,7 +126,7 @@ pub mod alloc {
         let page = 4096;
         let start = (spare.as_ptr() as usize).div_ceil(page) * page;
         let end = (spare.as_ptr() as usize + spare.len()) / page * page;
-        advise_range((start, end), on).then_some((start, end))
+        advise_range((start, end), true).then_some((start, end))
     }
 
     /// `madvise` the pages from `range.0` to `range.1` (page-aligned) for

@@ -443,6 +443,12 @@ impl<'a> Normalizer<'a> {
         }
     }
 
+    /// What the in-document reference `r` ("#/...") points to, in the
+    /// first of the documents it resolves in.
+    fn target(&self, r: &str) -> Option<&'a Value> {
+        self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..]))
+    }
+
     fn inline_ref(&mut self, obj: &Map<String, Value>, r: &Value, path: &At, depth: usize) -> Result<Schema> {
         let r = r.as_str().ok_or_else(|| Error::shape(&path.key("$ref").to_string(), "`$ref` must be a string"))?;
         if !r.starts_with('#') {
@@ -456,7 +462,7 @@ impl<'a> Normalizer<'a> {
                 "recursive $ref cycle {} cannot be inlined: tool schemas must be finite",
                 chain.join(" -> ")
             );
-            let target = self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..]));
+            let target = self.target(r);
             self.depends_on = self.depends_on.min(at);
             return self.unresolved(obj, target, r, path, msg);
         }
@@ -468,13 +474,13 @@ impl<'a> Normalizer<'a> {
         let ahead = cached.map_or(0, |c| c.nodes);
         // Only a reference that resolved was expanded and cached: its
         // target is looked up again only if needed.
-        let target = if cached.is_some() { None } else { self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])) };
+        let target = if cached.is_some() { None } else { self.target(r) };
         let dangling = |r: &str| format!("\"{r}\" points to nothing in this document");
         if cached.is_none() && target.is_none() {
             return self.unresolved(obj, None, r, path, dangling(r));
         }
         if self.lenient_refs && self.nodes + ahead > self.soft_nodes {
-            let target = target.or_else(|| self.roots.iter().find_map(|&root| resolve_pointer(root, &r[1..])));
+            let target = target.or_else(|| self.target(r));
             // Depends on everything above: never cached.
             self.depends_on = 0;
             let msg = format!("the schema is larger than {} nodes here: \"{r}\" is not expanded", self.soft_nodes);
