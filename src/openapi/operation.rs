@@ -1,9 +1,10 @@
 //! One operation -> one tool, with its executor metadata.
 //!
 //! The tool's arguments are the operation's path, query, header and
-//! cookie parameters, then the top-level properties of its JSON request
-//! body (a body that is not an object with properties is one argument,
-//! `body`).  Argument names are made safe for every provider
+//! cookie parameters, then the top-level properties of its request body,
+//! JSON or a form (`application/x-www-form-urlencoded`, or Swagger 2's
+//! `formData` fields); a body that is not an object with properties is one
+//! argument, `body`.  Argument names are made safe for every provider
 //! (`^[a-zA-Z0-9_.-]{1,64}$`) and unique: a body property named like a
 //! parameter becomes `body_NAME`.
 //!
@@ -18,7 +19,11 @@
 //!                  "style"?: "simple", "explode"?: false}, ...],
 //!                 ("arg" is null for a parameter given by a bootstrap value)
 //!  "body": null | {"contentType": "application/json",
-//!                  "args": [[ARG, PROPERTY], ...], "whole": ARG | null},
+//!                  "args": [[ARG, PROPERTY], ...], "whole": ARG | null,
+//!                  "encoding"?: {PROPERTY: {"style"?: "deepObject",
+//!                                           "explode"?: true}}},
+//!                 ("encoding", for a form only: how a field is written,
+//!                  as a query parameter of that style would be)
 //!  "auth": x-plugin-auth | null,
 //!  "filter": Jinja template | null, "outputModules": [template, ...],
 //!  "bootstrap": bool, "bootstrapValues": {PARAMETER: template},
@@ -67,7 +72,15 @@ const STYLES: &[(&str, &[&str])] = &[
     ("query", &["form", "spaceDelimited", "pipeDelimited", "deepObject"]),
     ("header", &["simple"]),
     ("cookie", &["form"]),
+    ("form", &["form", "spaceDelimited", "pipeDelimited", "deepObject"]),
 ];
+
+/// The media type of a form body.
+const FORM: &str = "application/x-www-form-urlencoded";
+
+/// A form field of Swagger 2 (`in: formData`): its name, its argument,
+/// and its style and explode.
+type FormField = (String, String, Option<String>, Option<bool>);
 
 /// Keys of a Swagger 2 non-body parameter that make its schema.
 const SWAGGER_SCHEMA_KEYS: &[&str] = &[
@@ -112,7 +125,7 @@ pub(super) fn build<'a>(
     };
     let (params, body_param, form) = b.collect_params()?;
     for p in &params {
-        b.param(p.0, &p.1)?;
+        b.param(p.0, &p.1, None)?;
     }
     b.undeclared_path_params();
     let body = match doc.version {
@@ -214,12 +227,15 @@ impl<'a> Builder<'_, 'a, '_> {
         }
     }
 
-    fn param(&mut self, p: &'a Map<String, Value>, path: &str) -> Result<()> {
+    /// The argument of parameter `p`, and its entry in the executor's
+    /// `parameters`; a Swagger 2 form field's goes to `form` instead.
+    fn param(&mut self, p: &'a Map<String, Value>, path: &str, form: Option<&mut Vec<FormField>>) -> Result<()> {
         let name = match p.field("name") {
             Some(Value::String(n)) if !n.is_empty() => n.as_str(),
             _ => return Err(Error::shape(path, "a parameter needs a `name` (a non-empty string)")),
         };
         let loc = match p.field("in").and_then(Value::as_str) {
+            Some("formData") if form.is_some() => "form",
             Some(l @ ("path" | "query" | "header" | "cookie")) => l,
             Some(other) => {
                 self.warn(path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
@@ -235,7 +251,7 @@ impl<'a> Builder<'_, 'a, '_> {
             Version::Swagger2 => (None, None), // settled below, from the schema's type
             _ => self.style(p, loc, path),
         };
-        if let Some(value) = p.field("x-bootstrap-value") {
+        if let (Some(value), None) = (p.field("x-bootstrap-value"), &form) {
             self.bootstrap.insert(name.to_string(), value.clone());
             self.params.push(param_entry(name, loc, None, style, explode));
             return Ok(());
@@ -244,6 +260,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let (raw, schema_path): (&Value, String) = match self.doc.version {
             Version::Swagger2 => {
                 if p.field("type").and_then(Value::as_str) == Some("file") {
+                    // A required file makes the form unsendable (`swagger_body`).
                     self.warn(path, format!("file parameter \"{name}\" is not supported: skipped"));
                     return Ok(());
                 }
@@ -284,13 +301,19 @@ impl<'a> Builder<'_, 'a, '_> {
         let helpers = describe::strings(p.field("x-helpers"));
         let dependent = p.field("x-dependent").map(|d| self.dependent_note(d, &join(path, "x-dependent")));
         let deprecated = p.field("deprecated") == Some(&Value::Bool(true));
-        let base = base.unwrap_or_else(|| format!("The {name} {loc} parameter."));
+        let base = base.unwrap_or_else(|| match loc {
+            "form" => format!("The {name} field of the form."),
+            _ => format!("The {name} {loc} parameter."),
+        });
         if let Some(d) = arg_description(Some(&base), deprecated, &helpers, dependent.as_deref()) {
             set_description(&mut schema, d);
         }
         let required = loc == "path" || p.field("required") == Some(&Value::Bool(true));
         let arg = self.new_arg_name(name, || format!("{loc}_{name}"));
-        self.params.push(param_entry(name, loc, Some(&arg), style, explode));
+        match form {
+            Some(form) => form.push((name.to_string(), arg.clone(), style, explode)),
+            None => self.params.push(param_entry(name, loc, Some(&arg), style, explode)),
+        }
         self.arg_of.push((name.to_string(), arg.clone()));
         self.args.push(Arg { name: arg, optional: !required, schema });
         Ok(())
@@ -304,10 +327,8 @@ impl<'a> Builder<'_, 'a, '_> {
             Some(Value::String(s)) if allowed.contains(&s.as_str()) => Some(s.clone()),
             Some(other) => {
                 let shown = other.as_str().map_or_else(|| other.to_string(), String::from);
-                self.warn(
-                    join(path, "style"),
-                    format!("style \"{shown}\" is not supported for {loc} parameters: the default ({}) is used", allowed[0]),
-                );
+                let what = params_in(loc);
+                self.warn(join(path, "style"), format!("style \"{shown}\" is not supported for {what}: the default ({}) is used", allowed[0]));
                 None
             }
         };
@@ -328,17 +349,15 @@ impl<'a> Builder<'_, 'a, '_> {
         if schema.field("type").and_then(Value::as_str) != Some("array") {
             return (None, None);
         }
-        let csv = || (Some(if loc == "query" || loc == "cookie" { "form" } else { "simple" }.to_string()), Some(false));
+        let csv = || (Some(if matches!(loc, "query" | "cookie" | "form") { "form" } else { "simple" }.to_string()), Some(false));
         match (p.field("collectionFormat").and_then(Value::as_str).unwrap_or("csv"), loc) {
             ("csv", _) => csv(),
-            ("multi", "query") => (Some("form".into()), Some(true)),
-            ("ssv", "query") => (Some("spaceDelimited".into()), Some(false)),
-            ("pipes", "query") => (Some("pipeDelimited".into()), Some(false)),
+            ("multi", "query" | "form") => (Some("form".into()), Some(true)),
+            ("ssv", "query" | "form") => (Some("spaceDelimited".into()), Some(false)),
+            ("pipes", "query" | "form") => (Some("pipeDelimited".into()), Some(false)),
             (other, _) => {
-                self.warn(
-                    join(path, "collectionFormat"),
-                    format!("collectionFormat \"{other}\" is not supported for {loc} parameters: csv is used"),
-                );
+                let what = params_in(loc);
+                self.warn(join(path, "collectionFormat"), format!("collectionFormat \"{other}\" is not supported for {what}: csv is used"));
                 csv()
             }
         }
@@ -402,22 +421,74 @@ impl<'a> Builder<'_, 'a, '_> {
             }
         };
         let cp = join(&path, "content");
-        let Some((mt, media)) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v))) else {
+        let desc = rb.field("description").and_then(Value::as_str);
+        if let Some((mt, media)) = pick_json(content.iter().map(|(k, v)| (k.as_str(), v))) {
+            let ct = if mt.contains('*') { "application/json" } else { mt };
+            return self.body(media.field("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some);
+        }
+        let Some((mt, media)) = content.iter().find(|(t, _)| is_form(t)) else {
             return self.unsendable(required, &cp, &media_types(content.keys().map(String::as_str)));
         };
-        let ct = if mt.contains('*') { "application/json" } else { mt };
-        let desc = rb.field("description").and_then(Value::as_str);
-        self.body(media.field("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some)
+        let mp = join(&cp, mt);
+        let mut body = self.body(media.field("schema"), &join(&mp, "schema"), required, mt, desc)?;
+        let encoding = self.form_encoding(media.field("encoding"), &join(&mp, "encoding"));
+        if !encoding.is_empty() {
+            if let Value::Object(b) = &mut body {
+                b.insert("encoding".into(), Value::Object(encoding));
+            }
+        }
+        Ok(Some(body))
     }
 
-    /// Swagger 2's body parameter (and form fields, which are not sent).
+    /// The style and explode of each field of a form, from its media
+    /// type's `encoding` (fields without either are left out).
+    fn form_encoding(&mut self, encoding: Option<&Value>, path: &str) -> Map<String, Value> {
+        let mut out = Map::new();
+        let fields = match encoding {
+            None => return out,
+            Some(Value::Object(fields)) => fields,
+            Some(other) => {
+                self.warn(path, format!("`encoding` must be an object, found {}: ignored", kind_of(other)));
+                return out;
+            }
+        };
+        for (field, e) in fields {
+            let Value::Object(e) = e else {
+                self.warn(join(path, field), format!("an encoding must be an object, found {}: ignored", kind_of(e)));
+                continue;
+            };
+            let (style, explode) = self.style(e, "form", &join(path, field));
+            if let Some(how) = field_encoding(style, explode) {
+                out.insert(field.clone(), how);
+            }
+        }
+        out
+    }
+
+    /// Swagger 2's body parameter, or its form fields.
     fn swagger_body(&mut self, body: Option<Param<'a>>, form: &[Param<'a>]) -> Result<Option<Value>> {
         let consumes = self.op.op.field("consumes").or_else(|| self.doc.obj.field("consumes"));
         let consumes: Vec<&str> = consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         if !form.is_empty() {
+            // Form fields are sent as a form when it may be one, and there
+            // is no body parameter (Swagger allows only one of the two).
+            let ct = if consumes.is_empty() { Some(FORM) } else { consumes.iter().copied().find(|c| is_form(c)) };
+            let file = form.iter().find(|(p, _)| {
+                p.field("type").and_then(Value::as_str) == Some("file") && p.field("required") == Some(&Value::Bool(true))
+            });
+            if let (Some(ct), None, None) = (ct, file, &body) {
+                return self.swagger_form(form, ct).map(Some);
+            }
             let required = form.iter().any(|(p, _)| p.field("required") == Some(&Value::Bool(true)));
-            let what = if consumes.is_empty() { "form fields (formData)".to_string() } else { media_types(consumes.iter().copied()) };
-            let path = form[0].1.clone();
+            let what = if let Some((p, _)) = file {
+                let name = p.field("name").and_then(Value::as_str).unwrap_or("");
+                format!("multipart/form-data (it has the file field \"{name}\")")
+            } else if ct.is_none() {
+                media_types(consumes.iter().copied())
+            } else {
+                "form fields (formData) beside a body parameter".to_string()
+            };
+            let path = file.unwrap_or(&form[0]).1.clone();
             self.unsendable(required, &path, &what)?;
         }
         let Some((p, path)) = body else { return Ok(None) };
@@ -435,16 +506,40 @@ impl<'a> Builder<'_, 'a, '_> {
         self.body(p.field("schema"), &join(&path, "schema"), required, ct, desc).map(Some)
     }
 
+    /// Swagger 2's form fields, sent as a form of type `ct`.
+    fn swagger_form(&mut self, form: &[Param<'a>], ct: &str) -> Result<Value> {
+        let mut fields = Vec::with_capacity(form.len());
+        for (p, path) in form {
+            self.param(p, path, Some(&mut fields))?;
+        }
+        let mut args = Vec::with_capacity(fields.len());
+        let mut encoding = Map::new();
+        for (name, arg, style, explode) in fields {
+            if let Some(how) = field_encoding(style, explode) {
+                encoding.insert(name.clone(), how);
+            }
+            args.push(Value::Array(vec![Value::from(arg), Value::from(name)]));
+        }
+        let mut body = Map::with_capacity(4);
+        body.insert("contentType".into(), Value::from(ct));
+        body.insert("args".into(), Value::Array(args));
+        body.insert("whole".into(), Value::Null);
+        if !encoding.is_empty() {
+            body.insert("encoding".into(), Value::Object(encoding));
+        }
+        Ok(Value::Object(body))
+    }
+
     /// A body toolspec cannot send: the operation is skipped when it is
     /// required, else the tool sends none.
     fn unsendable(&mut self, required: bool, path: &str, types: &str) -> Result<Option<Value>> {
         if required {
             return Err(Error::shape(
                 path,
-                format!("the request body can only be {types}, and toolspec sends JSON bodies only"),
+                format!("the request body can only be {types}, and toolspec sends JSON and form ({FORM}) bodies only"),
             ));
         }
-        self.warn(path, format!("request body ({types}) not supported (JSON only): the tool sends no body"));
+        self.warn(path, format!("request body ({types}) not supported (JSON and forms only): the tool sends no body"));
         Ok(None)
     }
 
@@ -772,6 +867,28 @@ fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, 
     Value::Object(m)
 }
 
+/// How a form field is written: `{"style": ..., "explode": ...}`, with
+/// what is given of the two; None for neither.
+fn field_encoding(style: Option<String>, explode: Option<bool>) -> Option<Value> {
+    let mut m = Map::new();
+    if let Some(s) = style {
+        m.insert("style".into(), Value::from(s));
+    }
+    if let Some(x) = explode {
+        m.insert("explode".into(), Value::Bool(x));
+    }
+    (!m.is_empty()).then_some(Value::Object(m))
+}
+
+/// The parameters of `loc` ("query"...), or form fields, in a message.
+fn params_in(loc: &str) -> String {
+    if loc == "form" {
+        "form fields".to_string()
+    } else {
+        format!("{loc} parameters")
+    }
+}
+
 /// The first entry of a `servers` list, when there is one.
 fn first_server(holder: &Map<String, Value>) -> Option<&Map<String, Value>> {
     holder.field("servers")?.as_array()?.first()?.as_object()
@@ -782,6 +899,11 @@ fn first_server(holder: &Map<String, Value>) -> Option<&Map<String, Value>> {
 fn media_types<'m>(types: impl Iterator<Item = &'m str>) -> String {
     let shown: Vec<&str> = types.map(|t| if t.trim().is_empty() { "\"\" (an empty media type)" } else { t }).collect();
     shown.join(", ")
+}
+
+/// Whether media type `t` is a form's ([`FORM`], with any parameters).
+fn is_form(t: &str) -> bool {
+    t.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case(FORM)
 }
 
 /// The JSON media type among `types`: `application/json`, else another
