@@ -98,7 +98,8 @@ impl Scanner<'_> {
     /// Go to the value the first of `steps` names; how many of them were
     /// taken: more than one when a key holds dots (`"/v2.1"` is the steps
     /// `/v2` and `1` of the path `paths./v2.1.get`).  Of the keys that
-    /// fit, the one taking most steps wins, the first of them if several.
+    /// fit, the one taking most steps wins, the last of them if several
+    /// (of a key given twice, the parser keeps the last value).
     fn step(&mut self, steps: &[Step]) -> Option<usize> {
         self.ws();
         match (steps.first()?, self.b.get(self.i)?) {
@@ -121,11 +122,9 @@ impl Scanner<'_> {
                     self.ws();
                     let n = if key == *k { Some(1) } else if dots { key_steps(&key, steps) } else { None };
                     if let Some(n) = n {
-                        if best.is_none_or(|(m, _)| n > m) {
+                        // A key given twice: the parser keeps the last value.
+                        if best.is_none_or(|(m, _)| n >= m) {
                             best = Some((n, self.i));
-                        }
-                        if !dots {
-                            break;
                         }
                     }
                     if self.skip().is_none() {
@@ -151,6 +150,10 @@ impl Scanner<'_> {
                     self.i += 1;
                 }
                 self.ws();
+                // No item there (an empty array, or a comma before `]`).
+                if matches!(self.b.get(self.i), None | Some(b']')) {
+                    return None;
+                }
                 Some(1)
             }
             _ => None,
@@ -201,9 +204,20 @@ impl From<Step<'_>> for TrieStep {
 
 type Trie = std::collections::HashMap<(usize, TrieStep), usize>;
 
+/// A value [`scan_values`] met at a node of the trie: where it starts,
+/// and the entry of the object or array it is in.
+struct Entry {
+    node: usize,
+    at: usize,
+    parent: usize,
+}
+
 /// [`locate`] for many paths at once: one pass over `text` finds them
 /// all (and one more counts lines and columns), however many there are.
-/// The place of each path, in order.
+/// The place of each path, in order.  Where a key with dots and a key
+/// with children both fit a path (`a.b` and `a` holding `b`), the one
+/// taking more steps is followed, as [`locate`] does, and of a key given
+/// twice the last.
 pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
     // The paths as a trie of steps, node 0 the whole document.
     let mut trie = Trie::new();
@@ -217,68 +231,87 @@ pub fn locate_many(text: &str, paths: &[&str]) -> Vec<(usize, usize)> {
             });
         }
     }
-    let mut found: Vec<Option<usize>> = vec![None; nodes];
-    scan_values(&mut Scanner { b: text.as_bytes(), i: 0 }, &trie, &mut found);
-    // Each path: the deepest node along it that was found.
+    let entries = scan_values(&mut Scanner { b: text.as_bytes(), i: 0 }, &trie);
+    // The member of each value at each node of the trie (the last, if a
+    // key is given twice: the parser keeps the last value).
+    let member: std::collections::HashMap<(usize, usize), usize> =
+        entries.iter().enumerate().skip(1).map(|(i, e)| ((e.parent, e.node), i)).collect();
+    // Each path: from the document down, at each value the member that
+    // takes the most of the steps left, as far as the path goes.
     let offsets: Vec<usize> = paths
         .iter()
         .map(|p| {
-            let (mut node, mut at) = (0, found[0].unwrap_or(0));
+            let mut along = Vec::new();
+            let mut node = 0;
             for step in steps(p) {
                 let Some(&n) = trie.get(&(node, step.into())) else { break };
-                // A node inside a key with dots is not found itself: the
-                // node of the whole key is.
-                if let Some(f) = found[n] {
-                    at = f;
-                }
+                along.push(n);
                 node = n;
             }
-            at
+            let (mut at, mut done) = (0usize, 0usize);
+            // A member at the node `k` steps on is `k` steps from its value.
+            let next = |at: usize, done: usize| {
+                (1..=along.len() - done).rev().find_map(|k| member.get(&(at, along[done + k - 1])).map(|&c| (k, c)))
+            };
+            while let Some((k, c)) = next(at, done) {
+                at = c;
+                done += k;
+            }
+            entries[at].at
         })
         .collect();
     line_columns(text, &offsets)
 }
 
-/// Walk the values of JSON text, without recursion, recording where the
-/// first value at each node of the trie starts.  Stops at text that is
-/// not JSON.
-fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
+/// Walk the values of JSON text, without recursion, recording each value
+/// met at a node of the trie ([`Entry`]); the first entry is the whole
+/// document's.  Stops at text that is not JSON.
+fn scan_values(s: &mut Scanner, trie: &Trie) -> Vec<Entry> {
     enum Frame {
-        Object(usize),
-        Array(usize, usize),
+        /// An object or array at a node of the trie, and its entry.
+        Object(usize, usize),
+        Array(usize, usize, usize),
     }
+    s.ws();
+    let mut entries = vec![Entry { node: 0, at: s.i, parent: 0 }];
     let mut stack: Vec<Frame> = Vec::new();
+    // At the start of a value: its node (None: no path goes through it),
+    // and the entry of its container; the document is entry 0.
     let mut node = Some(0usize);
+    let mut parent = 0usize;
     loop {
-        // At the start of a value, at trie node `node` (None: no path
-        // goes through it).
         s.ws();
         let start = s.i;
-        if let Some(n) = node {
-            found[n].get_or_insert(start);
-        }
-        match (node, s.b.get(s.i)) {
-            (_, None) => return,
-            (Some(n), Some(b'{')) => {
-                s.i += 1;
-                stack.push(Frame::Object(n));
+        let entry = match node {
+            Some(_) if stack.is_empty() => Some(0),
+            Some(n) => {
+                entries.push(Entry { node: n, at: start, parent });
+                Some(entries.len() - 1)
             }
-            (Some(n), Some(b'[')) => {
+            None => None,
+        };
+        match (node.zip(entry), s.b.get(s.i)) {
+            (_, None) => return entries,
+            (Some((n, e)), Some(b'{')) => {
                 s.i += 1;
-                stack.push(Frame::Array(n, 0));
+                stack.push(Frame::Object(n, e));
+            }
+            (Some((n, e)), Some(b'[')) => {
+                s.i += 1;
+                stack.push(Frame::Array(n, e, 0));
             }
             _ => {
                 if s.skip().is_none() || s.i == start {
-                    return;
+                    return entries;
                 }
             }
         }
         // To the start of the next value, closing containers on the way.
         loop {
             s.ws();
-            let Some(top) = stack.last_mut() else { return };
+            let Some(top) = stack.last_mut() else { return entries };
             match s.b.get(s.i) {
-                None => return,
+                None => return entries,
                 Some(b',') => {
                     s.i += 1;
                     continue;
@@ -291,17 +324,19 @@ fn scan_values(s: &mut Scanner, trie: &Trie, found: &mut [Option<usize>]) {
                 _ => {}
             }
             match top {
-                Frame::Object(n) => {
-                    let Some(key) = s.string() else { return };
+                Frame::Object(n, e) => {
+                    let Some(key) = s.string() else { return entries };
                     s.ws();
                     if s.b.get(s.i) != Some(&b':') {
-                        return;
+                        return entries;
                     }
                     s.i += 1;
                     node = key_node(trie, *n, key);
+                    parent = *e;
                 }
-                Frame::Array(n, item) => {
+                Frame::Array(n, e, item) => {
                     node = trie.get(&(*n, TrieStep::Index(*item))).copied();
+                    parent = *e;
                     *item += 1;
                 }
             }
@@ -364,6 +399,24 @@ mod tests {
         assert_eq!(locate(text, "tools[1].x.y[1].z"), (4, 38));
         // A missing key stops at the deepest part found.
         assert_eq!(locate(text, "tools[1].nope"), (4, 3));
+    }
+
+    #[test]
+    fn the_value_the_parser_keeps() {
+        // A key with dots takes more steps than a key holding the rest,
+        // whichever comes first.
+        for text in ["{\"a\": {\"b\": 1},\n\"a.b\": 2}", "{\"a.b\": 2,\n\"a\": {\"b\": 1}}"] {
+            let at = if text.starts_with("{\"a.b") { (1, 9) } else { (2, 8) };
+            assert_eq!(locate(text, "a.b"), at, "{text}");
+            assert_eq!(locate_many(text, &["a.b", "a"]), [at, locate(text, "a")], "{text}");
+        }
+        // Of a key given twice, the last value.
+        let text = "{\"a\": 1,\n\"a\": [1]}";
+        assert_eq!(locate(text, "a[0]"), (2, 7));
+        assert_eq!(locate_many(text, &["a[0]", "a"]), [(2, 7), (2, 6)]);
+        // No item in an empty array: the array.
+        assert_eq!(locate("{\"a\": []}", "a[0]"), (1, 7));
+        assert_eq!(locate_many("{\"a\": []}", &["a[0]"]), [(1, 7)]);
     }
 
     #[test]

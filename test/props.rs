@@ -123,8 +123,40 @@ fn through_plist(tools: &[Tool]) -> Vec<Tool> {
     tools_from_elisp(&text).expect("printed plists read back")
 }
 
+/// JSON text whose objects may give a key twice and have keys with dots
+/// and brackets that read as paths of other keys (`a.b` beside `a`
+/// holding `b`), as OpenAPI's paths do (`/v2` and `/v2.1`).
+fn tangled_json() -> impl Strategy<Value = String> {
+    let key = prop_oneof![Just("a"), Just("b"), Just("a.b"), Just("b.a"), Just("a[0]"), Just("a.b.a"), Just("a[1].b")];
+    let leaf = prop_oneof![Just("1".to_string()), Just("\"x\"".to_string()), Just("null".to_string())];
+    leaf.prop_recursive(4, 40, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(", "))),
+            prop::collection::vec((key.clone(), inner), 0..4).prop_map(|members| {
+                let members: Vec<String> = members.into_iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                format!("{{\n{}}}", members.join(",\n"))
+            }),
+        ]
+    })
+}
+
+/// Paths over the keys of [`tangled_json`].
+fn tangled_path() -> impl Strategy<Value = String> {
+    let step = prop_oneof![Just(".a"), Just(".b"), Just("[0]"), Just("[1]")];
+    prop::collection::vec(step, 0..5).prop_map(|steps| steps.concat().trim_start_matches('.').to_string())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Many paths located at once are where each is located alone, keys
+    /// with dots, keys given twice and paths that go nowhere included.
+    #[test]
+    fn locate_many_agrees_with_locate(text in tangled_json(), paths in prop::collection::vec(tangled_path(), 1..8)) {
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let alone: Vec<(usize, usize)> = paths.iter().map(|p| toolspec::locate::locate(&text, p)).collect();
+        prop_assert_eq!(toolspec::locate::locate_many(&text, &paths), alone);
+    }
 
     /// The scan for what parsing drops runs while the text is parsed, so
     /// on any text, JSON or broken JSON, it returns without a panic.
