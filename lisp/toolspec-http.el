@@ -440,7 +440,9 @@ and explode its `:encoding' gives (default form, exploded)."
           (if whole
               (let ((v (toolspec-http--arg-value op args whole)))
                 (cond ((null v) nil)
-                      ((toolspec-http--object-p v) (toolspec-http--pairs v))
+                      ((toolspec-http--object-p v)
+                       (cl-remove-if (lambda (c) (memq (cdr c) '(nil :null)))
+                                     (toolspec-http--pairs v)))
                       (t (signal 'toolspec-http-error
                                  (list "a form body must be an object")))))
             (cl-loop for pair in (append (toolspec-http--get body :args) nil)

@@ -827,8 +827,8 @@ secret, raw and base64-encoded."
                        :exec (list :body '(:contentType "application/x-www-form-urlencoded"
                                            :args [] :whole "body"
                                            :encoding (:a (:style "deepObject")))))))
-      (should (equal (toolspec-http--body whole '((:a (:b 1) :c "d")))
-                     '("application/x-www-form-urlencoded" . "a[b]=1&c=d")))
+      (should (equal (toolspec-http--body whole '((:a (:b 1) :c "d" :e nil :f :null :g :json-false)))
+                     '("application/x-www-form-urlencoded" . "a[b]=1&c=d&g=false")))
       (should-not (toolspec-http--body whole '(nil)))
       (should (equal (cadr (should-error (toolspec-http--body whole '("text"))
                                          :type 'toolspec-http-error))
