@@ -543,7 +543,8 @@ impl<'a> Builder<'_, 'a, '_> {
         Ok(None)
     }
 
-    /// The arguments of a JSON body; returns the executor's `body`.
+    /// The arguments of a body (JSON, or a form of type `ct`); returns the
+    /// executor's `body`.
     fn body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
         let mut schema = match raw {
             Some(r) => self.norm.node(r, path, 0)?,
