@@ -246,6 +246,10 @@ returned as `:false'; other nil values are nil (absent)."
         ((and (consp v) (consp (car v)))
          (mapcar (lambda (c) (cons (format "%s" (car c)) (cdr c))) v))))
 
+(defun toolspec-http--members (v)
+  "The (KEY-STRING . VALUE) pairs of object V whose value is not null."
+  (cl-remove-if (lambda (c) (memq (cdr c) '(nil :null))) (toolspec-http--pairs v)))
+
 (defun toolspec-http--object-p (v)
   "Non-nil when V is a JSON object as args carry them (plist or alist)."
   (or (toolspec-http--plist-p v) (and (consp v) (consp (car v)))))
@@ -347,8 +351,7 @@ An object's null members are left out."
                  (mapcar (lambda (i) (concat k "=" i)) items)
                (list (concat k "=" (mapconcat #'identity items ","))))))))
      ((toolspec-http--object-p value)
-      (let ((pairs (cl-remove-if (lambda (c) (memq (cdr c) '(nil :null)))
-                                 (toolspec-http--pairs value))))
+      (let ((pairs (toolspec-http--members value)))
         (cond ((equal style "deepObject") (toolspec-http--deep-pairs k value))
               (explode
                (mapcar (lambda (c) (concat (toolspec-http--enc (car c)) "=" (funcall enc (cdr c))))
@@ -440,9 +443,7 @@ and explode its `:encoding' gives (default form, exploded)."
           (if whole
               (let ((v (toolspec-http--arg-value op args whole)))
                 (cond ((null v) nil)
-                      ((toolspec-http--object-p v)
-                       (cl-remove-if (lambda (c) (memq (cdr c) '(nil :null)))
-                                     (toolspec-http--pairs v)))
+                      ((toolspec-http--object-p v) (toolspec-http--members v))
                       (t (signal 'toolspec-http-error
                                  (list "a form body must be an object")))))
             (cl-loop for pair in (append (toolspec-http--get body :args) nil)

@@ -859,17 +859,14 @@ fn param_entry(name: &str, loc: &str, arg: Option<&str>, style: Option<String>, 
     m.insert("name".into(), Value::from(name));
     m.insert("in".into(), Value::from(loc));
     m.insert("arg".into(), arg.map_or(Value::Null, Value::from));
-    if let Some(s) = style {
-        m.insert("style".into(), Value::from(s));
-    }
-    if let Some(e) = explode {
-        m.insert("explode".into(), Value::Bool(e));
+    if let Some(Value::Object(how)) = field_encoding(style, explode) {
+        m.extend(how);
     }
     Value::Object(m)
 }
 
-/// How a form field is written: `{"style": ..., "explode": ...}`, with
-/// what is given of the two; None for neither.
+/// How a parameter or form field is written: `{"style": ...,
+/// "explode": ...}`, with what is given of the two; None for neither.
 fn field_encoding(style: Option<String>, explode: Option<bool>) -> Option<Value> {
     let mut m = Map::new();
     if let Some(s) = style {
@@ -902,15 +899,19 @@ fn media_types<'m>(types: impl Iterator<Item = &'m str>) -> String {
     shown.join(", ")
 }
 
+/// Media type `t` without its parameters, in lower case.
+fn essence(t: &str) -> String {
+    t.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
 /// Whether media type `t` is a form's ([`FORM`], with any parameters).
 fn is_form(t: &str) -> bool {
-    t.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case(FORM)
+    essence(t) == FORM
 }
 
 /// The JSON media type among `types`: `application/json`, else another
 /// JSON type (`...+json`, `text/json`), else a wildcard.
 fn pick_json<'m, V>(types: impl Iterator<Item = (&'m str, V)> + Clone) -> Option<(&'m str, V)> {
-    let essence = |t: &str| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let mut types = types;
     if let Some(found) = types.clone().find(|(t, _)| essence(t) == "application/json") {
         return Some(found);
