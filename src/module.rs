@@ -152,8 +152,8 @@ fn parse_json<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let s = run(env, || self::text(text, "the JSON text"))?;
-    streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each| {
-        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each)
+    streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
+        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
     })
 }
 
@@ -167,7 +167,7 @@ fn streamed<'e>(
     env: &'e Env,
     validate: bool,
     big: bool,
-    read: impl FnOnce(&mut dyn FnMut(crate::Tool, String)) -> crate::Result<Imported> + Send,
+    read: impl FnOnce(&mut dyn FnMut(crate::Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
 ) -> emacs::Result<Value<'e>> {
     let mut sink = Lisp::new(env)?;
     let made = run(env, || Ok(crate::emit_streamed_import(read, validate, big, &mut sink)))?;
@@ -189,8 +189,8 @@ fn read_file<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let bytes = run(env, || source_bytes(file, true, max))?;
-    streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each| {
-        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each)
+    streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
+        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
     })
 }
 
@@ -419,7 +419,7 @@ fn openapi_read<'e>(
     })?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
-    let out = streamed(env, validate.is_not_nil(), doc.big, |each| doc.read_each(&opts, &mut crate::releasing(each)));
+    let out = streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)));
     doc.free_later();
     out
 }

@@ -147,4 +147,9 @@ impl<'a> Sink<'a> for Lisp<'_> {
         let v = Ok(self.t);
         self.push(v);
     }
+    fn clear_open(&mut self) {
+        if let Some((_, start)) = self.open.last() {
+            self.items.truncate(*start);
+        }
+    }
 }

@@ -221,6 +221,11 @@ impl<'a> Sink<'a> for Tree<'a> {
     fn t(&mut self) {
         self.items.push(Node::Sym("t"));
     }
+    fn clear_open(&mut self) {
+        if let Some((_, start)) = self.open.last() {
+            self.items.truncate(*start);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -44,14 +44,17 @@ pub trait Sink<'a> {
     fn number(&mut self, n: &'a Number);
     fn nil(&mut self);
     fn t(&mut self);
+    /// Forget what was emitted in the innermost open list or vector, which
+    /// stays open, empty.
+    fn clear_open(&mut self);
 }
 
 /// A [`Sink`] writing elisp text that `read` turns back into the plist.
 pub struct Text<'a> {
     out: &'a mut String,
-    /// For each open sequence: whether nothing was written in it yet, and
-    /// the character that closes it.
-    open: Vec<(bool, char)>,
+    /// For each open sequence: whether nothing was written in it yet, the
+    /// character that closes it, and where its items begin in `out`.
+    open: Vec<(bool, char, usize)>,
 }
 
 impl<'a> Text<'a> {
@@ -60,7 +63,7 @@ impl<'a> Text<'a> {
     }
 
     fn sep(&mut self) {
-        if let Some((first, _)) = self.open.last_mut() {
+        if let Some((first, _, _)) = self.open.last_mut() {
             if *first {
                 *first = false;
             } else {
@@ -74,11 +77,17 @@ impl<'a> Sink<'a> for Text<'_> {
     fn open(&mut self, vector: bool) {
         self.sep();
         self.out.push(if vector { '[' } else { '(' });
-        self.open.push((true, if vector { ']' } else { ')' }));
+        self.open.push((true, if vector { ']' } else { ')' }, self.out.len()));
     }
     fn close(&mut self) {
-        let (_, closer) = self.open.pop().unwrap_or((false, ')'));
+        let (_, closer, _) = self.open.pop().unwrap_or((false, ')', 0));
         self.out.push(closer);
+    }
+    fn clear_open(&mut self) {
+        if let Some((first, _, start)) = self.open.last_mut() {
+            self.out.truncate(*start);
+            *first = true;
+        }
     }
     fn string(&mut self, s: &str) {
         self.sep();

@@ -102,8 +102,13 @@ pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
 }
 
 /// [`read_bytes`], each tool handed over as [`read_str_each`] does.
-pub fn read_bytes_each(bytes: &[u8], opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
-    read_str_each(checked_text(bytes, opts)?, opts, each)
+pub fn read_bytes_each(
+    bytes: &[u8],
+    opts: &ReadOptions,
+    each: &mut dyn FnMut(Tool, String),
+    restart: &mut dyn FnMut(),
+) -> Result<Imported> {
+    read_str_each(checked_text(bytes, opts)?, opts, each, restart)
 }
 
 /// `bytes` as text, if within the size limit and UTF-8.
@@ -140,8 +145,19 @@ pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
 /// instead of being returned: the tool definitions of a document are
 /// read one after the other, each handed over as soon as it is read.
 /// The import returned has the warnings.
-pub fn read_str_each(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
-    let mut imp = read_str_by(text, opts, Some(&mut *each))?;
+///
+/// A list of tool definitions is read as it is parsed, before the rest
+/// of the text is known to be such a list.  If it turns out not to be
+/// (a key after the list, a slip a repair may mend), `restart` is called:
+/// the tools handed over so far are to be forgotten, and every tool is
+/// handed over again, as the document is read another way.
+pub fn read_str_each(
+    text: &str,
+    opts: &ReadOptions,
+    each: &mut dyn FnMut(Tool, String),
+    restart: &mut dyn FnMut(),
+) -> Result<Imported> {
+    let mut imp = read_str_by(text, opts, Some((&mut *each, restart)))?;
     // What was read whole (an OpenAPI document, say) is handed over now.
     let tools = std::mem::take(&mut imp.tools);
     let paths = std::mem::take(&mut imp.paths);
@@ -151,9 +167,16 @@ pub fn read_str_each(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, 
     Ok(imp)
 }
 
+/// Where [`read_str_each`] hands its tools, and what it calls to start again.
+type Handing<'h> = (&'h mut dyn FnMut(Tool, String), &'h mut dyn FnMut());
+
 /// [`read_str`], the tools of a document of tool definitions handed to
 /// `each` when there is one.
-fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(Tool, String)>) -> Result<Imported> {
+fn read_str_by(text: &str, opts: &ReadOptions, each: Option<Handing>) -> Result<Imported> {
+    let (mut each, restart) = match each {
+        Some((each, restart)) => (Some(each), Some(restart)),
+        None => (None, None),
+    };
     if text.len() > opts.max_size {
         return read_bytes(text.as_bytes(), opts);
     }
@@ -170,8 +193,8 @@ fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(T
         }
     }
     // A list of tool definitions is read as it is parsed.
-    if let Some(each) = each.as_deref_mut() {
-        if let Some(imp) = read_listed(text, opts, each) {
+    if let (Some(each), Some(restart)) = (each.as_deref_mut(), restart) {
+        if let Some(imp) = read_listed(text, opts, each, restart) {
             return imp;
         }
     }
@@ -200,57 +223,141 @@ fn read_str_by(text: &str, opts: &ReadOptions, mut each: Option<&mut dyn FnMut(T
 
 /// A document that is a list of tool definitions, as most large ones are
 /// (a JSON array of them, or an object whose only key is `tools` holding
-/// one, as an MCP `tools/list` result), read definition by definition:
-/// each item is parsed and read, and its tools handed to `each`, while the
-/// text's other items are still only checked as JSON, so that the first
-/// tools are handed over at once rather than after the whole text is
-/// parsed.  Each item reads as it does in the whole document; the first
-/// error in the document's order is the error.
+/// one, as an MCP `tools/list` result), read definition by definition as
+/// it is parsed: each item is parsed, read, and its tools handed to
+/// `each` before the next is parsed, so that the first tools are handed
+/// over at once and the text is parsed only once.  Each item reads as it
+/// does in the whole document; the first error in the document's order
+/// is the error.  After an item that fails to read, the rest of the text
+/// is only checked as JSON: text that is not JSON is the general reader's
+/// to report (or to repair).
 ///
 /// None, for the general reader to read, when the text is another kind
 /// of document, or does not parse, or when it may hold a `$ref` (which
-/// may point into the rest of the document), or for OpenAPI only.
-fn read_listed(text: &str, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Option<Result<Imported>> {
+/// may point into the rest of the document), or for OpenAPI only.  If
+/// tools were handed over before that was known, `restart` is called
+/// first.
+fn read_listed(
+    text: &str,
+    opts: &ReadOptions,
+    each: &mut dyn FnMut(Tool, String),
+    restart: &mut dyn FnMut(),
+) -> Option<Result<Imported>> {
     if opts.format == Format::OpenApi || may_refer(text) {
         return None;
     }
-    let (listed, notes) = crate::scan::parse_and_note(text, || listed_items(text).ok_or(()));
-    let (path, depth, items) = listed.ok()?;
-    Some((|| {
-        let mut out = Imported { warnings: notes, ..Imported::default() };
+    let (path, depth) = match text.trim_start().as_bytes().first()? {
+        b'[' => ("", 1),
+        b'{' => ("tools", 2),
+        _ => return None,
+    };
+    let mut handed = false;
+    let mut out = Imported::default();
+    let (read, notes) = crate::scan::parse_and_note(text, || {
         let mut any = false;
-        for (i, raw) in items.iter().enumerate() {
-            // The whole text is JSON: an item that still fails (a number
-            // beyond what a double holds) gives the error the general
-            // reader gives, at its place in the text.
-            let item: Value = serde_json::from_str(raw.get()).map_err(|e| {
-                Error::from_json(&serde_json::from_str::<Value>(text).err().unwrap_or(e))
-            })?;
-            let (found, jobs) = find_jobs_at(&item, opts, &index(path, i), depth)?;
-            out.warnings.extend(found.warnings);
-            any |= hand_over(&item, opts, &jobs, &mut out, each)?;
+        let mut failed = None;
+        let mut item = |i: usize, item: Value| {
+            let read = (|| {
+                let (found, jobs) = find_jobs_at(&item, opts, &index(path, i), depth)?;
+                out.warnings.extend(found.warnings);
+                hand_over(&item, opts, &jobs, &mut out, &mut |tool, path| {
+                    handed = true;
+                    each(tool, path)
+                })
+            })();
+            match read {
+                Ok(found) => {
+                    any |= found;
+                    true
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        };
+        stream_items(text, &mut item).map_err(drop)?;
+        Ok::<_, ()>(match failed {
+            Some(e) => Err(e),
+            None if !any => Err(no_tools()),
+            None => Ok(()),
+        })
+    });
+    match read {
+        Ok(read) => Some(read.map(|()| {
+            out.warnings.splice(0..0, notes);
+            out
+        })),
+        Err(()) => {
+            if handed {
+                restart();
+            }
+            None
         }
-        if !any {
-            return Err(no_tools());
-        }
-        Ok(out)
-    })())
+    }
 }
 
-/// The items of a list of tool definitions ([`read_listed`]), each still
-/// as its text, with the path of the list and the depth of its items.
-fn listed_items(text: &str) -> Option<(&'static str, usize, Vec<&serde_json::value::RawValue>)> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct ToolsList<'t> {
-        #[serde(borrow)]
-        tools: Vec<&'t serde_json::value::RawValue>,
+/// Parse `text`, a list of tool definitions as [`read_listed`] takes it,
+/// handing each item with its index to `item`, which returns whether to
+/// go on; the items after one that stops it are only checked as JSON.
+/// An error when the text is not JSON, or not such a list.
+fn stream_items(text: &str, item: &mut dyn FnMut(usize, Value) -> bool) -> serde_json::Result<()> {
+    use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    /// The items of the list.
+    struct Items<'f>(&'f mut dyn FnMut(usize, Value) -> bool);
+    impl<'de> DeserializeSeed<'de> for Items<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
     }
-    match text.trim_start().as_bytes().first()? {
-        b'[' => serde_json::from_str(text).ok().map(|items| ("", 1, items)),
-        b'{' => serde_json::from_str::<ToolsList>(text).ok().map(|l| ("tools", 2, l.tools)),
-        _ => None,
+    impl<'de> Visitor<'de> for Items<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of tool definitions")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+            let mut i = 0;
+            while let Some(v) = seq.next_element::<Value>()? {
+                if !(self.0)(i, v) {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    break;
+                }
+                i += 1;
+            }
+            Ok(())
+        }
     }
+    /// An object whose only key is `tools`, holding the list.
+    struct Only<'f>(Items<'f>);
+    impl<'de> Visitor<'de> for Only<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object whose only key is `tools`")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+            let mut items = Some(self.0);
+            while let Some(key) = map.next_key::<std::borrow::Cow<str>>()? {
+                match (key.as_ref(), items.take()) {
+                    ("tools", Some(items)) => map.next_value_seed(items)?,
+                    _ => return Err(A::Error::custom("not a list of tool definitions")),
+                }
+            }
+            match items {
+                Some(_) => Err(A::Error::custom("not a list of tool definitions")),
+                None => Ok(()),
+            }
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    if text.trim_start().starts_with('[') {
+        Items(item).deserialize(&mut de)?;
+    } else {
+        serde::Deserializer::deserialize_map(&mut de, Only(Items(item)))?;
+    }
+    de.end()
 }
 
 /// Whether `text` may hold a `$ref`: the text `$ref`, or some of its

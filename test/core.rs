@@ -1824,7 +1824,7 @@ fn emitted(text: &str, format: Format, streamed: bool) -> String {
     let mut out = String::new();
     let mut sink = toolspec::plist::Text::new(&mut out);
     if streamed {
-        if let Err(e) = toolspec::emit_streamed_import(|each| toolspec::read::read_str_each(text, &opts, each), true, true, &mut sink) {
+        if let Err(e) = toolspec::emit_streamed_import(|each, restart| toolspec::read::read_str_each(text, &opts, each, restart), true, true, &mut sink) {
             return format!("error: {e}");
         }
     } else {
@@ -1889,11 +1889,23 @@ fn streamed_import_gives_what_reading_whole_gives() {
         format!("{{\"tools\": [{y}], \"nextCursor\": \"2\"}}"),
         format!("{{\"tools\": [{y}, {y}]}}"),
         format!("  \n[{y}]"),
+        // Known not to be a list only after tools were handed over: the
+        // reader starts again, and they are not handed over twice.
+        format!("{{\"tools\": [{y}, {}], \"nextCursor\": \"2\"}}", y.replace("\"b\"", "\"c\"")),
+        format!("{{\"tools\": [{y}], \"tools\": [{}]}}", y.replace("\"b\"", "\"c\"")),
+        format!("{{\"tool\\u0073\": [{y}]}}"),
     ] {
         let whole = emitted(&text, Format::Auto, false);
         assert!(!whole.starts_with("error"), "{text}: {whole}");
         assert_eq!(emitted(&text, Format::Auto, true), whole, "{text}");
     }
+    // A slip a repair mends, found after tools were handed over.
+    let skydeck = std::fs::read_to_string("examples/skydeck.json").unwrap();
+    let slipped = format!("{},\n}}", skydeck.trim_end().trim_end_matches('}').trim_end());
+    let text = format!("[{skydeck}, {slipped}]");
+    let whole = emitted(&text, Format::Auto, false);
+    assert!(whole.contains("trailing comma") && !whole.starts_with("error"), "{whole}");
+    assert_eq!(emitted(&text, Format::Auto, true), whole);
     // Errors: not JSON, no tools, a tool that can't be read, a number
     // beyond a double's range, a list nested too deeply.
     for text in [
@@ -1902,11 +1914,40 @@ fn streamed_import_gives_what_reading_whole_gives() {
         "[{\"name\": \"a\", \"parameters\": 3}]".to_string(),
         format!("[{y}, {}]", y.replace("\"Y.\"}", "\"Y.\", \"maximum\": 1e999}")),
         format!("{}{y}{}", "[".repeat(9), "]".repeat(9)),
+        // A tool that can't be read, then text that is not JSON: the
+        // text's error, as when read whole.
+        format!("[{y}, {{\"name\": \"a\", \"parameters\": 3}}, {y}, {{"),
+        format!("[{y}, {{\"name\": \"a\", \"parameters\": 3}}, {y}] x"),
+        format!("{{\"tools\": [{y}, {{\"name\": \"a\", \"parameters\": 3}}]"),
     ] {
         let whole = emitted(&text, Format::Auto, false);
         assert!(whole.starts_with("error"), "{text}: {whole}");
         assert_eq!(emitted(&text, Format::Auto, true), whole, "{text}");
     }
+}
+
+#[test]
+fn a_list_is_read_again_only_when_it_turns_out_not_to_be_one() {
+    // The tools handed over, and how often the reader started again.
+    let read = |text: &str| {
+        let (mut names, mut restarts) = (Vec::new(), 0);
+        let r = toolspec::read::read_str_each(text, &ReadOptions::default(), &mut |t, _| names.push(t.name), &mut || restarts += 1);
+        r.map(|_| (names, restarts))
+    };
+    let tool = |n: &str| format!(r#"{{"name": "{n}", "parameters": {{"type": "object", "properties": {{}}}}}}"#);
+    let (a, b) = (tool("a"), tool("b"));
+    assert_eq!(read(&format!("[{a}, {b}]")).unwrap(), (vec!["a".to_string(), "b".into()], 0));
+    assert_eq!(read(&format!("{{\"tools\": [{a}, {b}]}}")).unwrap(), (vec!["a".to_string(), "b".into()], 0));
+    // The key after the list is found once both tools were handed over.
+    assert_eq!(
+        read(&format!("{{\"tools\": [{a}, {b}], \"nextCursor\": \"2\"}}")).unwrap(),
+        (vec!["a".to_string(), "b".into(), "a".into(), "b".into()], 1)
+    );
+    // Before the list: nothing was handed over, nothing to forget.
+    assert_eq!(read(&format!("{{\"nextCursor\": \"2\", \"tools\": [{a}]}}")).unwrap(), (vec!["a".to_string()], 0));
+    // Not JSON after a tool: the text's error, found by the general reader.
+    let e = read(&format!("[{a}, {b}, ")).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Json, "{e}");
 }
 
 #[test]

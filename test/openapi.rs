@@ -1304,14 +1304,14 @@ fn partial_parsing_imports_what_the_whole_document_does() {
             .map_err(|e| e.to_string());
         let streamed = toolspec::openapi::parse_bytes(text.clone().into_bytes(), usize::MAX).and_then(|doc| {
             let mut out = String::new();
-            toolspec::emit_streamed_import(|each| doc.read_each(o, each), true, true, &mut toolspec::plist::Text::new(&mut out))?;
+            toolspec::emit_streamed_import(|each, _| doc.read_each(o, each), true, true, &mut toolspec::plist::Text::new(&mut out))?;
             Ok(out)
         });
         assert_eq!(streamed.map_err(|e| e.to_string()), sequential, "{}", f.display());
         // `toolspec-read-file`'s way: the general reader, streamed.
         let mut out = String::new();
         let general_streamed = toolspec::emit_streamed_import(
-            |each| toolspec::read::read_str_each(&text, &ReadOptions::default(), each),
+            |each, restart| toolspec::read::read_str_each(&text, &ReadOptions::default(), each, restart),
             true,
             text.len() >= toolspec::read::BIG,
             &mut toolspec::plist::Text::new(&mut out),

@@ -556,6 +556,23 @@ Plists: the first wins, as for `plist-get', and the validator warns."
     (should (string-match-p "\"first\"" (toolspec-to-json tool)))
     (should (cl-some (lambda (p) (string-match-p "appears twice" (nth 2 p))) (toolspec-validate tool)))))
 
+(ert-deftest toolspec-test-list-read-again ()
+  "A tools list found not to be one once tools were made gives each once.
+The list is read as it is parsed; a key after it means the document is
+read again another way, and the tools made so far are forgotten.  Small
+and large (read on other threads) alike."
+  (dolist (n '(3 3000))
+    (let* ((tool (lambda (i)
+                   (format "{\"name\":\"t%d\",\"description\":\"T %d.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\",\"description\":\"X.\"}}}}"
+                           i i)))
+           (items (mapconcat tool (number-sequence 1 n) ","))
+           (plain (toolspec-parse-json (format "{\"tools\":[%s]}" items)))
+           (paged (toolspec-parse-json (format "{\"tools\":[%s],\"nextCursor\":\"2\"}" items))))
+      (should (= (length paged) n))
+      (should (equal paged plain))
+      (should (= (length toolspec-last-import-problems) n))
+      (should (equal (plist-get (car (last paged)) :name) (format "t%d" n))))))
+
 (ert-deftest toolspec-test-huge-enum ()
   "A 200,000-value enum goes through JSON, plists and argument checks."
   (require 'toolspec-gptel)
