@@ -327,10 +327,6 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
 ) -> Result<()> {
     let mut paths = Vec::new();
     let mut problems = Vec::new();
-    // Freed after the import, on another thread: freeing the tools here,
-    // one by one as they are emitted, took about a tenth of this thread's
-    // time for a large catalog.
-    let mut emitted = Vec::new();
     s.open(false);
     s.open(false);
     // Items are tools with their paths, or None when the reader starts
@@ -348,7 +344,6 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
         |item, p| match item {
             Some((tool, path)) => {
                 plist::emit_tool(&tool, s);
-                emitted.push(tool);
                 paths.push(path);
                 problems.push(p);
             }
@@ -359,7 +354,6 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
             }
         },
     )?;
-    par::drop_later(big, emitted);
     s.close();
     emit_warnings_and_paths(&imp.warnings, &paths, s);
     emit_tool_problems(if check { &problems } else { &[] }, s);
