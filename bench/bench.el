@@ -50,7 +50,7 @@
   "Directory of the OpenAPI documents (scripts/fetch-test-data.sh).")
 
 (defvar toolspec-bench-reps
-  (string-to-number (or (getenv "TOOLSPEC_BENCH_REPS") "11"))
+  (string-to-number (or (getenv "TOOLSPEC_BENCH_REPS") "21"))
   "How many times each variant of a case runs.")
 
 (defvar toolspec-bench-out

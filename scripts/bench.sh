@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: fetch the data, build the release module, run bench/bench.el
 # in a batch Emacs (toolspec against its baselines, alternately, medians
-# and ratios), write BENCHMARKS.md.  TOOLSPEC_BENCH_REPS (default 11) runs
+# and ratios), write BENCHMARKS.md.  TOOLSPEC_BENCH_REPS (default 21) runs
 # per variant; TOOLSPEC_BENCH_CASES to run some cases only (catalog
 # openapi export arguments require memory).
 set -euo pipefail
