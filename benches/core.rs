@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use toolspec::args::ArgChecker;
 use toolspec::openapi::{self, OpenApiOptions};
 use toolspec::plist::{self, parse_sexp, print_tool, print_tools};
-use toolspec::read::{read_str, Format, ReadOptions};
+use toolspec::read::{read_str, read_str_each, Format, ReadOptions};
 use toolspec::schema::Normalizer;
 use toolspec::validate::validate;
 use toolspec::write::{to_text, write_tools, DIALECT_NAMES};
@@ -182,6 +182,15 @@ fn readers(c: &mut Criterion) {
         // The format named: no detection.
         let opts = ReadOptions { format: Format::Mcp, ..ReadOptions::default() };
         g.bench_function(format!("mcp-tools-list-forced/{n}"), |b| b.iter(|| read_str(black_box(&text), &opts).unwrap()));
+        // As Emacs reads it: item by item as the text is parsed, each tool
+        // handed over (and here freed) as it is read.
+        g.bench_function(format!("mcp-tools-list-streamed/{n}"), |b| {
+            b.iter(|| {
+                let (mut tools, mut restarts) = (0, 0);
+                read_str_each(black_box(&text), &ReadOptions::default(), &mut |_, _| tools += 1, &mut || restarts += 1).unwrap();
+                (tools, restarts)
+            })
+        });
     }
     g.finish();
 }
