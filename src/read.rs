@@ -260,10 +260,26 @@ fn read_listed(
             let read = (|| {
                 let (found, jobs) = find_jobs_at(&item, opts, &index(path, i), depth)?;
                 out.warnings.extend(found.warnings);
-                hand_over(&item, opts, &jobs, &mut out, &mut |tool, path| {
+                let each = &mut |tool, path| {
                     handed = true;
                     each(tool, path)
-                })
+                };
+                match &jobs[..] {
+                    // The item is a tool definition: read from the item
+                    // itself, given up (no `$ref` can point into it).
+                    [Job { value, path, format: Some(format) }] if std::ptr::eq(*value, &item) => {
+                        let (path, format) = (path.clone(), *format);
+                        drop(jobs);
+                        let part = read_owned(item, opts, &path, format)?;
+                        out.warnings.extend(part.warnings);
+                        let any = !part.tools.is_empty();
+                        for (tool, path) in part.tools.into_iter().zip(part.paths) {
+                            each(tool, path);
+                        }
+                        Ok(any)
+                    }
+                    _ => hand_over(&item, opts, &jobs, &mut out, each),
+                }
             })();
             match read {
                 Ok(found) => {
@@ -458,6 +474,31 @@ fn find_jobs_at<'a>(doc: &'a Value, opts: &'a ReadOptions, path: &str, depth: us
     Ok((r.out, r.jobs))
 }
 
+/// The tools of `def`, a tool definition of `format` at `path` that holds
+/// no `$ref` and is given up: read as [`read_job`] reads it, its
+/// parameters schema taken out and normalised in place.
+fn read_owned(mut def: Value, opts: &ReadOptions, path: &str, format: Format) -> Result<Imported> {
+    let params = match def.as_object().map(|o| parts(&def, o, path, format)) {
+        Some(Ok(p)) if !p.bare && !crate::seeds::is_seed(format) => p.params.map(|v| v as *const Value),
+        _ => None,
+    };
+    let owned = params.and_then(|at| take_at(&mut def, at, 3));
+    let mut one = Reader { doc: &def, opts, out: Imported::default(), jobs: Vec::new() };
+    one.tool_with(&def, owned, path, format).map(|()| one.out)
+}
+
+/// The value at address `at` within `v`, no more than `depth` objects
+/// down, taken out (null left in its place).
+fn take_at(v: &mut Value, at: *const Value, depth: usize) -> Option<Value> {
+    if std::ptr::eq(v, at) {
+        return Some(std::mem::take(v));
+    }
+    match v {
+        Value::Object(o) if depth > 0 => o.values_mut().find_map(|x| take_at(x, at, depth - 1)),
+        _ => None,
+    }
+}
+
 /// The tools of one definition found in `doc`.
 fn read_job(doc: &Value, opts: &ReadOptions, job: &Job) -> Result<Imported> {
     let mut one = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
@@ -579,6 +620,12 @@ impl<'a> Reader<'a> {
     }
 
     fn tool(&mut self, v: &Value, path: &str, format: Format) -> Result<()> {
+        self.tool_with(v, None, path, format)
+    }
+
+    /// [`Reader::tool`]; `owned`, when given, is the tool's parameters
+    /// schema, taken out of `v` by the caller (where `v` now holds null).
+    fn tool_with(&mut self, v: &Value, owned: Option<Value>, path: &str, format: Format) -> Result<()> {
         if crate::seeds::is_seed(format) {
             return crate::seeds::read(format, v, path, self.opts, &mut self.out);
         }
@@ -620,7 +667,7 @@ impl<'a> Reader<'a> {
         let mut tool = Tool { name, description, extra: p.extra, ..Tool::default() };
         if let Some(params) = p.params {
             let mut norm = Normalizer::new(vec![params, self.doc], p.gemini);
-            self.fill_args(&mut tool, params, &p.params_path, &mut norm)?;
+            self.fill_args(&mut tool, params, owned, &p.params_path, &mut norm)?;
             self.out.warnings.append(&mut norm.warnings);
         }
         self.out.tools.push(tool);
@@ -628,11 +675,23 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn fill_args(&mut self, tool: &mut Tool, params: &Value, path: &str, norm: &mut Normalizer) -> Result<()> {
-        if params.is_null() {
-            return Ok(());
-        }
-        let mut root = norm.root(params, path)?;
+    /// The arguments of `tool` from its parameters schema, given up by the
+    /// caller when `owned` (normalised in place, see
+    /// [`Normalizer::node_owned`]), else `params`.
+    fn fill_args(
+        &mut self,
+        tool: &mut Tool,
+        params: &Value,
+        owned: Option<Value>,
+        path: &str,
+        norm: &mut Normalizer,
+    ) -> Result<()> {
+        let mut root = match owned {
+            Some(Value::Null) => return Ok(()),
+            Some(owned) => norm.root_owned(owned, path)?,
+            None if params.is_null() => return Ok(()),
+            None => norm.root(params, path)?,
+        };
         // An `optional` marker on a property (gptel's, leaked into JSON)
         // settles `required` here, so it never clashes with the plist's
         // own `:optional`.

@@ -205,8 +205,82 @@ impl<'a> Normalizer<'a> {
         out
     }
 
+    /// [`Normalizer::root`] of a schema the caller gives up: the same
+    /// schema, made in place where it can be (see [`Normalizer::node_owned`]).
+    pub fn root_owned(&mut self, value: Value, path: &str) -> Result<Schema> {
+        let Value::Object(o) = &value else { return self.node_owned(value, &At::Root(path), 0) };
+        if o.has("type") {
+            return self.node_owned(value, &At::Root(path), 0);
+        }
+        if o.has("$ref") {
+            return self.root(&value, path);
+        }
+        self.object_root = true;
+        let out = self.node_owned(value, &At::Root(path), 0);
+        self.object_root = false;
+        out
+    }
+
+    /// [`Normalizer::node_at`] of a node the caller gives up: the same
+    /// schema, but made of the node itself, its members changed in place
+    /// rather than copied into a new map (which hashes every key again).
+    /// A node with a `$ref`, or with a `type` that is not a single name,
+    /// is normalised as `node_at` does.
+    pub fn node_owned(&mut self, value: Value, path: &At, depth: usize) -> Result<Schema> {
+        self.enter(path, depth)?;
+        let mut obj = match value {
+            Value::Object(o) if o.has("$ref") || o.field("type").is_some_and(|t| !t.is_string()) => {
+                return self.node_body(&o, path, depth)
+            }
+            Value::Object(o) => o,
+            other => return self.not_object(&other, path),
+        };
+        obj.retain(|k, _| k != "$defs" && k != "definitions"); // inlined where used
+        for (key, v) in obj.iter_mut() {
+            let p = path.key(key);
+            if key == "type" {
+                if let Value::String(s) = v {
+                    let t = self.type_name(s, &p)?;
+                    if s != t {
+                        *v = Value::from(t);
+                    }
+                }
+                continue;
+            }
+            match (slot(key), v) {
+                (Slot::Map, Value::Object(map)) => {
+                    for (name, sub) in map.iter_mut() {
+                        *sub = Value::Object(self.node_owned(std::mem::take(sub), &p.key(name), depth + 1)?);
+                    }
+                }
+                (Slot::Single, v @ Value::Object(_)) => {
+                    *v = Value::Object(self.node_owned(std::mem::take(v), &p, depth + 1)?);
+                }
+                (Slot::Single | Slot::List, Value::Array(list)) => {
+                    for (i, sub) in list.iter_mut().enumerate() {
+                        if sub.is_object() {
+                            *sub = Value::Object(self.node_owned(std::mem::take(sub), &p.index(i), depth + 1)?);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.finish_node(obj, path, depth)
+    }
+
     /// [`Normalizer::node`], with the path written out only if needed.
     pub fn node_at(&mut self, value: &Value, path: &At, depth: usize) -> Result<Schema> {
+        self.enter(path, depth)?;
+        match value {
+            Value::Object(o) => self.node_body(o, path, depth),
+            other => self.not_object(other, path),
+        }
+    }
+
+    /// Count a node entered at `path`, `depth` levels down: an error past
+    /// the bounds.
+    fn enter(&mut self, path: &At, depth: usize) -> Result<()> {
         self.nodes += 1;
         self.deepest = self.deepest.max(depth);
         if self.nodes > MAX_NODES {
@@ -223,16 +297,20 @@ impl<'a> Normalizer<'a> {
                 format!("schema nested deeper than {MAX_DEPTH} levels"),
             ));
         }
-        let obj = match value {
-            Value::Object(o) => o,
-            Value::Bool(true) => return Ok(Schema::new()),
-            other => {
-                return Err(Error::shape(
-                    &path.to_string(),
-                    format!("expected a schema object, found {}", kind_of(other)),
-                ))
-            }
-        };
+        Ok(())
+    }
+
+    /// A node that is not an object: `true` is the empty schema, anything
+    /// else an error.
+    fn not_object(&mut self, value: &Value, path: &At) -> Result<Schema> {
+        match value {
+            Value::Bool(true) => Ok(Schema::new()),
+            other => Err(Error::shape(&path.to_string(), format!("expected a schema object, found {}", kind_of(other)))),
+        }
+    }
+
+    /// [`Normalizer::node_at`] of an object node, once entered.
+    fn node_body(&mut self, obj: &Map<String, Value>, path: &At, depth: usize) -> Result<Schema> {
         if let Some(r) = obj.field("$ref") {
             return self.inline_ref(obj, r, path, depth);
         }
@@ -273,6 +351,11 @@ impl<'a> Normalizer<'a> {
             };
             out.insert(key.clone(), nv);
         }
+        self.finish_node(out, path, depth)
+    }
+
+    /// The last steps of normalising a node, its members done.
+    fn finish_node(&mut self, mut out: Schema, path: &At, depth: usize) -> Result<Schema> {
         self.lift_boolean_required(&mut out, path);
         if !out.has("type") {
             if depth == 0 && self.object_root {

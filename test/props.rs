@@ -146,8 +146,101 @@ fn tangled_path() -> impl Strategy<Value = String> {
     prop::collection::vec(step, 0..5).prop_map(|steps| steps.concat().trim_start_matches('.').to_string())
 }
 
+/// A schema as people write them: type names in other spellings or
+/// missing, unions, `$defs`, boolean `required`, `true` and other values
+/// where a schema goes, `$ref`s that lead nowhere.
+fn wild_schema() -> impl Strategy<Value = Value> {
+    let type_name = prop_oneof![
+        Just(json!("string")),
+        Just(json!("int")),
+        Just(json!("INTEGER")),
+        Just(json!("Number")),
+        Just(json!("object")),
+        Just(json!("array")),
+        Just(json!("bogus")),
+        Just(json!(["string", "null"])),
+        Just(json!(["integer", "string"])),
+        Just(json!(3)),
+    ];
+    let leaf = prop_oneof![
+        4 => (proptest::option::of(type_name.clone()), proptest::option::of(data()), any::<u8>()).prop_map(|(t, d, k)| {
+            let mut m = Map::new();
+            if k % 5 == 0 {
+                m.insert("description".into(), json!("first"));
+            }
+            if let Some(t) = t {
+                m.insert("type".into(), t);
+            }
+            match k % 7 {
+                0 => { m.insert("enum".into(), json!([null, "a", 1])); }
+                1 => { m.insert("minimum".into(), json!(0)); }
+                2 => { m.insert("required".into(), json!(k % 2 == 0)); }
+                3 => { m.insert("$defs".into(), json!({"x": {"type": "int"}})); }
+                4 => { m.insert("$ref".into(), json!("#/nowhere")); }
+                5 => { m.insert("format".into(), json!("date")); }
+                _ => {}
+            }
+            if let Some(d) = d {
+                m.insert("default".into(), d);
+            }
+            Value::Object(m)
+        }),
+        1 => Just(json!(true)),
+        1 => Just(json!(false)),
+        1 => Just(json!(7)),
+    ];
+    leaf.prop_recursive(4, 40, 4, move |inner| {
+        (
+            proptest::option::of(type_name.clone()),
+            prop::collection::vec((name(), inner.clone()), 0..4),
+            proptest::option::of(inner.clone()),
+            prop::collection::vec(inner, 0..3),
+            any::<u8>(),
+        )
+            .prop_map(|(t, props, items, alts, k)| {
+                let mut m = Map::new();
+                if k % 3 == 0 {
+                    m.insert("title".into(), json!("T"));
+                }
+                if let Some(t) = t {
+                    m.insert("type".into(), t);
+                }
+                if !props.is_empty() || k % 4 == 1 {
+                    let p: Map<String, Value> = props.into_iter().collect();
+                    m.insert("properties".into(), if k % 11 == 0 { json!(5) } else { Value::Object(p) });
+                }
+                if let Some(i) = items {
+                    m.insert("items".into(), if k % 2 == 0 { i } else { json!([i, 1]) });
+                }
+                if !alts.is_empty() {
+                    m.insert(["anyOf", "oneOf", "allOf"][usize::from(k) % 3].into(), Value::Array(alts));
+                }
+                if k % 5 == 2 {
+                    m.insert("definitions".into(), json!({"d": {"type": "bogus"}}));
+                }
+                Value::Object(m)
+            })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A schema given up and normalised in place gives the schema, the
+    /// warnings and the error that normalising a copy gives.
+    #[test]
+    fn normalising_in_place_is_normalising_a_copy(v in wild_schema(), gemini in any::<bool>(), root in any::<bool>()) {
+        use toolspec::{model::At, schema::Normalizer};
+        let mut copy = Normalizer::new(vec![], gemini);
+        let mut owned = Normalizer::new(vec![], gemini);
+        let (a, b) = if root {
+            (copy.root(&v, "p"), owned.root_owned(v.clone(), "p"))
+        } else {
+            (copy.node_at(&v, &At::Root("p"), 0), owned.node_owned(v.clone(), &At::Root("p"), 0))
+        };
+        prop_assert_eq!(a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
+        prop_assert_eq!(copy.warnings, owned.warnings);
+    }
 
     /// Many paths located at once are where each is located alone, keys
     /// with dots, keys given twice and paths that go nowhere included.
