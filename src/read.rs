@@ -267,10 +267,10 @@ fn read_listed(
                 match &jobs[..] {
                     // The item is a tool definition: read from the item
                     // itself, given up (no `$ref` can point into it).
-                    [Job { value, path, format: Some(format) }] if std::ptr::eq(*value, &item) => {
-                        let (path, format) = (path.clone(), *format);
+                    [Job { value, path: at, format: Some(format) }] if std::ptr::eq(*value, &item) => {
+                        let (at, format) = (at.clone(), *format);
                         drop(jobs);
-                        let part = read_owned(item, opts, &path, format)?;
+                        let part = read_owned(item, opts, &at, format)?;
                         out.warnings.extend(part.warnings);
                         let any = !part.tools.is_empty();
                         for (tool, path) in part.tools.into_iter().zip(part.paths) {
