@@ -270,13 +270,7 @@ fn read_listed(
                     [Job { value, path: at, format: Some(format) }] if std::ptr::eq(*value, &item) => {
                         let (at, format) = (at.clone(), *format);
                         drop(jobs);
-                        let part = read_owned(item, opts, &at, format)?;
-                        out.warnings.extend(part.warnings);
-                        let any = !part.tools.is_empty();
-                        for (tool, path) in part.tools.into_iter().zip(part.paths) {
-                            each(tool, path);
-                        }
-                        Ok(any)
+                        Ok(hand_part(read_owned(item, opts, &at, format)?, &mut out, each))
                     }
                     _ => hand_over(&item, opts, &jobs, &mut out, each),
                 }
@@ -446,14 +440,20 @@ pub fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Too
 fn hand_over(doc: &Value, opts: &ReadOptions, jobs: &[Job], out: &mut Imported, each: &mut dyn FnMut(Tool, String)) -> Result<bool> {
     let mut any = false;
     for job in jobs {
-        let part = read_job(doc, opts, job)?;
-        out.warnings.extend(part.warnings);
-        for (tool, path) in part.tools.into_iter().zip(part.paths) {
-            any = true;
-            each(tool, path);
-        }
+        any |= hand_part(read_job(doc, opts, job)?, out, each);
     }
     Ok(any)
+}
+
+/// Hand the tools of `part`, one definition's, to `each` and add its
+/// warnings to `out`; whether it had any tool.
+fn hand_part(part: Imported, out: &mut Imported, each: &mut dyn FnMut(Tool, String)) -> bool {
+    out.warnings.extend(part.warnings);
+    let any = !part.tools.is_empty();
+    for (tool, path) in part.tools.into_iter().zip(part.paths) {
+        each(tool, path);
+    }
+    any
 }
 
 fn no_tools() -> Error {
