@@ -115,7 +115,14 @@ impl<'a> Sink<'a> for Lisp<'_> {
         }
     }
     fn string(&mut self, s: &str) {
-        let v = s.into_lisp(self.env);
+        // Emacs makes a string from UTF-8 (`make_string`) by making a
+        // unibyte string of the bytes, then decoding it into a second:
+        // twice the allocation, and for an import of thousands of tools,
+        // a garbage collection that would not have come.  Text of ASCII
+        // only is made unibyte at once, as the Lisp reader makes ASCII
+        // string literals: `equal', `string=' and every use take it as
+        // the same text.
+        let v = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
         self.push(v);
     }
     fn keyword(&mut self, name: &str) {
