@@ -247,6 +247,49 @@ second time on the same tools."
       (advice-remove 'toolspec--json-serialize count))
     (should (= tries 1))))
 
+;; Emacs's module `make_string' makes a unibyte string, then decodes it
+;; into a second: for the thousands of strings of a large import, twice
+;; the allocation, and a garbage collection that need not come.
+(defun toolspec-test--strings-in (x &optional pred)
+  "How many strings X holds, in its lists and vectors.
+With PRED, only the strings for which it is non-nil."
+  (cond ((stringp x) (if (or (null pred) (funcall pred x)) 1 0))
+        ((consp x) (let ((n 0))
+                     (while (consp x)
+                       (setq n (+ n (toolspec-test--strings-in (car x) pred)) x (cdr x)))
+                     (+ n (toolspec-test--strings-in x pred))))
+        ((vectorp x) (apply #'+ (mapcar (lambda (y) (toolspec-test--strings-in y pred)) x)))
+        (t 0)))
+
+(ert-deftest toolspec-test-import-makes-each-string-once ()
+  "An import allocates each ASCII string it returns once, unibyte.
+The strings read like any other: `equal' to the literal, with text
+beyond ASCII kept multibyte (made through UTF-8, twice)."
+  (toolspec--ensure-module)
+  (let* ((tools (mapconcat (lambda (i)
+                             (format "{\"name\": \"t%d\", \"description\": \"Tool %d, caf\u00e9.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"string\", \"description\": \"An a.\", \"enum\": [\"x\", \"y\"]}}}}"
+                                     i i))
+                           (number-sequence 1 200) ","))
+         (json (concat "[" tools "]"))
+         (before strings-consed)
+         (result (toolspec--mod-parse-json json nil nil toolspec-max-input-size t))
+         (made (- strings-consed before))
+         (tool (car (nth 0 result)))
+         (arg (car (plist-get tool :args))))
+    (should (= (length (nth 0 result)) 200))
+    (should (> (toolspec-test--strings-in result) 1000))
+    (should (= (toolspec-test--strings-in result #'multibyte-string-p) 200))
+    (should (<= made (+ (toolspec-test--strings-in result)
+                        (toolspec-test--strings-in result #'multibyte-string-p)
+                        10)))
+    (should (equal (plist-get tool :name) "t1"))
+    (should-not (multibyte-string-p (plist-get tool :name)))
+    (should (equal (plist-get tool :description) "Tool 1, café."))
+    (should (multibyte-string-p (plist-get tool :description)))
+    (should (equal (plist-get arg :enum) ["x" "y"]))
+    (should (equal (toolspec-test--json (toolspec-to-json tool 'openai))
+                   (toolspec-test--json (toolspec-to-json (car (read-from-string (prin1-to-string tool))) 'openai))))))
+
 (ert-deftest toolspec-test-odd-property-names-round-trip ()
   "Property names that need escaping as keywords survive the trip."
   (let* ((json "{\"name\":\"o\",\"input_schema\":{\"type\":\"object\",\"properties\":{\"a b\":{\"type\":\"string\"},\"x(y)\":{\"type\":\"string\"},\"12\":{\"type\":\"integer\"},\"é;#\":{\"type\":\"string\",\"description\":\"q\\\"\\\\\\n\"}}}}")
