@@ -198,7 +198,12 @@ fn read_str_by(text: &str, opts: &ReadOptions, each: Option<Handing>) -> Result<
             return imp;
         }
     }
-    let (parsed, notes) = crate::scan::parse_and_note(text, || serde_json::from_str::<Value>(text));
+    let (parsed, notes) = crate::scan::parse_noting(text, |flag| {
+        use serde::de::DeserializeSeed;
+        let mut de = serde_json::Deserializer::from_str(text);
+        let doc = crate::scan::Noting(flag).deserialize(&mut de)?;
+        de.end().map(|()| doc)
+    });
     let (doc, repairs) = match parsed {
         Ok(doc) => (doc, notes),
         // Not JSON: an OpenAPI document may be YAML.
@@ -253,7 +258,7 @@ fn read_listed(
     };
     let mut handed = false;
     let mut out = Imported::default();
-    let (read, notes) = crate::scan::parse_and_note(text, || {
+    let (read, notes) = crate::scan::parse_noting(text, |flag| {
         let mut any = false;
         let mut failed = None;
         let mut item = |i: usize, item: Value| {
@@ -286,7 +291,7 @@ fn read_listed(
                 }
             }
         };
-        stream_items(text, &mut item).map_err(drop)?;
+        stream_items(text, flag, &mut item).map_err(drop)?;
         Ok::<_, ()>(match failed {
             Some(e) => Err(e),
             None if !any => Err(no_tools()),
@@ -310,13 +315,14 @@ fn read_listed(
 /// Parse `text`, a list of tool definitions as [`read_listed`] takes it,
 /// handing each item with its index to `item`, which returns whether to
 /// go on; the items after one that stops it are only checked as JSON.
-/// An error when the text is not JSON, or not such a list.
-fn stream_items(text: &str, item: &mut dyn FnMut(usize, Value) -> bool) -> serde_json::Result<()> {
+/// Items are parsed through [`crate::scan::Noting`] with `flag`.  An
+/// error when the text is not JSON, or not such a list.
+fn stream_items(text: &str, flag: &std::cell::Cell<bool>, item: &mut dyn FnMut(usize, Value) -> bool) -> serde_json::Result<()> {
     use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
     use std::fmt;
 
     /// The items of the list.
-    struct Items<'f>(&'f mut dyn FnMut(usize, Value) -> bool);
+    struct Items<'f>(&'f mut dyn FnMut(usize, Value) -> bool, crate::scan::Noting<'f>);
     impl<'de> DeserializeSeed<'de> for Items<'_> {
         type Value = ();
         fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
@@ -330,7 +336,7 @@ fn stream_items(text: &str, item: &mut dyn FnMut(usize, Value) -> bool) -> serde
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
             let mut i = 0;
-            while let Some(v) = seq.next_element::<Value>()? {
+            while let Some(v) = seq.next_element_seed(self.1)? {
                 if !(self.0)(i, v) {
                     while seq.next_element::<IgnoredAny>()?.is_some() {}
                     break;
@@ -363,9 +369,9 @@ fn stream_items(text: &str, item: &mut dyn FnMut(usize, Value) -> bool) -> serde
     }
     let mut de = serde_json::Deserializer::from_str(text);
     if text.trim_start().starts_with('[') {
-        Items(item).deserialize(&mut de)?;
+        Items(item, crate::scan::Noting(flag)).deserialize(&mut de)?;
     } else {
-        serde::Deserializer::deserialize_map(&mut de, Only(Items(item)))?;
+        serde::Deserializer::deserialize_map(&mut de, Only(Items(item, crate::scan::Noting(flag))))?;
     }
     de.end()
 }

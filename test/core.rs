@@ -1855,10 +1855,15 @@ fn streamed_import_gives_what_reading_whole_gives() {
             })
             .collect();
         let mut text = serde_json::to_string(&json!({"tools": tools})).unwrap();
-        // A duplicate key, found by the scan.
+        // A duplicate key, and in the last tool an integer beyond 64
+        // bits: the text is parsed noting them, and scanned for them.
         text = text.replacen("{\"name\":\"tool_1\"", "{\"name\":\"tool_1\",\"name\":\"tool_1\"", 1);
+        let last = text.rfind("{\"type\":\"int").unwrap();
+        text.insert_str(last + 1, "\"maximum\":123456789012345678901234567890,");
         let whole = emitted(&text, Format::Auto, false);
         assert!(!whole.starts_with("error"), "{n} tools: {whole}");
+        assert_eq!(whole.matches("beyond 64 bits").count(), 1, "{n} tools: {whole}");
+        assert_eq!(whole.matches("duplicate key").count(), usize::from(n > 1), "{n} tools: {whole}");
         assert!(whole.contains("(error "), "{n} tools: no problems to compare");
         assert_eq!(emitted(&text, Format::Auto, true), whole, "{n} tools");
     }

@@ -140,6 +140,36 @@ fn tangled_json() -> impl Strategy<Value = String> {
     })
 }
 
+/// JSON text with what parsing drops silently, or almost: keys given
+/// twice (one spelled with an escape), integers beyond 64 bits, and
+/// numbers near them that are not (integers that fit, `1e19`, `-0.0`).
+fn noted_json() -> impl Strategy<Value = String> {
+    let key = prop_oneof![Just("a"), Just("b"), Just("\\u0061"), Just("c")];
+    let leaf = prop_oneof![
+        Just("1".to_string()),
+        Just("\"x\"".to_string()),
+        Just("null".to_string()),
+        Just("18446744073709551615".to_string()),
+        Just("-9223372036854775808".to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("-9223372036854775809".to_string()),
+        Just("123456789012345678901234567890".to_string()),
+        Just("1e19".to_string()),
+        Just("-1.5e300".to_string()),
+        Just("-0.0".to_string()),
+        Just("9223372036854775807.0".to_string()),
+    ];
+    leaf.prop_recursive(4, 40, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(", "))),
+            prop::collection::vec((key.clone(), inner), 0..4).prop_map(|members| {
+                let members: Vec<String> = members.into_iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                format!("{{{}}}", members.join(", "))
+            }),
+        ]
+    })
+}
+
 /// Paths over the keys of [`tangled_json`].
 fn tangled_path() -> impl Strategy<Value = String> {
     let step = prop_oneof![Just(".a"), Just(".b"), Just("[0]"), Just("[1]")];
@@ -249,6 +279,28 @@ proptest! {
         let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         let alone: Vec<(usize, usize)> = paths.iter().map(|p| toolspec::locate::locate(&text, p)).collect();
         prop_assert_eq!(toolspec::locate::locate_many(&text, &paths), alone);
+    }
+
+    /// A text parsed through `Noting` gives serde_json's value, and is
+    /// flagged wherever the scan finds something in it: the scan may be
+    /// left out for a text not flagged.
+    #[test]
+    fn noting_flags_every_text_the_scan_finds_something_in(text in noted_json()) {
+        use serde::de::DeserializeSeed;
+        let flag = std::cell::Cell::new(false);
+        let mut de = serde_json::Deserializer::from_str(&text);
+        let noted = toolspec::scan::Noting(&flag).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+        let plain = serde_json::from_str::<Value>(&text);
+        prop_assert_eq!(noted.as_ref().ok(), plain.as_ref().ok());
+        prop_assert_eq!(noted.is_err(), plain.is_err());
+        if noted.is_ok() && !toolspec::scan::notes(&text).is_empty() {
+            prop_assert!(flag.get(), "not flagged: {}", text);
+        }
+        let (parsed, notes) = toolspec::scan::parse_noting(&text, |flag| {
+            let mut de = serde_json::Deserializer::from_str(&text);
+            toolspec::scan::Noting(flag).deserialize(&mut de).and_then(|v| de.end().map(|()| v))
+        });
+        prop_assert_eq!(notes, if parsed.is_ok() { toolspec::scan::notes(&text) } else { Vec::new() });
     }
 
     /// The scan for what parsing drops runs while the text is parsed, so
