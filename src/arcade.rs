@@ -9,15 +9,15 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::Imported;
 use crate::schema::{canonical_type, kind_of};
 use crate::seeds::{opt_obj, opt_str, provider_name};
 
 /// Whether a JSON object is an Arcade tool definition.
 pub fn is_definition(o: &Map<String, Value>) -> bool {
-    o.get("name").is_some_and(Value::is_string)
-        && o.get("input").is_some_and(|i| i.as_object().is_some_and(|i| i.get("parameters").is_some_and(Value::is_array)))
+    o.field("name").is_some_and(Value::is_string)
+        && o.field("input").is_some_and(|i| i.field("parameters").is_some_and(Value::is_array))
 }
 
 /// An Arcade value type as a JSON Schema type.

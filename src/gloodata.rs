@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::Imported;
 use crate::schema::{kind_of, Normalizer};
 use crate::seeds::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
@@ -21,7 +21,7 @@ const FIELD_KEYS: &[&str] = &["description", "default", "enum", "examples", "for
 
 /// Whether a JSON object is an extension info document.
 pub fn is_info(o: &Map<String, Value>) -> bool {
-    o.get("ns").is_some_and(Value::is_string) && o.get("tools").is_some_and(Value::is_object)
+    o.field("ns").is_some_and(Value::is_string) && o.field("tools").is_some_and(Value::is_object)
 }
 
 /// The tool name for tool `id` of namespace `ns`: `NS_ID`, made valid for

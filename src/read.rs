@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{check_utf8, Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Seen, Tool};
 use crate::schema::{kind_of, Normalizer};
 
 /// Tool fields that belong to Emacs (gptel, llm, toolspec's executors):
@@ -586,7 +586,7 @@ impl<'a> Reader<'a> {
             }
         }
         for key in ["functionDeclarations", "function_declarations"] {
-            if let Some(list) = o.get(key) {
+            if let Some(list) = o.field(key) {
                 let list = list.as_array().ok_or_else(|| Error::shape(&join(path, key), "expected an array"))?;
                 for (i, item) in list.iter().enumerate() {
                     self.jobs.push(Job { value: item, path: index(&join(path, key), i), format: Some(Format::Gemini) });
@@ -596,7 +596,7 @@ impl<'a> Reader<'a> {
         }
         if !o.has("name") && !o.has("toolSpec") {
             for key in ["tools", "functions"] {
-                if let Some(Value::Array(_)) = o.get(key) {
+                if let Some(Value::Array(_)) = o.field(key) {
                     return self.any(&o[key], &join(path, key), depth + 1);
                 }
             }
@@ -714,16 +714,21 @@ impl<'a> Reader<'a> {
         // The normalised schema is this tool's own: its parts move into
         // the model rather than being copied.
         let props = root.shift_remove("properties");
-        let required: crate::model::FastSet<&str> = match root.field("required") {
-            None => Default::default(),
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        // Sets of names that are looked through one by one while few, as
+        // in most tools: hashing them cost more than the comparisons.
+        let mut required: Seen<&str> = Seen::default();
+        match root.field("required") {
+            None => {}
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).for_each(|r| {
+                required.insert(r);
+            }),
             Some(other) => {
                 return Err(Error::shape(
                     &join(path, "required"),
                     format!("`required` must be an array of property names, found {}", kind_of(other)),
                 ))
             }
-        };
+        }
         match props {
             None | Some(Value::Null) => {}
             Some(Value::Object(props)) => {
@@ -744,16 +749,14 @@ impl<'a> Reader<'a> {
                 ))
             }
         }
-        if !required.is_empty() {
-            let names: crate::model::FastSet<&str> = tool.args.iter().map(|a| a.name.as_str()).collect();
-            // In the document's order, for stable warnings.
-            let listed: Vec<&str> = match root.field("required") {
-                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            let mut warned = std::collections::HashSet::new();
-            for r in listed {
-                if !names.contains(r) && warned.insert(r) {
+        if !required.names().is_empty() {
+            let mut names: Seen<&str> = Seen::default();
+            for a in &tool.args {
+                names.insert(a.name.as_str());
+            }
+            // In the document's order, for stable warnings; each name once.
+            for &r in required.names() {
+                if !names.contains(r) {
                     self.out.warnings.push(Problem::warning(
                         join(path, "required"),
                         format!("\"{r}\" is required but not among the properties: dropped"),
@@ -773,7 +776,7 @@ impl<'a> Reader<'a> {
 
 /// Guess the format of one tool object from its keys.
 pub fn detect(o: &Map<String, Value>) -> Option<Format> {
-    let has = |k: &str| o.contains_key(k);
+    let has = |k: &str| o.has(k);
     let is_function = o.field("type").and_then(Value::as_str) == Some("function");
     if has("toolSpec") {
         Some(Format::Bedrock)

@@ -14,14 +14,14 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::{Imported, ReadOptions};
 use crate::schema::kind_of;
 use crate::seeds::{executor_of, opt_obj, opt_str, property_name, snake_name};
 
 /// Whether a JSON object is a SkyDeck document.
 pub fn is_document(o: &Map<String, Value>) -> bool {
-    o.contains_key("model_prompt")
+    o.has("model_prompt")
 }
 
 /// Whether JSON text (maybe not valid) looks like a SkyDeck document.

@@ -2009,3 +2009,34 @@ fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
     }
     assert!(with_problems > 10, "{with_problems} tools with errors");
 }
+
+/// `required` makes arguments required, a name given twice once; a name
+/// among no properties is dropped with one warning, in the order given,
+/// for few properties and for many.
+#[test]
+fn required_names_that_are_no_property_are_dropped_once() {
+    for n in [2usize, 40] {
+        let props: serde_json::Map<String, Value> =
+            (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let mut required: Vec<String> = (0..n).filter(|i| i % 2 == 0).map(|i| format!("p{i}")).collect();
+        required.insert(1, "zz".into());
+        required.push("zz".into());
+        required.push("p0".into());
+        required.push("aa".into());
+        let imp = import(&json!({"name": "t", "inputSchema": {"type": "object", "properties": props, "required": required}}));
+        let optional: Vec<bool> = imp.tools[0].args.iter().map(|a| a.optional).collect();
+        assert_eq!(optional, (0..n).map(|i| i % 2 == 1).collect::<Vec<_>>(), "{n} properties");
+        let warnings: Vec<(&str, &str)> = imp.warnings.iter().map(|w| (w.path.as_str(), w.message.as_str())).collect();
+        assert_eq!(
+            warnings,
+            [
+                ("inputSchema.required", "\"zz\" is required but not among the properties: dropped"),
+                ("inputSchema.required", "\"aa\" is required but not among the properties: dropped"),
+            ],
+            "{n} properties"
+        );
+        let back = write_tool(&imp.tools[0], Dialect::Mcp).unwrap();
+        let listed: Vec<String> = (0..n).filter(|i| i % 2 == 0).map(|i| format!("p{i}")).collect();
+        assert_eq!(back["inputSchema"]["required"], json!(listed), "{n} properties");
+    }
+}
