@@ -593,8 +593,13 @@ was (see `toolspec--export-cache')."
                             (toolspec--serialize tools))))
       (cond
        ((consp texts)
+        ;; The texts copied once into the document, not twice (a
+        ;; `mapconcat' inside a `concat'): a large export is megabytes.
         (let ((frame (toolspec--mod-document-frame dialect)))
-          (concat (car frame) (mapconcat #'identity texts ",") (cdr frame))))
+          (apply #'concat (car frame)
+                 (nconc (cl-loop for (text . more) on texts
+                                 collect text when more collect ",")
+                        (list (cdr frame))))))
        (serialized (toolspec--mod-serialized-to-json serialized dialect pretty))
        (t (toolspec--mod-to-json
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
