@@ -198,12 +198,7 @@ fn read_str_by(text: &str, opts: &ReadOptions, each: Option<Handing>) -> Result<
             return imp;
         }
     }
-    let (parsed, notes) = crate::scan::parse_noting(text, |flag| {
-        use serde::de::DeserializeSeed;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let doc = crate::scan::Noting(flag).deserialize(&mut de)?;
-        de.end().map(|()| doc)
-    });
+    let (parsed, notes) = crate::scan::parse_noting(text, |flag| crate::scan::from_str_noting(text, flag));
     let (doc, repairs) = match parsed {
         Ok(doc) => (doc, notes),
         // Not JSON: an OpenAPI document may be YAML.

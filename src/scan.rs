@@ -63,6 +63,14 @@ pub fn parse_noting<T, E>(text: &str, parse: impl FnOnce(&Cell<bool>) -> Result<
     (parsed, notes)
 }
 
+/// JSON `text`, all of it, as one value parsed through [`Noting`] with
+/// `flag` (as `serde_json::from_str` parses a `Value`).
+pub fn from_str_noting(text: &str, flag: &Cell<bool>) -> serde_json::Result<Value> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Noting(flag).deserialize(&mut de)?;
+    de.end().map(|()| value)
+}
+
 /// A JSON value, deserialised as `serde_json::Value` deserialises itself,
 /// that sets its flag where [`notes`] may find something: an object
 /// giving a key twice, or a number read as a double that may be an

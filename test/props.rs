@@ -129,6 +129,16 @@ fn through_plist(tools: &[Tool]) -> Vec<Tool> {
 fn tangled_json() -> impl Strategy<Value = String> {
     let key = prop_oneof![Just("a"), Just("b"), Just("a.b"), Just("b.a"), Just("a[0]"), Just("a.b.a"), Just("a[1].b")];
     let leaf = prop_oneof![Just("1".to_string()), Just("\"x\"".to_string()), Just("null".to_string())];
+    json_text(key, leaf)
+}
+
+/// JSON text of arrays and objects nested up to four deep, each member
+/// on a line of its own: keys drawn from `key` (written as they are, escapes
+/// included), values from `leaf`.
+fn json_text(
+    key: impl Strategy<Value = &'static str> + Clone + 'static,
+    leaf: impl Strategy<Value = String> + 'static,
+) -> impl Strategy<Value = String> {
     leaf.prop_recursive(4, 40, 4, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(", "))),
@@ -159,15 +169,7 @@ fn noted_json() -> impl Strategy<Value = String> {
         Just("-0.0".to_string()),
         Just("9223372036854775807.0".to_string()),
     ];
-    leaf.prop_recursive(4, 40, 4, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(|items| format!("[{}]", items.join(", "))),
-            prop::collection::vec((key.clone(), inner), 0..4).prop_map(|members| {
-                let members: Vec<String> = members.into_iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
-                format!("{{{}}}", members.join(", "))
-            }),
-        ]
-    })
+    json_text(key, leaf)
 }
 
 /// Paths over the keys of [`tangled_json`].
@@ -286,20 +288,15 @@ proptest! {
     /// left out for a text not flagged.
     #[test]
     fn noting_flags_every_text_the_scan_finds_something_in(text in noted_json()) {
-        use serde::de::DeserializeSeed;
         let flag = std::cell::Cell::new(false);
-        let mut de = serde_json::Deserializer::from_str(&text);
-        let noted = toolspec::scan::Noting(&flag).deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+        let noted = toolspec::scan::from_str_noting(&text, &flag);
         let plain = serde_json::from_str::<Value>(&text);
         prop_assert_eq!(noted.as_ref().ok(), plain.as_ref().ok());
         prop_assert_eq!(noted.is_err(), plain.is_err());
         if noted.is_ok() && !toolspec::scan::notes(&text).is_empty() {
             prop_assert!(flag.get(), "not flagged: {}", text);
         }
-        let (parsed, notes) = toolspec::scan::parse_noting(&text, |flag| {
-            let mut de = serde_json::Deserializer::from_str(&text);
-            toolspec::scan::Noting(flag).deserialize(&mut de).and_then(|v| de.end().map(|()| v))
-        });
+        let (parsed, notes) = toolspec::scan::parse_noting(&text, |flag| toolspec::scan::from_str_noting(&text, flag));
         prop_assert_eq!(notes, if parsed.is_ok() { toolspec::scan::notes(&text) } else { Vec::new() });
     }
 
