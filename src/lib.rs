@@ -389,7 +389,7 @@ fn emit_tool_problems<'a, S: plist::Sink<'a>>(problems: &'a [Vec<Problem>], s: &
 /// The problems of a tool the readers made, as `toolspec-validate` finds
 /// them in its plist.
 pub fn validate_tool(tool: &Tool) -> Vec<Problem> {
-    let mut tree = node::Tree::default();
+    let mut tree = node::Tree::with_capacity(64);
     plist::emit_tool(tool, &mut tree);
     tree.finish().pop().map_or_else(Vec::new, |plist| validate::validate_node(&plist))
 }

@@ -181,6 +181,12 @@ pub struct Tree<'a> {
 }
 
 impl<'a> Tree<'a> {
+    /// A tree with room for a plist of `items` values (nested ones
+    /// included) before it grows.
+    pub fn with_capacity(items: usize) -> Self {
+        Tree { items: Vec::with_capacity(items), open: Vec::with_capacity(8) }
+    }
+
     /// The values emitted at the top level.
     pub fn finish(self) -> Vec<Node<'a>> {
         self.items

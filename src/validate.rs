@@ -52,6 +52,10 @@ struct Validator {
     problems: Vec<Problem>,
 }
 
+/// Plists with up to this many keys are checked for a key given twice
+/// without a set.
+const FEW_KEYS: usize = 16;
+
 /// The pairs of a plist, and a value by its key (the first, as for
 /// `plist-get`).
 type Pairs<'n, 'a> = Vec<(&'a str, &'n Node<'a>)>;
@@ -104,9 +108,15 @@ impl Validator {
     fn pairs<'n, 'a>(&mut self, v: &'n Node<'a>, path: &At<'_>, what: &str) -> Option<Pairs<'n, 'a>> {
         match v.plist_pairs() {
             Some(p) => {
-                let mut seen = Seen::default();
-                for (k, _) in &p {
-                    if !seen.insert(*k) {
+                // A few keys are compared with those before them, without
+                // a set to allocate: most plists have a handful.
+                let mut seen = (p.len() > FEW_KEYS).then(Seen::default);
+                for (i, (k, _)) in p.iter().enumerate() {
+                    let again = match &mut seen {
+                        Some(seen) => !seen.insert(*k),
+                        None => p[..i].iter().any(|(before, _)| before == k),
+                    };
+                    if again {
                         self.warning(path.key(k), format!(":{k} appears twice: only the first is used"));
                     }
                 }

@@ -1392,6 +1392,25 @@ fn rule_tool_keys() {
 }
 
 #[test]
+fn a_key_given_again_is_reported_at_each_repeat_in_short_and_long_plists() {
+    // Up to 16 keys are compared with those before them, more go through
+    // a set: both report every repeat, in order, and nothing else.
+    for filler in [0, 20] {
+        let extra: String = (0..filler).map(|i| format!(" :x-{i} 1")).collect();
+        let text = format!("(:name \"t\" :description \"d\"{extra} :name \"u\" :title \"a\" :name \"v\" :title \"b\")");
+        let repeats: Vec<(String, String)> = check(&text)
+            .into_iter()
+            .filter(|p| p.message.contains("appears twice"))
+            .map(|p| (p.path, p.message))
+            .collect();
+        let want = [("name", ":name"), ("name", ":name"), ("title", ":title")].map(|(path, key)| {
+            (path.to_string(), format!("{key} appears twice: only the first is used"))
+        });
+        assert_eq!(repeats, want, "with {filler} more keys");
+    }
+}
+
+#[test]
 fn rule_args_shape() {
     let quiet = with_args(ARG, "");
     rule(&format!("(:name \"t\" :description \"d\" :args [{ARG}])"), E, "args", "a vector was given", &quiet);
