@@ -15,7 +15,6 @@ use crate::args::ArgChecker;
 
 use crate::error::{Error, ErrorKind};
 use crate::module_lisp::Lisp;
-use crate::plist::Sink;
 use crate::read::Imported;
 use crate::read::{Format, ReadOptions};
 use crate::write::Dialect;
@@ -223,6 +222,11 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
 /// TEXT (see `serialized-to-json`), as a list of strings, and the value
 /// of BESIDE: `(TEXTS . VALUE)`.  BESIDE, a function of no arguments, is
 /// called on Emacs's thread while the texts are written on others.
+///
+/// The texts are multibyte strings, ASCII ones too: they are kept to be
+/// joined into documents, and `concat' copies a unibyte string into a
+/// multibyte result (one text not ASCII makes it so) byte by byte, five
+/// times as slow as it copies a multibyte one.
 #[defun]
 fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, beside: Value<'e>) -> emacs::Result<Value<'e>> {
     let (s, dialect) = run(env, || {
@@ -234,13 +238,8 @@ fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, be
     });
     let value = value?;
     let texts = run(env, || texts.unwrap_or_else(|p| std::panic::resume_unwind(p)))?;
-    let mut sink = Lisp::new(env)?;
-    sink.open(false);
-    for t in &texts {
-        sink.string(t);
-    }
-    sink.close();
-    env.cons(sink.finish()?, value)
+    let texts = texts.iter().map(|t| t.as_str().into_lisp(env)).collect::<emacs::Result<Vec<_>>>()?;
+    env.cons(env.call("list", &texts[..])?, value)
 }
 
 /// What comes before and after the tools in the compact JSON document of

@@ -798,6 +798,27 @@ is the one printing the changed tool gives."
             ;; ...until it has been written again.
             (should (equal after (toolspec-gptel-test--cached-json tools 'openai)))))))))
 
+;; Documents joined from the kept texts: `concat' copies a unibyte string
+;; into a multibyte result byte by byte.
+(ert-deftest toolspec-gptel-test-export-kept-texts-are-multibyte ()
+  "The texts kept for the next export are multibyte, ASCII ones too.
+So one tool with text beyond ASCII does not make the others' texts be
+converted at each export; the document is the same either way."
+  (let ((tools (list (list :name "plain" :description "Plain."
+                           :args (list (list :name "x" :type "string" :description "X.")))
+                     (list :name "accented" :description "Café, 20 °C.")
+                     (list :name "other" :description "Other."))))
+    (clrhash toolspec--export-cache)
+    (let ((json (toolspec-tools-to-json tools 'openai)))
+      (should (equal json (toolspec-gptel-test--printed-json tools 'openai)))
+      (should (string-match-p "Café, 20 °C" json))
+      (dolist (tool tools)
+        (let ((text (cdr (assoc "openai" (cdr (gethash tool toolspec--export-cache))))))
+          (should (stringp text))
+          (should (multibyte-string-p text))
+          (should (string-match-p (regexp-quote (plist-get tool :description)) text))))
+      (should (equal (toolspec-tools-to-json tools 'openai) json)))))
+
 (ert-deftest toolspec-gptel-test-export-kept-texts-plists-and-errors ()
   "Plists are kept like structs; an error names the tool in the whole list.
 A plist whose JSON form reads back as another plist (an object given
