@@ -751,15 +751,17 @@ do not make TOOL invalid."
 
 (defun toolspec--check-problems (tool problems)
   "Return TOOL, whose PROBLEMS are given, as `toolspec-check' does."
-  (let ((errors (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems)))
-    (when errors
-      (let* ((plist (ignore-errors (toolspec--plist tool)))
-             (name (and (consp plist) (plist-get plist :name))))
-        (signal 'toolspec-invalid-spec
-                (list (concat (if (stringp name) (format "tool \"%s\": " name) "")
-                              (mapconcat #'toolspec-format-problem errors "; "))
-                      (list :problems problems :tool name)))))
-    tool))
+  ;; Most tools of a large import have no error: found without a call
+  ;; per problem.
+  (when (assq 'error problems)
+    (let* ((errors (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems))
+           (plist (ignore-errors (toolspec--plist tool)))
+           (name (and (consp plist) (plist-get plist :name))))
+      (signal 'toolspec-invalid-spec
+              (list (concat (if (stringp name) (format "tool \"%s\": " name) "")
+                            (mapconcat #'toolspec-format-problem errors "; "))
+                    (list :problems problems :tool name)))))
+  tool)
 
 ;;;###autoload
 (defun toolspec-gptel-form-text (tool &optional function category comments)

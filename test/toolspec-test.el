@@ -347,7 +347,16 @@ beyond ASCII kept multibyte (made through UTF-8, twice)."
   (let ((err (should-error (toolspec-check '(:name "bad name" :args ((:name "a" :type "string"))))
                            :type 'toolspec-invalid-spec)))
     (should (string-match-p "bad name" (cadr err)))
-    (should (>= (length (plist-get (toolspec-error-details err) :problems)) 2))))
+    (should (>= (length (plist-get (toolspec-error-details err) :problems)) 2)))
+  ;; Warnings alone do not make a tool invalid; an error after them does.
+  (let ((warned '(:name "warned" :colour 1 :args ((:name "a" :type string)))))
+    (should (eq (car (car (toolspec-validate warned))) 'warning))
+    (should-not (assq 'error (toolspec-validate warned)))
+    (should (eq (toolspec-check warned) warned))
+    (let ((err (should-error (toolspec-check (append warned '(:category 7)))
+                             :type 'toolspec-invalid-spec)))
+      (should (string-match-p ":category must be a string" (cadr err)))
+      (should-not (string-match-p "colour" (cadr err))))))
 
 ;;;; Errors
 
