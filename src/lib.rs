@@ -456,11 +456,21 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
 /// them all is their texts in [`write::document_frame`].  Each tool is
 /// parsed, read and written on its own, spread over the cores.
 pub fn serialized_plists_to_texts(text: &str, dialect: Dialect) -> Result<Vec<String>> {
-    let items = serialized_plists(text)?;
-    let texts = par::map(&items, |item| {
+    serialized_plists_to_texts_beside(text, dialect, || ()).1
+}
+
+/// [`serialized_plists_to_texts`], with `beside` run on this thread while
+/// the texts are written on others (and on this one, once it is done):
+/// `beside`'s result and the texts.
+pub fn serialized_plists_to_texts_beside<B>(text: &str, dialect: Dialect, beside: impl FnOnce() -> B) -> (B, Result<Vec<String>>) {
+    let items = match serialized_plists(text) {
+        Ok(items) => items,
+        Err(e) => return (beside(), Err(e)),
+    };
+    let (b, texts) = par::join_map(beside, &items, |item| {
         serialized_tool(item).and_then(|t| write::write_owned(t, dialect)).map(|v| write::to_text(&v, false))
     });
-    texts.into_iter().enumerate().map(in_item).collect()
+    (b, texts.into_iter().enumerate().map(in_item).collect())
 }
 
 /// The items of `text`, a JSON array of serialised tool plists, each

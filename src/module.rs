@@ -221,7 +221,8 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
 /// The compact JSON text in DIALECT of each tool plist serialised in
 /// TEXT (see `serialized-to-json`), as a list of strings, and the value
 /// of BESIDE: `(TEXTS . VALUE)`.  BESIDE, a function of no arguments, is
-/// called on Emacs's thread while the texts are written on others.
+/// called on Emacs's thread while the texts are written on others; once
+/// it returns, Emacs's thread writes texts too, until none are left.
 ///
 /// The texts are multibyte strings, ASCII ones too: they are kept to be
 /// joined into documents, and `concat' copies a unibyte string into a
@@ -233,11 +234,9 @@ fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, be
         let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
         Ok((self::text(text, "the serialised plists")?, dialect))
     })?;
-    let (value, texts) = crate::par::join(|| beside.call([]), || {
-        std::panic::catch_unwind(|| crate::serialized_plists_to_texts(&s, dialect))
-    });
+    let (value, texts) = run(env, || Ok(crate::serialized_plists_to_texts_beside(&s, dialect, || beside.call([]))))?;
     let value = value?;
-    let texts = run(env, || texts.unwrap_or_else(|p| std::panic::resume_unwind(p)))?;
+    let texts = run(env, || texts)?;
     let texts = texts.iter().map(|t| t.as_str().into_lisp(env)).collect::<emacs::Result<Vec<_>>>()?;
     env.cons(env.call("list", &texts[..])?, value)
 }

@@ -4,6 +4,7 @@
 //! inputs stay on the calling thread, where starting threads would cost
 //! more than it saves.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
 /// Items per thread below which a job is not split.
@@ -46,6 +47,45 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             }
         }
         out
+    })
+}
+
+/// Items [`join_map`]'s threads take at a time.
+const CHUNK: usize = 32;
+
+/// `(a(), items.iter().map(f).collect())`: the items are mapped on other
+/// threads while `a` runs on this one, and on this one too once `a` is
+/// done, each thread taking the next [`CHUNK`] items left, so that no
+/// core waits while another has work (on two cores, `a` and one thread
+/// mapping, then two).  A panic in `f` is raised again on the calling
+/// thread.
+pub fn join_map<A, T: Sync, R: Send>(a: impl FnOnce() -> A, items: &[T], f: impl Fn(&T) -> R + Sync) -> (A, Vec<R>) {
+    let threads = threads_for(items.len());
+    if threads <= 1 {
+        let ra = a();
+        return (ra, items.iter().map(f).collect());
+    }
+    let chunks: Vec<&[T]> = items.chunks(CHUNK).collect();
+    let next = AtomicUsize::new(0);
+    // The chunks one thread mapped, with their places.
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(part) = chunks.get(i) else { break };
+            done.push((i, part.iter().map(&f).collect::<Vec<R>>()));
+        }
+        done
+    };
+    thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads).filter_map(|_| spawn(scope, work)).collect();
+        let ra = a();
+        let mut done = work();
+        for worker in workers {
+            done.extend(worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        done.sort_unstable_by_key(|(i, _)| *i);
+        (ra, done.into_iter().flat_map(|(_, part)| part).collect())
     })
 }
 
@@ -300,6 +340,33 @@ mod tests {
             });
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"check"));
         }
+    }
+
+    #[test]
+    fn join_map_gives_a_and_every_item_in_order() {
+        // Sizes around the chunk and the split; `a` slow or quick.
+        for n in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 1000, 4097] {
+            for pause in [0, 5] {
+                let items: Vec<usize> = (0..n).collect();
+                let (a, mapped) = join_map(
+                    || {
+                        std::thread::sleep(std::time::Duration::from_millis(pause));
+                        "a"
+                    },
+                    &items,
+                    |x| x * 3,
+                );
+                assert_eq!(a, "a");
+                assert_eq!(mapped, items.iter().map(|x| x * 3).collect::<Vec<_>>(), "{n} items, a of {pause} ms");
+            }
+        }
+    }
+
+    #[test]
+    fn join_map_raises_a_panic_of_f() {
+        let items: Vec<usize> = (0..1000).collect();
+        let r = std::panic::catch_unwind(|| join_map(|| (), &items, |&x| if x == 700 { panic!("boom {x}") } else { x }));
+        assert_eq!(r.unwrap_err().downcast_ref::<String>().map(String::as_str), Some("boom 700"));
     }
 
     #[test]
