@@ -23,31 +23,11 @@ pub(crate) fn threads_for(n: usize) -> usize {
     cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
 }
 
-/// `items.iter().map(f).collect()`, with the items split in order among
-/// several threads when there are many.  A panic in `f` is raised again
-/// on the calling thread.
+/// `items.iter().map(f).collect()`, with the items shared in order among
+/// several threads when there are many (see [`join_map`]).  A panic in
+/// `f` is raised again on the calling thread.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = threads_for(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| (part, spawn(scope, move || part.iter().map(f).collect::<Vec<R>>())))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for (part, worker) in workers {
-            match worker {
-                Some(handle) => out.extend(handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                // No thread to be had: this part is done here.
-                None => out.extend(part.iter().map(f)),
-            }
-        }
-        out
-    })
+    join_map(|| (), items, f).1
 }
 
 /// Items [`join_map`]'s threads take at a time.
