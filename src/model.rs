@@ -220,7 +220,7 @@ impl<K> Default for Seen<K> {
 
 impl<K: Hash + Eq + Clone> Seen<K> {
     /// Names up to this many are looked through one by one.
-    const FEW: usize = 16;
+    pub const FEW: usize = 16;
 
     pub fn contains<Q: Hash + Eq + ?Sized>(&self, name: &Q) -> bool
     where

@@ -52,10 +52,6 @@ struct Validator {
     problems: Vec<Problem>,
 }
 
-/// Plists with up to this many keys are checked for a key given twice
-/// without a set.
-const FEW_KEYS: usize = 16;
-
 /// The pairs of a plist, and a value by its key (the first, as for
 /// `plist-get`).
 type Pairs<'n, 'a> = Vec<(&'a str, &'n Node<'a>)>;
@@ -108,9 +104,10 @@ impl Validator {
     fn pairs<'n, 'a>(&mut self, v: &'n Node<'a>, path: &At<'_>, what: &str) -> Option<Pairs<'n, 'a>> {
         match v.plist_pairs() {
             Some(p) => {
-                // A few keys are compared with those before them, without
-                // a set to allocate: most plists have a handful.
-                let mut seen = (p.len() > FEW_KEYS).then(Seen::default);
+                // While few, keys are compared one by one, as `Seen` does,
+                // but with those before them in the pairs: no copy of them
+                // to allocate, for plists that mostly have a handful.
+                let mut seen = (p.len() > Seen::<&str>::FEW).then(Seen::default);
                 for (i, (k, _)) in p.iter().enumerate() {
                     let again = match &mut seen {
                         Some(seen) => !seen.insert(*k),
