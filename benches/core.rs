@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use serde_json::{json, Value};
+use toolspec::json;
+use toolspec::value::Value;
 
 use toolspec::args::ArgChecker;
 use toolspec::openapi::{self, OpenApiOptions};
@@ -132,7 +133,7 @@ fn printed(tools: &[Tool]) -> String {
 fn openapi_generated(copies: usize) -> String {
     let mut doc: Value = serde_json::from_str(&example("openapi.json")).unwrap();
     let paths = doc["paths"].as_object().unwrap().clone();
-    let mut out = serde_json::Map::new();
+    let mut out = toolspec::value::Map::new();
     for k in 0..copies {
         for (p, item) in &paths {
             let mut item = item.clone();
@@ -212,12 +213,12 @@ fn normalise(c: &mut Criterion) {
         })
     });
     // A chain of 30 definitions, each referring to the next, used 20 times.
-    let mut defs = serde_json::Map::new();
+    let mut defs = toolspec::value::Map::new();
     for i in 0..30 {
         let next = if i == 29 { json!({"type": "string"}) } else { json!({"$ref": format!("#/$defs/d{}", i + 1)}) };
         defs.insert(format!("d{i}"), json!({"type": "object", "properties": {"v": next, "n": {"type": "integer"}}}));
     }
-    let props: serde_json::Map<String, Value> = (0..20).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d0"}))).collect();
+    let props: toolspec::value::Map<String, Value> = (0..20).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d0"}))).collect();
     let deep = json!({"type": "object", "properties": props, "$defs": defs});
     g.bench_function("normalise-ref-chain-30x20", |b| {
         b.iter(|| {

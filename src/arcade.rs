@@ -6,13 +6,12 @@
 //! tool request to a worker, which answers with a result envelope (see
 //! [`crate::envelope`]); the worker's URL is given when importing.
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::Imported;
 use crate::schema::{canonical_type, kind_of};
 use crate::seeds::{opt_obj, opt_str, provider_name};
+use crate::value::{Map, Value};
 
 /// Whether a JSON object is an Arcade tool definition.
 pub fn is_definition(o: &Map<String, Value>) -> bool {

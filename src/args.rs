@@ -5,11 +5,11 @@
 use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
 use lexpr::Value as Sexp;
-use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Field, Problem, Schema, Tool};
 use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
+use crate::value::{Map, Value};
 use crate::write::{parameters, Dialect};
 
 /// A compiled checker for one tool's arguments.
@@ -25,7 +25,7 @@ impl ArgChecker {
     /// Compile the checker for `tool`'s parameters schema.
     pub fn new(tool: &Tool) -> Result<ArgChecker> {
         let schema = parameters(tool, Dialect::JsonSchema);
-        let validator = jsonschema::validator_for(&Value::Object(schema.clone())).map_err(|e| {
+        let validator = jsonschema::validator_for(&Value::Object(schema.clone()).to_serde()).map_err(|e| {
             Error::new(ErrorKind::Write, format!("the tool's schema is not a valid JSON Schema: {e}"))
         })?;
         let names = tool.args.iter().map(|a| a.name.clone()).collect();
@@ -36,6 +36,11 @@ impl ArgChecker {
     /// (`unit`, `opts.z`, `days[2]`; empty for the object itself).  A
     /// missing required argument is reported at its own name.
     pub fn check(&self, args: &Value) -> Vec<Problem> {
+        self.check_serde(&args.to_serde())
+    }
+
+    /// [`ArgChecker::check`] of a value as the validator takes it.
+    fn check_serde(&self, args: &serde_json::Value) -> Vec<Problem> {
         self.validator
             .iter_errors(args)
             .map(|e| {
@@ -63,11 +68,11 @@ impl ArgChecker {
 
     /// Check arguments given as JSON text.
     pub fn check_text(&self, text: &str) -> Result<Vec<Problem>> {
-        let v: Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
         if !v.is_object() {
             return Ok(vec![Problem::error("", format!("the arguments must be a JSON object, got {v}"))]);
         }
-        Ok(self.check(&v))
+        Ok(self.check_serde(&v))
     }
     /// Check arguments given as Lisp values printed by Emacs: with
     /// `positional`, a list of values in argument order (as gptel and llm

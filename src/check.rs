@@ -2,10 +2,9 @@
 //! problem with its line and column.  The command line and the Emacs
 //! module (Flymake in Lisp buffers) share this.
 
-use serde_json::Value;
-
 use crate::elisp_source::Source;
 use crate::elisp_tools::{analyze, steps, FunctionSource, SourceTool};
+use crate::value::Value;
 pub use crate::elisp_tools::Level;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{join, Field, Tool};

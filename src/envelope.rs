@@ -16,11 +16,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use jsonschema::paths::LocationSegment;
 use jsonschema::Validator;
-use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Field;
 use crate::schema::kind_of;
+use crate::value::{Map, Value};
 
 /// The envelope's JSON Schema (draft 2020-12).
 pub const SCHEMA_TEXT: &str = include_str!("envelope-schema.json");
@@ -37,7 +37,7 @@ pub fn schema() -> &'static Value {
 fn compile(schema: &Value) -> Validator {
     jsonschema::options()
         .should_validate_formats(true)
-        .build(schema)
+        .build(&schema.to_serde())
         .expect("the embedded envelope schema compiles")
 }
 
@@ -86,7 +86,7 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
         return vec![(String::new(), format!("an envelope must be a JSON object, found {}", kind_of(v)))];
     };
     let mut out: Vec<(String, String)> = validator()
-        .iter_errors(v)
+        .iter_errors(&v.to_serde())
         .map(|e| {
             let path = location("", e.instance_path());
             let msg = match e.kind() {
@@ -107,7 +107,7 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
     if let Some(Value::Object(output)) = o.field("output") {
         if out.iter().any(|(p, _)| p == "output") {
             out.retain(|(p, _)| p != "output");
-            let kinds: Vec<&str> = OUTPUT_KINDS.iter().copied().filter(|k| output.contains_key(*k)).collect();
+            let kinds: Vec<&str> = OUTPUT_KINDS.iter().copied().filter(|k| output.contains_key(k)).collect();
             let others: Vec<&str> =
                 output.keys().map(String::as_str).filter(|k| !OUTPUT_KINDS.contains(k)).collect();
             if kinds.len() != 1 || !others.is_empty() {
@@ -127,7 +127,7 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
                 let i = OUTPUT_KINDS.iter().position(|k| *k == kind).expect("a known kind");
                 let prefix = format!("output.{kind}");
                 let inner: Vec<(String, String)> = branch_validators()[i]
-                    .iter_errors(&output[kind])
+                    .iter_errors(&output[kind].to_serde())
                     .map(|e| {
                         let path = location(&prefix, e.instance_path());
                         match e.kind() {
@@ -342,7 +342,7 @@ pub fn read(v: &Value) -> Result<Reading> {
     let mut r = Reading { text: String::new(), success, kind: "void", invocation_id, log: None, user: None, url: None };
     let output = o.field("output").and_then(Value::as_object);
     let str_of = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(String::from);
-    match output.and_then(|out| OUTPUT_KINDS.iter().find(|k| out.contains_key(**k)).map(|k| (*k, &out[*k]))) {
+    match output.and_then(|out| OUTPUT_KINDS.iter().find(|k| out.contains_key(k)).map(|k| (*k, &out[*k]))) {
         None => {
             r.text = if success {
                 "The tool ran successfully and returned no value.".into()

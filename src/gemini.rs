@@ -2,10 +2,9 @@
 //! rejects are removed or rewritten into ones it accepts, and what cannot
 //! be expressed is said in the description, so the model still sees it.
 
-use serde_json::{Map, Value};
-
 use crate::model::{Field, Schema};
 use crate::schema::{slot, Slot};
+use crate::value::{Map, Value};
 
 /// Keywords Gemini's `Schema` accepts.
 const KEEP: &[&str] = &[
@@ -181,7 +180,7 @@ pub fn sanitize(node: &mut Schema) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn run(v: Value) -> Value {
         let mut s = v.as_object().unwrap().clone();

@@ -6,13 +6,12 @@
 //! document, `{"action":"request","opName":ID,"info":{ARG: VALUE}}` runs
 //! a tool.  The HTTP side is elisp (`toolspec-seeds.el`).
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::Imported;
 use crate::schema::{kind_of, Normalizer};
 use crate::seeds::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
+use crate::value::{Map, Value};
 
 /// Field types Gloodata supports.
 const SCALARS: &[&str] = &["string", "integer", "number", "boolean"];
@@ -344,7 +343,7 @@ fn field(arg: &Arg, path: &str) -> Result<Schema> {
         f.insert("type".into(), Value::from(ty));
     }
     for key in FIELD_KEYS {
-        if let Some(v) = arg.schema.get(*key) {
+        if let Some(v) = arg.schema.get(key) {
             f.insert((*key).into(), v.clone());
         }
     }
@@ -440,7 +439,7 @@ fn column(c: &Value) -> (Option<String>, String) {
             let id = o.get("id").or_else(|| o.get("key")).or_else(|| o.get("name")).and_then(Value::as_str).map(String::from);
             let label = ["label", "title", "name", "id"]
                 .iter()
-                .find_map(|k| o.get(*k).and_then(Value::as_str))
+                .find_map(|k| o.get(k).and_then(Value::as_str))
                 .map(String::from)
                 .unwrap_or_default();
             (id, label)
@@ -466,7 +465,7 @@ fn cell(v: &Value) -> String {
 
 fn tag(v: &Value) -> Option<String> {
     let o = v.as_object()?;
-    let label = ["label", "name", "title", "value"].iter().find_map(|k| o.get(*k)).map(|l| match l {
+    let label = ["label", "name", "title", "value"].iter().find_map(|k| o.get(k)).map(|l| match l {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     });

@@ -220,7 +220,7 @@ fn token_end(bytes: &[u8], i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use crate::value::Value;
 
     fn fixed(text: &str) -> (Value, Vec<String>) {
         let (out, w) = repair(text);
@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn trailing_commas() {
         let (v, w) = fixed("{\"a\": [1, 2,],\n \"b\": {\"c\": 1,},\n}");
-        assert_eq!(v, serde_json::json!({"a": [1, 2], "b": {"c": 1}}));
+        assert_eq!(v, crate::json!({"a": [1, 2], "b": {"c": 1}}));
         assert_eq!(
             w,
             vec![
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn missing_commas() {
         let (v, w) = fixed("{\"v\": [{\"d\": [\"x\"]\n \"e\": 1} {\"f\": true}]\n \"g\": \"h\"}");
-        assert_eq!(v, serde_json::json!({"v": [{"d": ["x"], "e": 1}, {"f": true}], "g": "h"}));
+        assert_eq!(v, crate::json!({"v": [{"d": ["x"], "e": 1}, {"f": true}], "g": "h"}));
         assert_eq!(
             w,
             vec![
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn comments_and_extra_commas() {
         let (v, w) = fixed("{// note\n\"a\": [,1,,2], /* x */ \"b\": 2}");
-        assert_eq!(v, serde_json::json!({"a": [1, 2], "b": 2}));
+        assert_eq!(v, crate::json!({"a": [1, 2], "b": 2}));
         assert_eq!(w.len(), 4, "{w:?}");
         assert!(w[0].contains("line 1, column 2: comment removed"));
     }

@@ -24,6 +24,7 @@ pub mod scan;
 pub mod schema;
 pub mod template;
 pub mod validate;
+pub mod value;
 pub mod write;
 
 // Formats that say how a tool runs, and tool result envelopes.
@@ -443,8 +444,8 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
         let written = par::map(&items, |item| serialized_tool(item).map(|t| write::write_owned(t, dialect)));
         // As for the printed form: the first tool that cannot be read,
         // placed at its item, else the first that cannot be written.
-        let written = written.into_iter().enumerate().map(in_item).collect::<Result<Vec<Result<serde_json::Value>>>>()?;
-        let list = written.into_iter().collect::<Result<Vec<serde_json::Value>>>()?;
+        let written = written.into_iter().enumerate().map(in_item).collect::<Result<Vec<Result<crate::value::Value>>>>()?;
+        let list = written.into_iter().collect::<Result<Vec<crate::value::Value>>>()?;
         Ok(write::to_text(&write::document(list, dialect), true))
     } else {
         Ok(write::document_text(&serialized_plists_to_texts(text, dialect)?, dialect))
@@ -487,7 +488,7 @@ fn serialized_tool(item: &serde_json::value::RawValue) -> Result<Tool> {
     if let Some(node) = plist::serialized_tool_node(item.get()) {
         return plist::tool_from_node(&node);
     }
-    let item: serde_json::Value = serde_json::from_str(item.get())
+    let item: crate::value::Value = serde_json::from_str(item.get())
         .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
     let mut tree = node::Tree::default();
     plist::emit_serialized_tool(&item, &mut tree);

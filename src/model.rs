@@ -7,21 +7,18 @@
 use std::borrow::Borrow;
 use std::hash::Hash;
 
-use serde_json::{Map, Value};
+use crate::value::{Map, Value};
 
 /// Hash maps and sets of the names an import meets, hashed with foldhash:
 /// the standard SipHash showed in profiles of large imports.  (Its state is
-/// randomly initialised, as SipHash's is.  The maps of `serde_json` values
-/// keep the standard hasher.)
+/// randomly initialised, as SipHash's is.)
 pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// A JSON Schema node (an object), key order kept.
 pub type Schema = Map<String, Value>;
 
-/// `get` of a JSON object's member, comparing keys when the object is
-/// small.  serde_json's maps hash every key looked up with SipHash, which
-/// costs more than comparing the few keys of most schemas and parameters.
+/// `get` of a JSON value's member, for a value that may not be an object.
 pub trait Field {
     fn field(&self, key: &str) -> Option<&Value>;
     /// Whether the object has `key`.
@@ -30,17 +27,10 @@ pub trait Field {
     }
 }
 
-/// Objects up to this size are searched key by key.
-const SMALL: usize = 8;
-
 impl Field for Map<String, Value> {
     #[inline]
     fn field(&self, key: &str) -> Option<&Value> {
-        if self.len() <= SMALL {
-            self.iter().find_map(|(k, v)| (k == key).then_some(v))
-        } else {
-            self.get(key)
-        }
+        self.get(key)
     }
 }
 
@@ -278,14 +268,14 @@ mod tests {
 
     #[test]
     fn fields_of_small_and_large_objects_are_found_as_by_get() {
-        for size in [0, 1, 2, SMALL, SMALL + 1, 40] {
+        for size in [0, 1, 2, crate::value::INDEXED, crate::value::INDEXED + 1, 40] {
             let mut o = Map::new();
             for i in 0..size {
                 o.insert(format!("k{i}"), Value::from(i));
             }
             for i in 0..size + 2 {
                 let key = format!("k{i}");
-                assert_eq!(o.field(&key), o.get(&key), "size {size}, {key}");
+                assert_eq!(o.field(&key), (i < size).then(|| Value::from(i)).as_ref(), "size {size}, {key}");
                 assert_eq!(o.has(&key), i < size, "size {size}, {key}");
             }
             // A key that is a prefix or extension of a present one.
@@ -295,7 +285,7 @@ mod tests {
             assert_eq!(v.field("k0"), v.get("k0"));
         }
         assert_eq!(Value::from("k0").field("k0"), None);
-        assert_eq!(serde_json::json!([1]).field("0"), None);
+        assert_eq!(crate::json!([1]).field("0"), None);
     }
 
     #[test]

@@ -71,11 +71,11 @@ fn result_envelope<'e>(env: &'e Env, output: Value<'e>, id: Value<'e>, finished_
             None
         } else {
             let pairs = plist::plist_pairs(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the outcome must be a plist"))?;
-            let mut m = serde_json::Map::new();
+            let mut m = crate::value::Map::new();
             for (k, v) in pairs {
                 m.insert(k.to_string(), plist::sexp_to_json(v, Some(k), k, false)?);
             }
-            Some(serde_json::Value::Object(m))
+            Some(crate::value::Value::Object(m))
         };
         plist::dispose(sexp);
         let env = crate::envelope::make_from_output(output, id.as_deref(), finished_at.as_deref())?;

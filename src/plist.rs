@@ -9,12 +9,12 @@
 //! `:null`, and every other keyword kept under its JSON name.
 
 use lexpr::Value as Sexp;
-use serde_json::{Map, Number, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{At, Arg, Schema, Tool};
 use crate::node::Node;
 use crate::schema::{slot, Slot};
+use crate::value::{Map, Number, Value};
 
 /// Tool keys that belong to gptel or llm and have no JSON form.
 pub const EMACS_KEYS: &[&str] = &["function", "async", "category", "confirm", "include"];
@@ -808,7 +808,7 @@ fn plist_to_map(pairs: &[(&str, &Node<'_>)], path: &At<'_>, schema: bool) -> Res
     let mut m = Map::new();
     for (k, sub) in pairs {
         // The first of a key given twice counts, as for `plist-get'.
-        if m.contains_key(*k) {
+        if m.contains_key(k) {
             continue;
         }
         let sub_schema = schema && slot(k) != Slot::Data;

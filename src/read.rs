@@ -4,11 +4,10 @@
 //! (`{"tools": [...]}`, `functionDeclarations`, JSON-RPC results) may mix
 //! formats.  A format can also be forced.
 
-use serde_json::{Map, Value};
-
 use crate::error::{check_utf8, Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Seen, Tool};
 use crate::schema::{kind_of, Normalizer};
+use crate::value::{Map, Value};
 
 /// Tool fields that belong to Emacs (gptel, llm, toolspec's executors):
 /// never taken from a file.
@@ -635,7 +634,7 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| Error::shape(path, format!("expected a tool definition object, found {}", kind_of(v))))?;
         let mut p = parts(v, o, path, format)?;
         for key in RESERVED_KEYS {
-            if p.extra.shift_remove(*key).is_some() {
+            if p.extra.shift_remove(key).is_some() {
                 self.out.warnings.push(Problem::warning(
                     join(path, key),
                     format!("\"{key}\" ignored: a spec file cannot choose what runs a tool or how Emacs calls it"),

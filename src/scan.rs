@@ -16,9 +16,9 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
 
 use crate::model::{index, join, Problem, Seen};
+use crate::value::{Map, Value};
 
 /// Warnings of each kind reported before the rest are counted only.
 pub const MAX_NOTES: usize = 50;
@@ -71,7 +71,7 @@ pub fn from_str_noting(text: &str, flag: &Cell<bool>) -> serde_json::Result<Valu
     de.end().map(|()| value)
 }
 
-/// A JSON value, deserialised as `serde_json::Value` deserialises itself,
+/// A JSON value, deserialised as `Value` deserialises itself,
 /// that sets its flag where [`notes`] may find something: an object
 /// giving a key twice, or a number read as a double that may be an
 /// integer beyond 64 bits (an integral double of at least 2^63 in
@@ -349,7 +349,7 @@ mod tests {
     use super::*;
 
     fn notes_of(text: &str) -> Vec<String> {
-        serde_json::from_str::<serde_json::Value>(text).expect("test text is JSON");
+        serde_json::from_str::<crate::value::Value>(text).expect("test text is JSON");
         notes(text).into_iter().map(|p| format!("{}|{}", p.path, p.message)).collect()
     }
 

@@ -1,10 +1,9 @@
 //! JSON Schema nodes: walking them, normalising schemas from the wild on
 //! the way in, and finishing them on the way out.
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{At, Field, Problem, Schema};
+use crate::value::{Map, Value};
 
 /// Keywords whose value is a map from names to schemas.
 pub const SCHEMA_MAPS: &[&str] =
@@ -485,7 +484,7 @@ impl<'a> Normalizer<'a> {
     }
 
     fn infer_type(&mut self, node: &mut Schema, path: &At) {
-        let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(*k));
+        let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(k));
         let inferred = if node.has("properties")
             || node.has("additionalProperties")
             || node.has("patternProperties")
@@ -505,11 +504,11 @@ impl<'a> Normalizer<'a> {
                 Value::Object(_) => Some("object"),
                 Value::Null => None,
             }
-        } else if ["pattern", "minLength", "maxLength", "format"].iter().any(|k| node.contains_key(*k)) {
+        } else if ["pattern", "minLength", "maxLength", "format"].iter().any(|k| node.contains_key(k)) {
             Some("string")
         } else if ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
             .iter()
-            .any(|k| node.contains_key(*k))
+            .any(|k| node.contains_key(k))
         {
             Some("number")
         } else if combinator {
@@ -826,7 +825,7 @@ pub fn nullable_to_union(node: &mut Schema) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn norm(v: Value) -> (Schema, Vec<Problem>) {
         let root = v.clone();

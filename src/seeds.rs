@@ -5,12 +5,11 @@
 //! binds to a function; their writers (Gloodata, SkyDeck) are separate
 //! functions, not dialects, as they cannot hold every tool.
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, Result};
 use crate::model::{join, Problem};
 use crate::read::{Format, Imported, ReadOptions};
 use crate::schema::kind_of;
+use crate::value::{Map, Value};
 use crate::{arcade, gloodata, skydeck};
 
 /// The seed format of a tool object, when its keys say so.

@@ -11,13 +11,12 @@
 //! that looks like a SkyDeck document is repaired by [`crate::lenient`]
 //! when strict parsing fails.
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::read::{Imported, ReadOptions};
 use crate::schema::kind_of;
 use crate::seeds::{executor_of, opt_obj, opt_str, property_name, snake_name};
+use crate::value::{Map, Value};
 
 /// Whether a JSON object is a SkyDeck document.
 pub fn is_document(o: &Map<String, Value>) -> bool {

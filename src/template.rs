@@ -281,10 +281,10 @@ impl io::Write for Capped {
 
 /// The template context for JSON `data`: its keys when it is an object,
 /// and the whole value as `response` and `data`.
-fn context(data: &serde_json::Value) -> Value {
+fn context(data: &crate::value::Value) -> Value {
     let whole = Value::from(Serde(data));
     let mut vars: Vec<(String, Value)> = Vec::new();
-    if let serde_json::Value::Object(map) = data {
+    if let crate::value::Value::Object(map) = data {
         for key in map.keys() {
             vars.push((key.clone(), whole.get_attr(key).unwrap_or_default()));
         }
@@ -361,7 +361,7 @@ pub fn stack_size(limits: &Limits) -> usize {
 
 /// [`render`] on the current thread.
 fn render_here(template: &str, json: &str, limits: &Limits) -> Result<String> {
-    let data: serde_json::Value = serde_json::from_str(json).map_err(|e| Error::from_json(&e))?;
+    let data: crate::value::Value = serde_json::from_str(json).map_err(|e| Error::from_json(&e))?;
     let mut env = Environment::new();
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
@@ -410,8 +410,8 @@ mod tests {
     fn seed_filter_renders_json() {
         let t = "{\n    \"products\": [\n        {% for product in products %}\n        {\n            \"name\": \"{{ product.name }}\"\n        }\n        {% if not loop.last %},{% endif %}\n        {% endfor %}\n    ]\n}";
         let out = r(t, r#"{"products":[{"name":"a"},{"name":"b"}],"noise":1}"#).unwrap();
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v, serde_json::json!({"products": [{"name": "a"}, {"name": "b"}]}));
+        let v: crate::value::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v, crate::json!({"products": [{"name": "a"}, {"name": "b"}]}));
     }
 
     #[test]

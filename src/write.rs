@@ -1,10 +1,9 @@
 //! Writers: tools -> the JSON each provider accepts.
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Field, Schema, Tool};
 use crate::schema::{finalize, walk_mut};
+use crate::value::{Map, Value};
 
 /// A JSON dialect toolspec writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +102,7 @@ pub fn write_owned(tool: Tool, dialect: Dialect) -> Result<Value> {
     };
     let put_extras = |m: &mut Map<String, Value>| {
         for key in dialect.extras() {
-            if let Some(v) = extra.get(*key) {
+            if let Some(v) = extra.get(key) {
                 m.insert((*key).into(), v.clone());
             }
         }
@@ -246,7 +245,7 @@ pub fn document_text(tools: &[String], dialect: Dialect) -> String {
 /// JSON text, compact or indented.
 pub fn to_text(v: &Value, pretty: bool) -> String {
     let r = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
-    r.expect("serde_json::Value always serialises")
+    r.expect("crate::value::Value always serialises")
 }
 
 /// OpenAI strict mode: every object closed with `additionalProperties:

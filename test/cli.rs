@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use toolspec::value::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolspec");
 
@@ -634,7 +634,7 @@ fn request_error(o: &Output) -> Value {
 }
 
 fn request(template: &str, data: &str) -> String {
-    serde_json::json!({"template": template, "data": data, "version": toolspec::VERSION}).to_string()
+    toolspec::json!({"template": template, "data": data, "version": toolspec::VERSION}).to_string()
 }
 
 #[test]
@@ -715,7 +715,7 @@ fn render_requests_report_errors_as_json() {
         (request("{{ x }}", "[1,"), 2, "toolspec-json-error", "line 1, column 3: EOF while parsing"),
         ("{\"template\": 1}".to_string(), 2, "toolspec-json-error", "the render request is not a JSON object"),
         (
-            serde_json::json!({"template": "", "data": "{}", "version": "0.0.1"}).to_string(),
+            toolspec::json!({"template": "", "data": "{}", "version": "0.0.1"}).to_string(),
             2,
             "toolspec-program-error",
             "the toolspec program is version",

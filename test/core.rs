@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use toolspec::json;
+use toolspec::value::Value;
 use toolspec::plist::{parse_sexp, print_tool, print_tools, tool_from_sexp};
 use toolspec::read::{read_bytes, read_str, Format, ReadOptions};
 use toolspec::validate::validate;
@@ -115,7 +116,7 @@ fn via_plist(tools: &[Tool]) -> Vec<Tool> {
 }
 
 /// Every object anywhere in `v`, parents first.
-fn objects(v: &Value) -> Vec<&serde_json::Map<String, Value>> {
+fn objects(v: &Value) -> Vec<&toolspec::value::Map<String, Value>> {
     let mut out = Vec::new();
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
@@ -137,7 +138,7 @@ fn assert_no_key(v: &Value, key: &str) {
 
 /// Every schema node below and including `node`, with its path (schema
 /// keywords only: property names and data values are not visited).
-fn schema_nodes<'v>(node: &'v Value, path: &str, out: &mut Vec<(String, &'v serde_json::Map<String, Value>)>) {
+fn schema_nodes<'v>(node: &'v Value, path: &str, out: &mut Vec<(String, &'v toolspec::value::Map<String, Value>)>) {
     let Value::Object(m) = node else { return };
     out.push((path.to_string(), m));
     for (k, v) in m {
@@ -159,7 +160,7 @@ fn schema_nodes<'v>(node: &'v Value, path: &str, out: &mut Vec<(String, &'v serd
     }
 }
 
-fn all_schema_nodes(root: &Value) -> Vec<(String, &serde_json::Map<String, Value>)> {
+fn all_schema_nodes(root: &Value) -> Vec<(String, &toolspec::value::Map<String, Value>)> {
     let mut out = Vec::new();
     schema_nodes(root, "", &mut out);
     out
@@ -929,7 +930,7 @@ fn dangling_and_external_refs_are_errors() {
 
 #[test]
 fn exponential_ref_fan_out_is_a_limit_error() {
-    let mut defs = serde_json::Map::new();
+    let mut defs = toolspec::value::Map::new();
     for i in 0..40 {
         let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
         defs.insert(format!("d{i}"), object(json!({"l": next, "r": next})));
@@ -941,7 +942,7 @@ fn exponential_ref_fan_out_is_a_limit_error() {
 
 #[test]
 fn long_ref_chain_is_a_limit_error() {
-    let mut defs = serde_json::Map::new();
+    let mut defs = toolspec::value::Map::new();
     for i in 0..500 {
         defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
     }
@@ -1823,7 +1824,7 @@ fn symbols_emacs_prints_read_back() {
 #[test]
 fn fuzz_regression_reserved_characters_in_names() {
     let names = ["!\u{F0080}nlyHint", "\u{F0041}", "a\u{F0081}b", "\u{F0080}", "x\u{F007F}"];
-    let props: serde_json::Map<String, Value> =
+    let props: toolspec::value::Map<String, Value> =
         names.iter().map(|n| (n.to_string(), json!({"type": "string", "description": "d"}))).collect();
     let doc = mcp(json!({"type": "object", "properties": {"o": {"type": "object", "properties": props}}}));
     let mut doc = doc;
@@ -2004,7 +2005,7 @@ fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
         json!({"enum": "no vector", "oneOf": 3, "description": "x"}),
         json!({"type": "boolean", "enum": [true, false, null, {}]}),
         json!({"type": "object", "required": {}, "properties": {"a": 1}}),
-        json!({"type": "object", "properties": (0..40).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect::<serde_json::Map<_, _>>(),
+        json!({"type": "object", "properties": (0..40).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect::<toolspec::value::Map<_, _>>(),
                "required": ["p3", "p39", "p40"]}),
     ];
     for (i, schema) in schemas.iter().enumerate() {
@@ -2035,7 +2036,7 @@ fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
 #[test]
 fn required_names_that_are_no_property_are_dropped_once() {
     for n in [2usize, 40] {
-        let props: serde_json::Map<String, Value> =
+        let props: toolspec::value::Map<String, Value> =
             (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
         let mut required: Vec<String> = (0..n).filter(|i| i % 2 == 0).map(|i| format!("p{i}")).collect();
         required.insert(1, "zz".into());

@@ -12,7 +12,8 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use toolspec::json;
+use toolspec::value::Value;
 use toolspec::args::ArgChecker;
 use toolspec::check;
 use toolspec::openapi::{self, OpenApiOptions};
@@ -240,8 +241,8 @@ fn deep_templates_are_bounded() {
 
 /// `$defs` d0 -> d1 -> ... -> dN, each one a `$ref` to the next, the last a
 /// string.
-fn ref_chain(n: usize, defs_at: &str) -> serde_json::Map<String, Value> {
-    let mut defs = serde_json::Map::new();
+fn ref_chain(n: usize, defs_at: &str) -> toolspec::value::Map<String, Value> {
+    let mut defs = toolspec::value::Map::new();
     for i in 0..n {
         defs.insert(format!("d{i}"), json!({"$ref": format!("{defs_at}/d{}", i + 1)}));
     }
@@ -258,7 +259,7 @@ fn long_ref_chains_are_bounded() {
             let e = read(&doc.to_string()).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Limit, "{e}");
             // A chain of objects, each a property holding a `$ref` to the next.
-            let mut defs = serde_json::Map::new();
+            let mut defs = toolspec::value::Map::new();
             for i in 0..n {
                 defs.insert(
                     format!("d{i}"),
@@ -507,7 +508,7 @@ fn huge_enums_take_linear_time() {
 #[test]
 fn wide_objects_take_linear_time() {
     assert_linear("properties", 10_000, |n| {
-        let props: serde_json::Map<String, Value> =
+        let props: toolspec::value::Map<String, Value> =
             (0..n).map(|i| (format!("p{i}"), json!({"type": "string", "description": "P"}))).collect();
         let required: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
         let nested = mcp(json!({"type": "object", "properties": {"o": {"type": "object", "description": "O",
@@ -524,7 +525,7 @@ fn wide_objects_take_linear_time() {
         assert_eq!(checker.check_text("{\"o\": {}}").unwrap().len(), n);
     });
     assert_linear("arguments", 10_000, |n| {
-        let props: serde_json::Map<String, Value> =
+        let props: toolspec::value::Map<String, Value> =
             (0..n).map(|i| (format!("a{i}"), json!({"type": "integer", "description": "A"}))).collect();
         let required: Vec<String> = (0..n).step_by(2).map(|i| format!("a{i}")).collect();
         let doc = mcp(json!({"type": "object", "properties": props, "required": required}));
@@ -548,7 +549,7 @@ fn wide_objects_take_linear_time() {
 fn many_warnings_are_placed_in_linear_time() {
     assert_linear("warnings", 40_000, |n| {
         // Arguments without a description: a warning each.
-        let props: serde_json::Map<String, Value> = (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let props: toolspec::value::Map<String, Value> = (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
         let text = mcp(json!({"type": "object", "properties": props})).to_string();
         let c = check::check_json(&text, &opts(Format::Auto));
         assert!(c.diagnostics.len() >= n, "{}", c.diagnostics.len());

@@ -2,7 +2,8 @@
 //! 3.0 and 3.1, Swagger 2.0, YAML, `$ref`s, names and clashes, selection,
 //! OpenPlugin's `x-` extensions, the executor metadata, and bad input.
 
-use serde_json::{json, Value};
+use toolspec::json;
+use toolspec::value::Value;
 use toolspec::openapi::{operations, operations_to_elisp, read, read_text, OpenApiOptions};
 use toolspec::plist::{parse_sexp, print_tool};
 use toolspec::read::{read_str, Format, ReadOptions};
@@ -962,9 +963,9 @@ fn recursive_schemas_degrade_with_a_warning() {
 #[test]
 fn huge_schemas_stop_expanding() {
     // Ten levels of ten properties each would be 10^10 nodes.
-    let mut schemas = serde_json::Map::new();
+    let mut schemas = toolspec::value::Map::new();
     for level in 0..10 {
-        let mut props = serde_json::Map::new();
+        let mut props = toolspec::value::Map::new();
         for i in 0..10 {
             let target = if level == 9 { json!({"type": "string"}) } else { json!({"$ref": format!("#/components/schemas/L{}", level + 1)}) };
             props.insert(format!("p{i}"), target);

@@ -6,7 +6,8 @@
 //! plist -> JSON -> plist, and must come back the same.
 
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
+use toolspec::json;
+use toolspec::value::{Map, Value};
 use toolspec::plist::print_tools;
 use toolspec::read::{read_str, Format, ReadOptions};
 use toolspec::write::{write_tool, write_tools, Dialect, DIALECT_NAMES};

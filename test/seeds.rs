@@ -2,7 +2,8 @@
 //! info, Arcade tool definitions, SkyDeck prompt tools), the lenient JSON
 //! pre-pass of SkyDeck files, and tool result envelopes.
 
-use serde_json::{json, Value};
+use toolspec::json;
+use toolspec::value::Value;
 use toolspec::envelope::{self, Outcome};
 use toolspec::gloodata::{self, InfoOptions};
 use toolspec::plist::{parse_sexp, print_tool, print_tools, tool_from_sexp};
@@ -31,7 +32,7 @@ fn warnings(imp: &Imported) -> Vec<String> {
     imp.warnings.iter().map(|w| format!("{}: {}", w.path, w.message)).collect()
 }
 
-fn executor(tool: &Tool) -> &serde_json::Map<String, Value> {
+fn executor(tool: &Tool) -> &toolspec::value::Map<String, Value> {
     tool.extra["executor"].as_object().expect("an executor object")
 }
 

@@ -2,9 +2,8 @@
 //! descriptions and OpenPlugin's `x-helpers`, `x-human-usage-examples`,
 //! `x-few-shot-examples` and `x-dependent`; kept within bounds.
 
-use serde_json::{Map, Value};
-
 use crate::model::Field;
+use crate::value::{Map, Value};
 
 /// Longest tool description, in characters.
 pub const MAX_TOOL_DESCRIPTION: usize = 1024;
@@ -148,7 +147,7 @@ pub fn arg_description(base: Option<&str>, deprecated: bool, helpers: &[&str], d
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn truncates_at_words() {

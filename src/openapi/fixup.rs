@@ -7,10 +7,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
-
 use crate::model::{At, Field, Problem, Schema};
 use crate::schema::walk_mut;
+use crate::value::{Map, Value};
 
 /// Schema keywords that do not describe a value to send.
 const DROPPED: &[&str] = &["xml", "externalDocs", "discriminator", "collectionFormat", "readOnly", "writeOnly"];
@@ -34,7 +33,7 @@ impl Fixer {
         }
         let mut schema = Map::new();
         schema.insert("pattern".into(), Value::from(p));
-        let ok = jsonschema::validator_for(&Value::Object(schema)).is_ok();
+        let ok = jsonschema::validator_for(&Value::Object(schema).to_serde()).is_ok();
         self.patterns.insert(p.to_string(), ok);
         ok
     }
@@ -99,7 +98,7 @@ fn keys_of(node: &Schema) -> u32 {
 fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
     let mut drop: Vec<(&str, &str)> = Vec::new();
     for k in COUNTS {
-        let Some(v) = node.get_mut(*k) else { continue };
+        let Some(v) = node.get_mut(k) else { continue };
         let n = match &*v {
             Value::Number(n) if n.is_u64() => continue,
             Value::Number(n) => n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64),
@@ -112,7 +111,7 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>, fix
         }
     }
     for k in NUMBERS {
-        let Some(v) = node.get_mut(*k) else { continue };
+        let Some(v) = node.get_mut(k) else { continue };
         let n = match &*v {
             Value::Number(_) => continue,
             Value::String(s) => s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64),
@@ -383,7 +382,7 @@ fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn tidied(v: Value) -> (Value, Vec<Problem>) {
         let mut s = v.as_object().unwrap().clone();

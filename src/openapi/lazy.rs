@@ -34,11 +34,11 @@ use std::sync::OnceLock;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use crate::error::{line_column, Error, Result};
 use crate::model::{FastMap, Problem};
 use crate::schema::{pointer_tokens, value_at};
+use crate::value::{Map, Value};
 
 use super::METHODS;
 
@@ -112,7 +112,7 @@ impl<'de> Visitor<'de> for Shape {
         while let Some(key) = map.next_key::<String>()? {
             let part = map.next_value_seed(self.child(&key))?;
             // A repeated key keeps its first place and its last value, as
-            // `serde_json::Map` does.
+            // `Map::insert` does.
             match places.get(&key) {
                 Some(&i) => members[i].1 = part,
                 None => {
@@ -552,7 +552,7 @@ fn assemble(part: Part) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn doc() -> String {
         json!({

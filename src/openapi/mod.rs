@@ -24,12 +24,12 @@ mod yaml;
 use std::collections::HashSet;
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
 use crate::model::{join, Field, Problem};
 use crate::read::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
+use crate::value::{Map, Value};
 
 pub use yaml::{looks_like_yaml_openapi, parse_yaml};
 
@@ -602,7 +602,7 @@ impl<'a> Doc<'a> {
         };
         let webhooks = ["webhooks", "x-webhooks"]
             .iter()
-            .find_map(|k| Some((*k, self.obj.get(*k)?.as_object().filter(|w| !w.is_empty())?.len())));
+            .find_map(|k| Some((*k, self.obj.get(k)?.as_object().filter(|w| !w.is_empty())?.len())));
         match webhooks {
             Some((key, n)) => format!(
                 "the OpenAPI document has no operations: {why}; its `{key}` ({n}) describe requests the API sends, not operations a tool can call"

@@ -35,14 +35,13 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
-
 use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
 use super::fixup::{tidy, Fixer};
 use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
+use crate::value::{Map, Value};
 
 /// Follow `$ref`s (of parameters, request bodies, responses, path items)
 /// inside the document, each resolved by `resolve` ([`Doc::deref`]).
@@ -278,14 +277,14 @@ impl<'a> Builder<'_, 'a, '_> {
                     match media.field("schema") {
                         Some(s) => (s, join(&cp, "schema")),
                         None => {
-                            owned = serde_json::json!({"type": "string"});
+                            owned = crate::json!({"type": "string"});
                             (&owned, cp)
                         }
                     }
                 }
                 _ => {
                     self.warn(path, format!("parameter \"{name}\" has no schema: taken to be a string"));
-                    owned = serde_json::json!({"type": "string"});
+                    owned = crate::json!({"type": "string"});
                     (&owned, path.to_string())
                 }
             },
@@ -656,7 +655,7 @@ impl<'a> Builder<'_, 'a, '_> {
             }
         }
         let op = self.op.op;
-        // Sized once: growing an `IndexMap` rehashes it.
+        // Sized once for its members.
         let mut e = Map::with_capacity(16);
         e.insert("type".into(), Value::from("openapi"));
         e.insert("server".into(), Value::from(self.server(opts)));

@@ -1,9 +1,8 @@
-//! YAML OpenAPI documents, read into the same `serde_json::Value` as
+//! YAML OpenAPI documents, read into the same `Value` as
 //! JSON ones (key order kept).
 
-use serde_json::{Map, Value};
-
 use crate::error::{Error, ErrorKind, Result};
+use crate::value::{Map, Value};
 
 /// Parse YAML text into a JSON value.  Keys that YAML reads as numbers
 /// (response codes such as `200:`) become strings; merge keys (`<<`) are
@@ -230,7 +229,7 @@ fn merge_keys(v: &mut Value, depth: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn numeric_keys_become_strings_and_merges_apply() {
