@@ -344,8 +344,8 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
         },
         |item, p| match item {
             Some((tool, path)) => {
-                plist::emit_tool(&tool, s);
-                paths.push(path);
+                plist::emit_tool(tool, s);
+                paths.push(std::mem::take(path));
                 problems.push(p);
             }
             None => {
