@@ -256,8 +256,80 @@ fn wild_schema() -> impl Strategy<Value = Value> {
     })
 }
 
+/// One change to a JSON object, for [`objects_behave_as_serde_json_maps`].
+#[derive(Debug, Clone)]
+enum Edit {
+    Insert(String, i64),
+    ShiftRemove(String),
+    /// Keep the members whose value is not divisible by this.
+    Retain(i64),
+    /// `entry(key).or_insert(value)`.
+    OrInsert(String, i64),
+    ShiftInsert(usize, String, i64),
+}
+
+/// Keys of objects that grow past `value::INDEXED` members and repeat.
+fn many_keys() -> impl Strategy<Value = String> {
+    (0..40u8).prop_map(|i| format!("k{i}"))
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        4 => (many_keys(), 0..100i64).prop_map(|(k, v)| Edit::Insert(k, v)),
+        2 => many_keys().prop_map(Edit::ShiftRemove),
+        1 => (2..6i64).prop_map(Edit::Retain),
+        2 => (many_keys(), 0..100i64).prop_map(|(k, v)| Edit::OrInsert(k, v)),
+        1 => (0..50usize, many_keys(), 0..100i64).prop_map(|(at, k, v)| Edit::ShiftInsert(at, k, v)),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// `toolspec::value` reads, writes and edits objects as serde_json's
+    /// ordered maps do, small ones and ones past `INDEXED` members alike.
+    #[test]
+    fn objects_behave_as_serde_json_maps(
+        members in prop::collection::vec((many_keys(), -5..5i64), 0..60),
+        edits in prop::collection::vec(edit(), 0..40),
+    ) {
+        let text = format!(
+            "{{{}}}",
+            members.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect::<Vec<_>>().join(", ")
+        );
+        let ours: Value = serde_json::from_str(&text).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(ours.to_string(), theirs.to_string());
+        let (Value::Object(mut ours), serde_json::Value::Object(mut theirs)) = (ours, theirs) else { unreachable!() };
+        for e in edits {
+            match e {
+                Edit::Insert(k, v) => {
+                    let old = ours.insert(k.clone(), Value::from(v));
+                    prop_assert_eq!(old.map(|o| o.to_string()), theirs.insert(k, v.into()).map(|o| o.to_string()));
+                }
+                Edit::ShiftRemove(k) => {
+                    prop_assert_eq!(ours.shift_remove(&k).map(|o| o.to_string()), theirs.shift_remove(&k).map(|o| o.to_string()));
+                }
+                Edit::Retain(d) => {
+                    ours.retain(|_, v| v.as_i64().is_none_or(|n| n % d != 0));
+                    theirs.retain(|_, v| v.as_i64().is_none_or(|n| n % d != 0));
+                }
+                Edit::OrInsert(k, v) => {
+                    *ours.entry(k.clone()).or_insert(Value::from(v)) = Value::from(v + 1000);
+                    *theirs.entry(k).or_insert(v.into()) = (v + 1000).into();
+                }
+                Edit::ShiftInsert(at, k, v) => {
+                    let at = at.min(ours.len().saturating_sub(usize::from(ours.contains_key(&k))));
+                    ours.shift_insert(at, k.clone(), Value::from(v));
+                    theirs.shift_insert(at, k, v.into());
+                }
+            }
+            prop_assert_eq!(Value::Object(ours.clone()).to_string(), serde_json::Value::Object(theirs.clone()).to_string());
+        }
+        for k in (0..40).map(|i| format!("k{i}")) {
+            prop_assert_eq!(ours.get(&k).map(|v| v.to_string()), theirs.get(&k).map(|v| v.to_string()), "{}", k);
+        }
+    }
 
     /// A schema given up and normalised in place gives the schema, the
     /// warnings and the error that normalising a copy gives.
