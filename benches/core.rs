@@ -20,15 +20,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use toolspec::json;
-use toolspec::value::Value;
-
 use toolspec::args::ArgChecker;
+use toolspec::json;
 use toolspec::openapi::{self, OpenApiOptions};
 use toolspec::plist::{self, parse_sexp, print_tool, print_tools};
 use toolspec::read::{read_str, read_str_each, Format, ReadOptions};
 use toolspec::schema::Normalizer;
 use toolspec::validate::validate;
+use toolspec::value::Value;
 use toolspec::write::{to_text, write_tools, DIALECT_NAMES};
 use toolspec::{Dialect, Tool};
 
@@ -193,6 +192,22 @@ fn readers(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+}
+
+/// Parsing JSON text into toolspec's `Value`, and into serde_json's, its
+/// baseline (key order kept by an `IndexMap`), in the same run.
+fn values(c: &mut Criterion) {
+    let mut g = c.benchmark_group("value");
+    quick(&mut g);
+    let text = mcp_catalog(2000);
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("parse/toolspec", |b| b.iter(|| serde_json::from_str::<Value>(black_box(&text)).unwrap()));
+    g.bench_function("parse/serde_json", |b| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap()));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    g.bench_function("clone/toolspec", |b| b.iter(|| black_box(&v).clone()));
+    let sv: serde_json::Value = serde_json::from_str(&text).unwrap();
+    g.bench_function("clone/serde_json", |b| b.iter(|| black_box(&sv).clone()));
     g.finish();
 }
 
@@ -372,5 +387,5 @@ fn openapi_import(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, readers, normalise, plists, writers, validator, arguments, openapi_import);
+criterion_group!(benches, readers, values, normalise, plists, writers, validator, arguments, openapi_import);
 criterion_main!(benches);
