@@ -71,11 +71,11 @@ pub fn from_str_noting(text: &str, flag: &Cell<bool>) -> serde_json::Result<Valu
     de.end().map(|()| value)
 }
 
-/// A JSON value, deserialised as `Value` deserialises itself,
-/// that sets its flag where [`notes`] may find something: an object
-/// giving a key twice, or a number read as a double that may be an
-/// integer beyond 64 bits (an integral double of at least 2^63 in
-/// magnitude; `1e19` is one too, and the scan then finds nothing).
+/// How a JSON value is deserialised (`Value`'s `Deserialize` is this,
+/// with a flag it drops), setting its flag where [`notes`] may find
+/// something: an object giving a key twice, or a number read as a double
+/// that may be an integer beyond 64 bits (an integral double of at least
+/// 2^63 in magnitude; `1e19` is one too, and the scan then finds nothing).
 #[derive(Clone, Copy)]
 pub struct Noting<'f>(pub &'f Cell<bool>);
 
