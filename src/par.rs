@@ -113,9 +113,9 @@ const BATCH: usize = 32;
 ///
 /// `take` has each item lent; the items are freed afterwards on `make`'s
 /// thread while it runs.  The allocator frees a block on the thread that
-/// made it for less than on another: in Emacs, the catalog's import took
-/// 23.4-25.5 ms of CPU with this, 25.6-33.7 ms without (bench/history.md,
-/// round 16).
+/// made it for less than on another: in Emacs, processes importing the
+/// catalog at the same speed took 23.4-25.6 ms of CPU with this, 25.6-27.1
+/// ms without (bench/history.md, round 16).
 pub fn pipeline<T: Send, C: Send, R: Send>(
     threaded: bool,
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
@@ -179,16 +179,14 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
                 let made = make(&mut |t: T| {
                     batch.push((t, None));
                     if batch.len() == BATCH {
-                        let next = match taken.try_recv() {
-                            Ok(mut old) => {
-                                old.clear();
-                                old
-                            }
-                            Err(_) => Vec::with_capacity(BATCH),
-                        };
-                        while let Ok(old) = taken.try_recv() {
-                            drop(old);
+                        // Free the batches taken since, keeping one,
+                        // empty, for the next.
+                        let mut next = None;
+                        for mut old in taken.try_iter() {
+                            old.clear();
+                            next = Some(old);
                         }
+                        let next = next.unwrap_or_else(|| Vec::with_capacity(BATCH));
                         // The receiver is gone only if `check` or `take` panicked.
                         let _ = to_next.send(std::mem::replace(&mut batch, next));
                     }
@@ -298,7 +296,9 @@ mod tests {
     #[test]
     fn pipeline_frees_items_taken_on_the_makers_thread() {
         // Freeing on the thread that allocated is cheaper; only the
-        // batches still on their way when the maker ends are freed here.
+        // batches still on their way when the maker ends are freed here:
+        // at most what the queues hold (two with a checker thread, on
+        // three cores) and a batch in each stage, with the last one.
         struct Item(std::sync::Arc<std::sync::Mutex<Vec<std::thread::ThreadId>>>);
         impl Drop for Item {
             fn drop(&mut self) {
@@ -318,7 +318,8 @@ mod tests {
             let freed = freed.lock().unwrap();
             let here = freed.iter().filter(|&&t| t == std::thread::current().id()).count();
             assert_eq!((taken, freed.len()), (n, n), "on {cores} cores");
-            assert!(here <= QUEUED + 4 * BATCH, "{here} of {n} items freed on the taking thread, on {cores} cores");
+            let queues = if cores >= 3 { 2 } else { 1 };
+            assert!(here <= queues * QUEUED + 4 * BATCH, "{here} of {n} items freed on the taking thread, on {cores} cores");
         }
     }
 
