@@ -245,7 +245,7 @@ pub fn document_text(tools: &[String], dialect: Dialect) -> String {
 /// JSON text, compact or indented.
 pub fn to_text(v: &Value, pretty: bool) -> String {
     let r = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
-    r.expect("crate::value::Value always serialises")
+    r.expect("a JSON value always serialises")
 }
 
 /// OpenAI strict mode: every object closed with `additionalProperties:

@@ -7,8 +7,7 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use toolspec::json;
-use toolspec::value::Value;
+use serde_json::{json, Value};
 
 use toolspec::check::{self, Checked, Diagnostic, Input, Level};
 use toolspec::gptel_form::{gptel_form, FormOptions};
