@@ -21,6 +21,12 @@ pub struct ArgChecker {
     names: Vec<String>,
 }
 
+/// Whether `pattern` can be a `pattern` of the schemas [`ArgChecker`]
+/// compiles: it is compiled as the checker compiles it.
+pub(crate) fn pattern_compiles(pattern: &str) -> bool {
+    jsonschema::validator_for(&serde_json::json!({ "pattern": pattern })).is_ok()
+}
+
 impl ArgChecker {
     /// Compile the checker for `tool`'s parameters schema.
     pub fn new(tool: &Tool) -> Result<ArgChecker> {

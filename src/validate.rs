@@ -293,6 +293,9 @@ impl Validator {
         if let Some(e) = get(pairs, "enum") {
             self.enum_value(e, ty, &path.key("enum"));
         }
+        if let Some(p) = get(pairs, "pattern") {
+            self.pattern(p, &path.key("pattern"));
+        }
         if !top {
             if let Some(d) = get(pairs, "description") {
                 if !matches!(d, Node::Str(_)) {
@@ -438,6 +441,23 @@ impl Validator {
                 self.error(path, format!(":type must be a symbol such as string, found {}", describe(other)));
                 None
             }
+        }
+    }
+
+    /// A `:pattern` must be a regular expression the argument checker
+    /// takes (ECMA-262, as JSON Schema says), or no call of the tool can
+    /// be checked.
+    fn pattern(&mut self, p: &Node<'_>, path: &At<'_>) {
+        match p {
+            Node::Str(s) => {
+                if !crate::args::pattern_compiles(s) {
+                    self.error(
+                        path,
+                        format!("{s:?} is not a regular expression the arguments can be checked with (an ECMA-262 one, as JSON Schema says)"),
+                    );
+                }
+            }
+            other => self.error(path, format!(":pattern must be a string (a regular expression), found {}", describe(other))),
         }
     }
 

@@ -1469,6 +1469,34 @@ fn rule_type() {
 }
 
 #[test]
+fn rule_pattern() {
+    // A pattern the argument checker cannot compile would make every
+    // call of the tool fail: it is an error where the spec is checked.
+    let quiet = r#"(:name "x" :type string :pattern "^[A-Z]{3}$" :description "d")"#;
+    let p = "args[0].pattern";
+    for bad in ["(", "[a-", "a{2,1}"] {
+        let fire = format!("(:name \"x\" :type string :pattern \"{bad}\" :description \"d\")");
+        arg_rule(&fire, E, p, &format!("{bad:?} is not a regular expression the arguments can be checked with"), quiet);
+    }
+    arg_rule(r#"(:name "x" :type string :pattern 3 :description "d")"#, E, p, ":pattern must be a string", quiet);
+    // In nested schemas too.
+    arg_rule(
+        r#"(:name "x" :type array :items (:type string :pattern "(") :description "d")"#,
+        E,
+        "args[0].items.pattern",
+        "not a regular expression",
+        r#"(:name "x" :type array :items (:type string :pattern "\\d+") :description "d")"#,
+    );
+    // What passes is what the checker compiles.
+    for good in [r"^\\p{L}+$", r"\\d{4}-\\d{2}", "^(a|b)*$", ""] {
+        let text = with_args(&format!("(:name \"x\" :type string :pattern \"{good}\" :description \"d\")"), "");
+        assert_eq!(check(&text), [], "{good}");
+        let tool = &tools_from_elisp(&text).unwrap()[0];
+        assert!(toolspec::args::ArgChecker::new(tool).is_ok(), "{good}");
+    }
+}
+
+#[test]
 fn rule_enum() {
     let quiet = r#"(:name "x" :type string :enum ["a" "b"] :description "d")"#;
     let p = "args[0].enum";
