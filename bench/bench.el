@@ -27,6 +27,8 @@
 ;;    step for step, since mcp.el needs a running server);
 ;;  - gptel's own export of registered tools: `gptel--parse-tools' for
 ;;    an OpenAI backend, encoded as gptel encodes request bodies;
+;;  - the mcp.el path, then `gptel-make-tool' of each tool, for a file
+;;    imported and registered (`toolspec-import-file');
 ;;  - `json-parse-string' alone, the floor.
 ;;
 ;; The figures go to stdout and to BENCHMARKS.md (or $TOOLSPEC_BENCH_OUT).
@@ -319,6 +321,27 @@ written."
                          (cdr (assoc "first" r)) "gptel--parse-tools + encode"
                          (cdr (assoc "gptel" r)) 0.5)))
 
+(defun toolspec-bench-register ()
+  "Import and registration: a tool file to tools registered with gptel.
+What an init file does with `toolspec-import-file'.  The baseline is
+what a user of mcp.el runs: the mcp.el path, then `gptel-make-tool' of
+each tool, as mcp.el's README registers the tools of its servers."
+  (let* ((file (expand-file-name "catalog.json" toolspec-bench-data))
+         (n (length (toolspec-read-file file)))
+         (r (toolspec-bench--compare
+             `(("toolspec" . ,(lambda ()
+                                (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
+                                      (toolspec--registered (make-hash-table :test #'equal)))
+                                  (toolspec-import-file file))))
+               ("mcp.el" . ,(lambda ()
+                              (let ((gptel--known-tools nil) (gptel-tools nil))
+                                (mapcar (lambda (tool) (apply #'gptel-make-tool tool))
+                                        (toolspec-bench--mcp-tools (toolspec-bench--file-text file)))))))
+             (max 5 (/ toolspec-bench-reps 2)))))
+    (toolspec-bench--row (format "import and register, %d tools (catalog.json -> gptel)" n)
+                         (cdr (assoc "toolspec" r)) "mcp.el path + gptel-make-tool each"
+                         (cdr (assoc "mcp.el" r)) nil)))
+
 (defun toolspec-bench-arguments ()
   "Run-time argument check of a 5-argument tool, per call."
   (let* ((tool (car (toolspec-parse-json
@@ -479,6 +502,10 @@ written."
               "normalises every schema and validates every tool.\n"
               "- *gptel--parse-tools + encode*: gptel's own serialisation of registered tools for an "
               "OpenAI backend, `gptel--json-encode` of `gptel--parse-tools`.\n"
+              "- *mcp.el path + gptel-make-tool each*: the mcp.el path from the file's text, then "
+              "`gptel-make-tool` of each tool, as mcp.el's README registers its servers' tools; "
+              "toolspec's side is `toolspec-import-file` (read, validate, register, argument checkers "
+              "made at each tool's first call).\n"
               "- The catalog: every function definition in the test data of the Berkeley Function "
               "Calling Leaderboard (PyPI `bfcl-eval`), deduplicated, types made JSON Schema's, as one MCP "
               "tools/list result (bench/make-catalog.py); `catalog-2x.json` is the same twice over under other "
@@ -494,7 +521,7 @@ written."
   (setq toolspec-bench--backend (gptel-make-openai "toolspec-bench" :key "none"))
   (let ((cases (if (getenv "TOOLSPEC_BENCH_CASES")
                    (mapcar #'intern (split-string (getenv "TOOLSPEC_BENCH_CASES")))
-                 '(catalog openapi export arguments require memory))))
+                 '(catalog openapi export register arguments require memory))))
     (dolist (c cases)
       (message "== %s" c)
       (funcall (intern (format "toolspec-bench-%s" c))))

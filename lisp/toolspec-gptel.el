@@ -176,23 +176,32 @@ such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
 
 (defun toolspec--wrap (tool fn async)
   "FN wrapped to check and normalise the arguments of TOOL.
-ASYNC non-nil means FN takes a callback first."
-  (let ((name (plist-get tool :name))
-        (checker (toolspec--checker tool)))
-    (cl-flet ((problems (args)
+ASYNC non-nil means FN takes a callback first.  TOOL's argument
+checker is compiled at the tool's first call, not here: registering
+a file of thousands of tools compiles none of them, and most are
+never called in a session.  A schema the checker cannot compile
+answers the call with the reason, and FN does not run."
+  (let ((name (plist-get tool :name)))
+    (cl-flet ((refusal (args)
+                ;; The text the model gets instead of FN's result, or nil.
                 (and toolspec-check-arguments
-                     (toolspec--check-call checker args "positional")))
+                     (condition-case err
+                         (when-let* ((p (toolspec--check-call (toolspec--checker tool) args "positional")))
+                           (toolspec--call-error name p))
+                       (toolspec-error
+                        (let ((why (error-message-string err)))
+                          (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why))
+                          (format "Error: tool %s cannot check its arguments, so it was not run: %s" name why))))))
               (normal (args)
                 (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value args) args)))
       (if async
           (lambda (callback &rest args)
-            (if-let* ((p (problems args)))
-                (funcall callback (toolspec--call-error name p))
+            (if-let* ((r (refusal args)))
+                (funcall callback r)
               (apply fn callback (normal args))))
         (lambda (&rest args)
-          (if-let* ((p (problems args)))
-              (toolspec--call-error name p)
-            (apply fn (normal args))))))))
+          (or (refusal args)
+              (apply fn (normal args))))))))
 
 ;;;; Binding functions
 
@@ -258,18 +267,49 @@ A plist (:function F :async A :confirm C :bound B)."
   (unless (require 'gptel nil t)
     (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
 
-(defun toolspec--gptel-remove (tool)
-  "Remove TOOL, a gptel tool, from gptel's registry and active tools.
-The registry entry goes only if it is still TOOL: a tool another
-source registered since under the same name stays."
-  (let* ((category (gptel-tool-category tool))
-         (cat (assoc category gptel--known-tools))
-         (entry (and cat (assoc (gptel-tool-name tool) (cdr cat)))))
-    (when (and entry (eq (cdr entry) tool))
-      (setcdr cat (delq entry (cdr cat)))
-      (unless (cdr cat)
-        (setq gptel--known-tools (delq cat gptel--known-tools)))))
-  (setq gptel-tools (delq tool gptel-tools)))
+(defun toolspec--gptel-make (category slots)
+  "A gptel tool of CATEGORY made by `gptel-make-tool' from SLOTS, unregistered.
+See `toolspec--gptel-add' for why it is registered apart."
+  (let ((gptel--known-tools nil))
+    (apply #'gptel-make-tool :category category slots)))
+
+(defun toolspec--gptel-add (category tools)
+  "Register TOOLS, gptel tools of CATEGORY, in gptel's registry.
+The registry ends as it would after `gptel-make-tool' made each of
+TOOLS in turn: a name already in CATEGORY keeps its place and takes
+its new tool, a new one comes first.  `gptel-make-tool' finds a name
+by walking CATEGORY's list, so that a file of thousands of tools took
+a time that grew with the square of their number; here each name is
+looked up in a table made once."
+  (when tools
+    (let* ((cat (or (assoc category gptel--known-tools)
+                    (car (push (list category) gptel--known-tools))))
+           (cells (make-hash-table :test #'equal :size (+ (length tools) (length (cdr cat))))))
+      (dolist (cell (cdr cat))
+        (unless (gethash (car cell) cells)
+          (puthash (car cell) cell cells)))
+      (dolist (tool tools)
+        (let* ((name (gptel-tool-name tool))
+               (cell (gethash name cells)))
+          (if cell
+              (setcdr cell tool)
+            (setq cell (cons name tool))
+            (puthash name cell cells)
+            (setcdr cat (cons cell (cdr cat)))))))))
+
+(defun toolspec--gptel-remove (tools)
+  "Remove TOOLS, gptel tools, from gptel's registry and active tools.
+A registry entry goes only if it is still one of TOOLS: a tool
+another source registered since under the same name stays."
+  (let ((gone (make-hash-table :test #'eq :size (length tools))))
+    (dolist (tool tools)
+      (puthash tool t gone))
+    (dolist (category (delete-dups (mapcar #'gptel-tool-category tools)))
+      (when-let* ((cat (assoc category gptel--known-tools)))
+        (setcdr cat (cl-delete-if (lambda (entry) (gethash (cdr entry) gone)) (cdr cat)))
+        (unless (cdr cat)
+          (setq gptel--known-tools (delq cat gptel--known-tools)))))
+    (setq gptel-tools (cl-delete-if (lambda (tool) (gethash tool gone)) gptel-tools))))
 
 ;;;###autoload
 (defun toolspec-unregister (what)
@@ -286,9 +326,11 @@ many tools were removed."
                (let ((gone (if names
                                (cl-remove-if-not (lambda (tl) (member (gptel-tool-name tl) names)) tools)
                              (and (equal source what) tools))))
-                 (mapc #'toolspec--gptel-remove gone)
-                 (cl-incf removed (length gone))
-                 (puthash source (cl-set-difference tools gone) toolspec--registered)))
+                 (when gone
+                   (toolspec--gptel-remove gone)
+                   (cl-incf removed (length gone))
+                   (puthash source (and names (cl-set-difference tools gone :test #'eq))
+                            toolspec--registered))))
              toolspec--registered)
     (when (and (stringp what) (null (gethash what toolspec--registered)))
       (remhash what toolspec--registered))
@@ -336,16 +378,24 @@ Registering a source again replaces its tools."
     ;; Tools of the source that were active stay active under their new
     ;; definition.
     (let* ((old (and source (gethash source toolspec--registered)))
-           (active (mapcar #'gptel-tool-name (cl-intersection old gptel-tools :test #'eq))))
+           (active (and old gptel-tools
+                        (let ((was (make-hash-table :test #'eq :size (length old)))
+                              (names (make-hash-table :test #'equal)))
+                          (dolist (tool old) (puthash tool t was))
+                          (dolist (tool gptel-tools)
+                            (when (gethash tool was) (puthash (gptel-tool-name tool) t names)))
+                          names))))
       (when old (toolspec-unregister source))
       (let ((made (mapcar (lambda (tool)
                             (let ((bound (toolspec--bind (copy-tree tool) options)))
                               (cl-remf bound :toolspec-bound)
-                              (apply #'gptel-make-tool :category category bound)))
+                              (toolspec--gptel-make category bound)))
                           tools)))
-        (dolist (tool made)
-          (when (member (gptel-tool-name tool) active)
-            (setq gptel-tools (append gptel-tools (list tool)))))
+        (toolspec--gptel-add category made)
+        (when (and active (> (hash-table-count active) 0))
+          (setq gptel-tools
+                (append gptel-tools
+                        (cl-remove-if-not (lambda (tool) (gethash (gptel-tool-name tool) active)) made))))
         (when source
           (puthash source made toolspec--registered))
         made))))

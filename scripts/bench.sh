@@ -3,7 +3,7 @@
 # in a batch Emacs (toolspec against its baselines, alternately, medians
 # and ratios), write BENCHMARKS.md.  TOOLSPEC_BENCH_REPS (default 21) runs
 # per variant; TOOLSPEC_BENCH_CASES to run some cases only (catalog
-# openapi export arguments require memory).
+# openapi export register arguments require memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EMACS=${EMACS:-emacs}

@@ -378,6 +378,92 @@ Keys in another order than the tool's args, false and null values."
         (should (= (toolspec-unregister file) 1))
         (should-not (assoc "notes" gptel--known-tools))))))
 
+;; Registering thousands of tools at once, or registering a file again,
+;; is done in one pass over gptel's registry (see
+;; `toolspec--gptel-add'): what that pass leaves must be what
+;; `gptel-make-tool', one tool at a time, would leave.
+(ert-deftest toolspec-it-register-leaves-what-gptel-make-tool-would ()
+  "Tools registered at once are in gptel's registry as `gptel-make-tool' puts them one by one."
+  (let* ((plists (mapcar (lambda (n) (list :name n :description (concat "Tool " n ".") :args nil))
+                         '("b" "c" "d" "c")))
+         (before (lambda ()
+                   (dolist (spec '(("a" . "cat") ("b" . "cat") ("z" . "misc")))
+                     (gptel-make-tool :name (car spec) :function #'ignore :description "Before."
+                                      :args nil :category (cdr spec)))))
+         (shape (lambda ()
+                  (mapcar (lambda (cat) (cons (car cat) (mapcar #'car (cdr cat)))) gptel--known-tools)))
+         expected)
+    (toolspec-it--with-registry
+      (funcall before)
+      (dolist (p plists)
+        (apply #'gptel-make-tool :function #'ignore :category "cat" p))
+      (apply #'gptel-make-tool :function #'ignore :category "new" (car plists))
+      (setq expected (funcall shape)))
+    ;; The names in place, in order, in each category, in order.
+    (should (equal expected '(("new" "b") ("misc" "z") ("cat" "d" "c" "b" "a"))))
+    (toolspec-it--with-registry
+      (funcall before)
+      (let ((made (toolspec-register plists :category "cat")))
+        (should (= (length made) 4))
+        (toolspec-register (list (car plists)) :category "new")
+        (should (equal (funcall shape) expected))
+        ;; Each name holds the last tool registered under it.
+        (should (eq (gptel-get-tool '("cat" "b")) (nth 0 made)))
+        (should (eq (gptel-get-tool '("cat" "c")) (nth 3 made)))
+        (should (eq (gptel-get-tool '("cat" "d")) (nth 2 made)))
+        ;; No tools: no category is made.
+        (toolspec-register nil :category "empty")
+        (should-not (assoc "empty" gptel--known-tools))))))
+
+(ert-deftest toolspec-it-register-many-again ()
+  "A source of many tools registered again replaces them all; its active tools stay active."
+  (toolspec-it--with-registry
+    (let* ((plists (cl-loop for i below 400
+                            collect (list :name (format "tool_%03d" i) :description "Many." :args nil)))
+           (other (gptel-make-tool :name "tool_000" :function #'ignore :description "Other."
+                                   :args nil :category "misc"))
+           (first (toolspec-register plists :source "many")))
+      (setq gptel-tools (append (list other) (cl-subseq first 10 20)))
+      (let ((second (toolspec-register plists :source "many")))
+        (should (= (length (cdr (assoc "many" gptel--known-tools))) 400))
+        (should (cl-every (lambda (tl) (eq (gptel-get-tool (list "many" (gptel-tool-name tl))) tl)) second))
+        ;; The ten that were active are, as their new tools, after the others.
+        (should (equal gptel-tools (cons other (cl-subseq second 10 20))))
+        (should (eq (gptel-get-tool '("misc" "tool_000")) other))
+        (should (= (toolspec-unregister "many") 400))
+        (should-not (assoc "many" gptel--known-tools))
+        (should (equal gptel-tools (list other)))))))
+
+(ert-deftest toolspec-it-checker-compiled-at-first-call ()
+  "Registering compiles no argument checker: the first call does.
+A tool whose schema cannot be compiled refuses its calls and says why."
+  (toolspec-it--with-registry
+    (let* ((toolspec--checkers (make-hash-table :test 'eq :weakness 'key))
+           (calls 0)
+           (fn (lambda (&rest _) (cl-incf calls) "ran"))
+           (arg (lambda (&rest more) (append (list :name "x" :type 'string :description "X.") more)))
+           (tools (toolspec-register
+                   (list (list :name "good" :description "Good." :args (list (funcall arg)))
+                         (list :name "bad" :description "Bad." :args (list (funcall arg :pattern "("))))
+                   :functions (lambda (_) fn)))
+           (good (gptel-tool-function (car tools)))
+           (bad (gptel-tool-function (cadr tools))))
+      (should (= (hash-table-count toolspec--checkers) 0))
+      (should (equal (funcall good "ok") "ran"))
+      (should (= (hash-table-count toolspec--checkers) 1))
+      (should (string-match-p "invalid arguments for tool good" (funcall good 3)))
+      (when (get-buffer "*Warnings*") (kill-buffer "*Warnings*"))
+      (let ((answer (funcall bad "ok")))
+        (should (string-match-p "tool bad cannot check its arguments, so it was not run" answer))
+        (should (string-match-p "not a valid JSON Schema" answer)))
+      (should (= calls 1))
+      (with-current-buffer "*Warnings*"
+        (should (string-match-p "Tool bad cannot check its arguments" (buffer-string))))
+      ;; The spec check finds it before: such a file is not imported.
+      (should (equal (mapcar #'cadr (toolspec-validate (list :name "bad" :description "Bad."
+                                                              :args (list (funcall arg :pattern "(")))))
+                     '("args[0].pattern"))))))
+
 (ert-deftest toolspec-it-same-file-name-in-two-directories ()
   "Unregistering one file leaves the tools another file of the same name registered since."
   (toolspec-it--with-registry
