@@ -153,12 +153,26 @@ Lookups and bootstrap find the operations of an API here.")
   (let ((json (json-serialize value :null-object :null :false-object :false)))
     (if (multibyte-string-p json) json (decode-coding-string json 'utf-8))))
 
+(defvar toolspec-http--hosts (make-hash-table :test #'equal)
+  "The host of each URL `toolspec-http--host' was asked for, or nil.
+The operations of one API share a few server URLs, and parsing one
+makes and kills a buffer.")
+
+(defun toolspec-http--host (url)
+  "The host of URL, a string, parsed by `url-generic-parse-url'."
+  (pcase (gethash url toolspec-http--hosts 'unknown)
+    ('unknown
+     (when (> (hash-table-count toolspec-http--hosts) 256)
+       (clrhash toolspec-http--hosts))
+     (puthash url (url-host (url-generic-parse-url url)) toolspec-http--hosts))
+    (host host)))
+
 (defun toolspec-http--absolute-p (url)
   "Non-nil when URL is an absolute http(s) URL with a host and no template."
   (and (stringp url)
        (string-match-p "\\`https?://[^/?#{}]+" url)
        (not (string-match-p "[{}[:space:]]" url))
-       (let ((host (url-host (url-generic-parse-url url))))
+       (let ((host (toolspec-http--host url)))
          (and host (not (string-empty-p host))))))
 
 (defun toolspec-http--base (exec options)
@@ -168,7 +182,7 @@ PROBLEM saying why."
   (let* ((server (toolspec-http--get exec :server))
          (title (toolspec-http--get exec :title))
          (host (and (toolspec-http--absolute-p server)
-                    (url-host (url-generic-parse-url server))))
+                    (toolspec-http--host server)))
          (override (or (plist-get options :server)
                        (and title (cdr (assoc title toolspec-http-servers)))
                        (and host (cdr (assoc host toolspec-http-servers))))))
@@ -535,10 +549,6 @@ nil when the body is one argument and it has no value."
             :data (cdr body)))))
 
 ;;;; Credentials
-
-(defun toolspec-http--host (url)
-  "The host of URL."
-  (url-host (url-generic-parse-url url)))
 
 (defun toolspec-http--auth-entry (host)
   "The first auth-source entry for HOST, or nil."
