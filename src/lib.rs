@@ -4,7 +4,8 @@
 //! Data flows one way: a reader turns input (JSON in some format, or a
 //! plist printed by Emacs) into the format-neutral [`model::Tool`]; the
 //! validator checks plists; a writer turns tools into a JSON dialect or
-//! into elisp text.  [`module`] is the thin Emacs layer over this core.
+//! into elisp text.  The `module` module (private) is the thin Emacs layer
+//! over this core.
 
 pub mod args;
 pub mod check;
@@ -296,7 +297,7 @@ pub fn emit_imported<'a, S: plist::Sink<'a>>(imp: &'a Imported, problems: Option
 const RELEASE_EVERY: usize = 256;
 
 /// `each`, giving the memory freed so far back to the system
-/// ([`alloc::release`]) every [`RELEASE_EVERY`] tools.  For the OpenAPI
+/// ([`alloc::release`]) every `RELEASE_EVERY` (256) tools.  For the OpenAPI
 /// import, whose reading makes and frees much on the way.  Each return
 /// walks the whole heap, which costs more as the import grows: other
 /// imports do without (a catalog of 6,500 tools took 25% longer with).

@@ -35,7 +35,7 @@ const CHUNK: usize = 32;
 
 /// `(a(), items.iter().map(f).collect())`: the items are mapped on other
 /// threads while `a` runs on this one, and on this one too once `a` is
-/// done, each thread taking the next [`CHUNK`] items left, so that no
+/// done, each thread taking the next `CHUNK` (32) items left, so that no
 /// core waits while another has work (on two cores, `a` and one thread
 /// mapping, then two).  A panic in `f` is raised again on the calling
 /// thread.
@@ -105,10 +105,10 @@ const BATCH: usize = 32;
 /// on the calling thread, in order.  When `threaded` (the work is large
 /// enough to be worth two threads) and the machine has more than one
 /// core, `make` runs on another thread while `take` works here, items
-/// passing between them [`BATCH`] at a time; with three cores or more,
+/// passing between them `BATCH` (32) at a time; with three cores or more,
 /// `check` runs on a third thread, else here before `take`.  Without
 /// `threaded`, or if a thread cannot be started, everything runs here,
-/// item by item.  At most [`QUEUED`] items wait between two stages.  A
+/// item by item.  At most `QUEUED` (256) items wait between two stages.  A
 /// panic in `make` or `check` is raised again on the calling thread.
 ///
 /// `take` has each item lent; the items are freed afterwards on `make`'s

@@ -4,7 +4,7 @@
 //! operation becomes a tool whose arguments are its path, query, header
 //! and cookie parameters and the top-level properties of its JSON request
 //! body; `extra["executor"]` carries what an HTTP executor needs to make
-//! the call (see [`operation`] for its exact shape).  OpenPlugin's `x-`
+//! the call (see the private `operation` module for its exact shape).  OpenPlugin's `x-`
 //! extensions (helpers, examples, dependent parameters, bootstrap values,
 //! response filters and output modules, lookups) go into descriptions and
 //! the executor metadata.
