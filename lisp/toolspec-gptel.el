@@ -180,8 +180,10 @@ ASYNC non-nil means FN takes a callback first.  TOOL's argument
 checker is compiled at the tool's first call, not here: registering
 a file of thousands of tools compiles none of them, and most are
 never called in a session.  A schema the checker cannot compile
-answers the call with the reason, and FN does not run."
-  (let ((name (plist-get tool :name)))
+answers each call with the reason, FN does not run, and the first
+such call warns."
+  (let ((name (plist-get tool :name))
+        (warned nil))
     (cl-flet ((refusal (args)
                 ;; The text the model gets instead of FN's result, or nil.
                 (and toolspec-check-arguments
@@ -190,7 +192,9 @@ answers the call with the reason, and FN does not run."
                            (toolspec--call-error name p))
                        (toolspec-error
                         (let ((why (error-message-string err)))
-                          (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why))
+                          (unless warned
+                            (setq warned t)
+                            (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why)))
                           (format "Error: tool %s cannot check its arguments, so it was not run: %s" name why))))))
               (normal (args)
                 (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value args) args)))

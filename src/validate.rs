@@ -296,6 +296,13 @@ impl Validator {
         if let Some(p) = get(pairs, "pattern") {
             self.pattern(p, &path.key("pattern"));
         }
+        // The keys of `:patternProperties` are regular expressions too.
+        if let Some(pp) = get(pairs, "patternProperties").and_then(|v| v.plist_pairs()) {
+            let ppath = path.key("patternProperties");
+            for (regex, _) in &pp {
+                self.pattern(&Node::Str(regex), &ppath.key(regex));
+            }
+        }
         if !top {
             if let Some(d) = get(pairs, "description") {
                 if !matches!(d, Node::Str(_)) {

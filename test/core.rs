@@ -1487,6 +1487,14 @@ fn rule_pattern() {
         "not a regular expression",
         r#"(:name "x" :type array :items (:type string :pattern "\\d+") :description "d")"#,
     );
+    // The keys of :patternProperties are patterns too.
+    arg_rule(
+        r#"(:name "x" :type object :patternProperties (:\( (:type string)) :description "d")"#,
+        E,
+        "args[0].patternProperties.(",
+        "not a regular expression",
+        r#"(:name "x" :type object :patternProperties (:^a (:type string)) :description "d")"#,
+    );
     // What passes is what the checker compiles.
     for good in [r"^\\p{L}+$", r"\\d{4}-\\d{2}", "^(a|b)*$", ""] {
         let text = with_args(&format!("(:name \"x\" :type string :pattern \"{good}\" :description \"d\")"), "");
