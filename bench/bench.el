@@ -325,22 +325,31 @@ written."
   "Import and registration: a tool file to tools registered with gptel.
 What an init file does with `toolspec-import-file'.  The baseline is
 what a user of mcp.el runs: the mcp.el path, then `gptel-make-tool' of
-each tool, as mcp.el's README registers the tools of its servers."
-  (let* ((file (expand-file-name "catalog.json" toolspec-bench-data))
-         (n (length (toolspec-read-file file)))
-         (r (toolspec-bench--compare
-             `(("toolspec" . ,(lambda ()
-                                (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
-                                      (toolspec--registered (make-hash-table :test #'equal)))
-                                  (toolspec-import-file file))))
-               ("mcp.el" . ,(lambda ()
-                              (let ((gptel--known-tools nil) (gptel-tools nil))
-                                (mapcar (lambda (tool) (apply #'gptel-make-tool tool))
-                                        (toolspec-bench--mcp-tools (toolspec-bench--file-text file)))))))
-             (max 5 (/ toolspec-bench-reps 2)))))
-    (toolspec-bench--row (format "import and register, %d tools (catalog.json -> gptel)" n)
-                         (cdr (assoc "toolspec" r)) "mcp.el path + gptel-make-tool each"
-                         (cdr (assoc "mcp.el" r)) nil)))
+each tool, as mcp.el's README registers the tools of its servers.  The
+catalog twice over too: registering must cost in proportion to the
+number of tools."
+  (let ((times nil))
+    (dolist (name '("catalog.json" "catalog-2x.json"))
+      (let* ((file (expand-file-name name toolspec-bench-data))
+             (n (length (toolspec-read-file file)))
+             (r (toolspec-bench--compare
+                 `(("toolspec" . ,(lambda ()
+                                    (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
+                                          (toolspec--registered (make-hash-table :test #'equal)))
+                                      (toolspec-import-file file))))
+                   ("mcp.el" . ,(lambda ()
+                                  (let ((gptel--known-tools nil) (gptel-tools nil))
+                                    (mapcar (lambda (tool) (apply #'gptel-make-tool tool))
+                                            (toolspec-bench--mcp-tools (toolspec-bench--file-text file)))))))
+                 (max 5 (/ toolspec-bench-reps 2)))))
+        (push r times)
+        (toolspec-bench--row (format "import and register, %d tools (%s -> gptel)" n name)
+                             (cdr (assoc "toolspec" r)) "mcp.el path + gptel-make-tool each"
+                             (cdr (assoc "mcp.el" r)) nil)))
+    (let ((two (car times)) (one (cadr times)))
+      (dolist (who '("toolspec" "mcp.el"))
+        (toolspec-bench--note "linearity: registering, %s takes %.2fx as long for the catalog twice over"
+                              who (/ (cdr (assoc who two)) (cdr (assoc who one))))))))
 
 (defun toolspec-bench-arguments ()
   "Run-time argument check of a 5-argument tool, per call."
