@@ -5,8 +5,6 @@
 //! gptel, llm or a JSON Schema validator would reject is repaired (each
 //! repair a warning).
 
-use std::collections::HashMap;
-
 use crate::model::{At, Field, Problem, Schema};
 use crate::schema::walk_mut;
 use crate::value::{Map, Value};
@@ -19,32 +17,12 @@ const COUNTS: &[&str] = &["minLength", "maxLength", "minItems", "maxItems", "min
 /// Keywords whose value must be a number.
 const NUMBERS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 
-/// What tidying learns once per document: which `pattern`s the argument
-/// checker's regex engine compiles.
-#[derive(Default)]
-pub struct Fixer {
-    patterns: HashMap<String, bool>,
-}
-
-impl Fixer {
-    fn pattern_ok(&mut self, p: &str) -> bool {
-        if let Some(ok) = self.patterns.get(p) {
-            return *ok;
-        }
-        let mut schema = Map::new();
-        schema.insert("pattern".into(), Value::from(p));
-        let ok = jsonschema::validator_for(&Value::Object(schema).to_serde()).is_ok();
-        self.patterns.insert(p.to_string(), ok);
-        ok
-    }
-}
-
 /// Tidy one argument's (normalised) schema in place.
-pub fn tidy(schema: &mut Schema, path: &str, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
+pub fn tidy(schema: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
     let _ = walk_mut(schema, &At::Root(path), &mut |node, p| {
         let keys = tidy_node(node, p, warnings);
         if keys & CHECKED != 0 {
-            check_keywords(node, p, warnings, fixer);
+            check_keywords(node, p, warnings);
         }
         Ok(())
     });
@@ -95,7 +73,7 @@ fn keys_of(node: &Schema) -> u32 {
 /// Keywords whose values a JSON Schema validator would refuse (the
 /// argument checker compiles every tool's schema): converted when they
 /// can be, else dropped.
-fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>, fixer: &mut Fixer) {
+fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
     let mut drop: Vec<(&str, &str)> = Vec::new();
     for k in COUNTS {
         let Some(v) = node.get_mut(k) else { continue };
@@ -123,7 +101,7 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>, fix
         }
     }
     match node.field("pattern") {
-        Some(Value::String(p)) if !fixer.pattern_ok(p) => {
+        Some(Value::String(p)) if !crate::args::pattern_compiles(p) => {
             drop.push(("pattern", "is not a regular expression the argument checker can use"))
         }
         Some(Value::String(_)) | None => {}
@@ -387,7 +365,7 @@ mod tests {
     fn tidied(v: Value) -> (Value, Vec<Problem>) {
         let mut s = v.as_object().unwrap().clone();
         let mut w = Vec::new();
-        tidy(&mut s, "p", &mut w, &mut Fixer::default());
+        tidy(&mut s, "p", &mut w);
         (Value::Object(s), w)
     }
 

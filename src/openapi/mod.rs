@@ -291,14 +291,13 @@ fn read_each(
     let mut norm = Normalizer::new(vec![root], false).with_ref_cache();
     norm.lenient_refs = true;
     norm.soft_nodes = MAX_OPERATION_NODES;
-    let mut fixer = fixup::Fixer::default();
     let mut first_error: Option<(Error, &str)> = None;
     let tried = selected.len();
     let mut made = 0;
     for (i, explicit) in selected {
         let op = &doc.ops[i];
         norm.reset_budget();
-        let built = operation::build(&doc, op, opts, &mut norm, &mut fixer);
+        let built = operation::build(&doc, op, opts, &mut norm);
         out.warnings.append(&mut norm.warnings);
         match built {
             Ok((tool, mut warnings)) => {

@@ -36,7 +36,7 @@
 use std::collections::HashSet;
 
 use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
-use super::fixup::{tidy, Fixer};
+use super::fixup::tidy;
 use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
@@ -108,13 +108,11 @@ pub(super) fn build<'a>(
     op: &Op<'a>,
     opts: &OpenApiOptions,
     norm: &mut Normalizer<'a>,
-    fixer: &mut Fixer,
 ) -> Result<(Tool, Vec<Problem>)> {
     let mut b = Builder {
         doc,
         op,
         norm,
-        fixer,
         warnings: Vec::new(),
         args: Vec::new(),
         taken: HashSet::new(),
@@ -145,7 +143,6 @@ struct Builder<'d, 'a, 'n> {
     doc: &'d Doc<'a>,
     op: &'d Op<'a>,
     norm: &'n mut Normalizer<'a>,
-    fixer: &'n mut Fixer,
     warnings: Vec<Problem>,
     args: Vec<Arg>,
     taken: HashSet<String>,
@@ -290,7 +287,7 @@ impl<'a> Builder<'_, 'a, '_> {
             },
         };
         let mut schema = self.norm.node(raw, &schema_path, 0)?;
-        tidy(&mut schema, &schema_path, &mut self.warnings, self.fixer);
+        tidy(&mut schema, &schema_path, &mut self.warnings);
         let (style, explode) = match self.doc.version {
             Version::Swagger2 => self.collection_format(p, loc, &schema, path),
             _ => (style, explode),
@@ -553,7 +550,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 s
             }
         };
-        tidy(&mut schema, path, &mut self.warnings, self.fixer);
+        tidy(&mut schema, path, &mut self.warnings);
         let mut body = Map::with_capacity(3);
         body.insert("contentType".into(), Value::from(ct));
         let flatten = schema.field("type").and_then(Value::as_str) == Some("object")
