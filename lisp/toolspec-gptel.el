@@ -378,7 +378,11 @@ Registering a source again replaces its tools."
   (let* ((source (plist-get options :source))
          (category (or (plist-get options :category)
                        (and source (file-name-base source))
-                       "toolspec")))
+                       "toolspec"))
+         ;; `gptel-make-tool' turns the :type symbols of the :args it is
+         ;; given into strings, in place: each plist is copied first,
+         ;; unless the caller made TOOLS for this call alone.
+         (copy (if (plist-get options :toolspec--fresh) #'identity #'copy-tree)))
     ;; Tools of the source that were active stay active under their new
     ;; definition.
     (let* ((old (and source (gethash source toolspec--registered)))
@@ -391,7 +395,7 @@ Registering a source again replaces its tools."
                           names))))
       (when old (toolspec-unregister source))
       (let ((made (mapcar (lambda (tool)
-                            (let ((bound (toolspec--bind (copy-tree tool) options)))
+                            (let ((bound (toolspec--bind (funcall copy tool) options)))
                               (cl-remf bound :toolspec-bound)
                               (toolspec--gptel-make category bound)))
                           tools)))
@@ -451,7 +455,8 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                                    (append (list :file file) (toolspec-error-details err)))))))
       (dolist (w toolspec-last-import-warnings)
         (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
-      (apply #'toolspec-register tools :source file
+      ;; The plists were read for this call alone: not copied again.
+      (apply #'toolspec-register tools :source file :toolspec--fresh t
              (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
 
 ;;;###autoload

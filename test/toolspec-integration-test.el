@@ -434,6 +434,39 @@ Keys in another order than the tool's args, false and null values."
         (should-not (assoc "many" gptel--known-tools))
         (should (equal gptel-tools (list other)))))))
 
+(ert-deftest toolspec-it-register-leaves-the-callers-plists ()
+  "`gptel-make-tool' changes the args it is given; `toolspec-register' gives it copies.
+`toolspec-import-file', whose plists are its own, registers the same tools."
+  (toolspec-it--with-registry
+    (let* ((args (list (list :name "n" :type 'integer :description "N."
+                             :items nil :properties nil)
+                       (list :name "o" :type 'object :description "O."
+                             :properties (list :k (list :type 'string :description "K.")))))
+           (plist (list :name "copied" :description "Copied." :args args))
+           (before (copy-tree plist))
+           (tool (car (toolspec-register (list plist) :category "copies"))))
+      ;; gptel made strings of the types it was given...
+      (should (equal (plist-get (car (gptel-tool-args tool)) :type) "integer"))
+      ;; ...in its own copy: the caller's plist, nested ones included, is as it was.
+      (should (equal plist before))
+      (should (eq (plist-get (car args) :type) 'integer))
+      (should (eq (plist-get (plist-get (plist-get (cadr args) :properties) :k) :type) 'string))))
+  (let ((file (make-temp-file "toolspec-fresh" nil ".json"
+                              (concat "[{\"name\": \"f\", \"description\": \"F.\", \"parameters\": "
+                                      "{\"type\": \"object\", \"properties\": {\"x\": "
+                                      "{\"type\": \"object\", \"description\": \"X.\", \"properties\": "
+                                      "{\"y\": {\"type\": \"integer\", \"description\": \"Y.\"}}}}}}]"))))
+    (unwind-protect
+        (toolspec-it--with-registry
+          (let* ((read (car (toolspec-read-file file)))
+                 (tool (car (toolspec-import-file file))))
+            (should (equal (gptel-tool-name tool) "f"))
+            (should (equal (gptel-tool-args tool)
+                           (gptel-tool-args (car (toolspec-register (list read) :category "again")))))
+            (should (equal (plist-get (plist-get (plist-get (car (gptel-tool-args tool)) :properties) :y) :type)
+                           "integer"))))
+      (delete-file file))))
+
 (ert-deftest toolspec-it-checker-compiled-at-first-call ()
   "Registering compiles no argument checker: the first call does.
 A tool whose schema cannot be compiled refuses its calls and says why."
