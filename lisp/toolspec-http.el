@@ -447,31 +447,138 @@ and null otherwise."
   (string-match-p "\\`[ \t]*application/x-www-form-urlencoded[ \t]*\\(?:;\\|\\'\\)"
                   (downcase ctype)))
 
+(defun toolspec-http--multipart-p (ctype)
+  "Non-nil when CTYPE, a media type, is multipart/form-data."
+  (string-match-p "\\`[ \t]*multipart/form-data[ \t]*\\(?:;\\|\\'\\)" (downcase ctype)))
+
+(defun toolspec-http--text-type-p (ctype)
+  "Non-nil when CTYPE is a media type of text sent as it is.
+That is text/..., but for JSON and XML, which describe structures."
+  (let ((essence (downcase (string-trim (car (split-string ctype ";"))))))
+    (and (string-match-p "\\`text/." essence)
+         (not (member essence '("text/json" "text/xml")))
+         (not (string-suffix-p "+xml" essence)))))
+
+(defun toolspec-http--form-fields (op args body)
+  "The fields of form BODY (OP's body spec) for ARGS: (NAME . VALUE)s.
+With `:whole', the members of that argument's object; else the
+arguments of `:args' that have a value.  `none' when the body is
+one argument and it has no value."
+  (let ((whole (toolspec-http--get body :whole)))
+    (if whole
+        (let ((v (toolspec-http--arg-value op args whole)))
+          (cond ((null v) 'none)
+                ((toolspec-http--object-p v) (toolspec-http--members v))
+                (t (signal 'toolspec-http-error
+                           (list "a form body must be an object")))))
+      (cl-loop for pair in (append (toolspec-http--get body :args) nil)
+               for v = (toolspec-http--arg-value op args (elt pair 0))
+               when v collect (cons (elt pair 1) v)))))
+
+(defun toolspec-http--field-encoding (body name)
+  "The way form BODY's `:encoding' writes field NAME: a plist or nil."
+  (let* ((encoding (toolspec-http--get body :encoding))
+         (how (and (consp encoding) (plist-get encoding (intern (concat ":" name))))))
+    (and (consp how) how)))
+
 (defun toolspec-http--form-text (op args body)
   "The form BODY (OP's body spec) for ARGS, as urlencoded text, or nil.
 Each field is written as a query parameter would be, with the style
 and explode its `:encoding' gives (default form, exploded)."
-  (let* ((encoding (toolspec-http--get body :encoding))
-         (whole (toolspec-http--get body :whole))
-         (fields
-          (if whole
-              (let ((v (toolspec-http--arg-value op args whole)))
-                (cond ((null v) nil)
-                      ((toolspec-http--object-p v) (toolspec-http--members v))
-                      (t (signal 'toolspec-http-error
-                                 (list "a form body must be an object")))))
-            (cl-loop for pair in (append (toolspec-http--get body :args) nil)
-                     for v = (toolspec-http--arg-value op args (elt pair 0))
-                     when v collect (cons (elt pair 1) v)))))
-    (when (or fields (not whole))
+  (let ((fields (toolspec-http--form-fields op args body)))
+    (unless (eq fields 'none)
       (mapconcat
        #'identity
        (cl-loop for (name . v) in fields
-                for how = (and (consp encoding)
-                               (plist-get encoding (intern (concat ":" name))))
                 append (toolspec-http--query-pairs
-                        (append (list :name name) (and (consp how) how)) v))
+                        (append (list :name name) (toolspec-http--field-encoding body name)) v))
        "&"))))
+
+(defun toolspec-http--deep-parts (name value)
+  "The parts of VALUE under field NAME in style deepObject.
+As `toolspec-http--deep-pairs', unencoded: each (PART-NAME TEXT)."
+  (cond ((memq value '(nil :null)) nil)
+        ((toolspec-http--object-p value)
+         (cl-loop for (key . x) in (toolspec-http--pairs value)
+                  append (toolspec-http--deep-parts (concat name "[" key "]") x)))
+        ((toolspec-http--array-p value)
+         (cl-loop for x in (toolspec-http--items value)
+                  for i from 0
+                  append (toolspec-http--deep-parts (format "%s[%d]" name i) x)))
+        (t (list (list name (toolspec-http--scalar value))))))
+
+(defun toolspec-http--field-parts (name value how)
+  "The parts of form field NAME with VALUE, as HOW (its encoding) wants.
+Each part is (PART-NAME TEXT) or (PART-NAME JSON-TEXT json).  A
+scalar is its text; an array of scalars a part per item (one part,
+comma-separated, when HOW says explode false); an object, or an
+array holding some, is JSON (OpenAPI's default for such fields);
+style deepObject names a part per member, as forms do."
+  (let ((scalar-p (lambda (x) (not (or (toolspec-http--object-p x) (toolspec-http--array-p x))))))
+    (cond
+     ((memq value '(nil :null)) nil)
+     ((equal (toolspec-http--get how :style) "deepObject")
+      (toolspec-http--deep-parts name value))
+     ((and (toolspec-http--array-p value)
+           (cl-every scalar-p (toolspec-http--items value)))
+      (let ((texts (mapcar #'toolspec-http--scalar
+                           (cl-remove-if (lambda (x) (memq x '(nil :null))) (toolspec-http--items value)))))
+        (if (and (plist-member how :explode) (not (toolspec-http--get how :explode)))
+            (list (list name (string-join texts ",")))
+          (mapcar (lambda (text) (list name text)) texts))))
+     ((funcall scalar-p value) (list (list name (toolspec-http--scalar value))))
+     (t (list (list name (toolspec-http--json (toolspec-http--jsonify value nil)) 'json))))))
+
+(defun toolspec-http--multipart-name (name)
+  "NAME quoted for a Content-Disposition header, as browsers write it."
+  (replace-regexp-in-string
+   "[\"\r\n]" (lambda (c) (pcase c ("\"" "%22") ("\r" "%0D") (_ "%0A"))) name t t))
+
+(defun toolspec-http--multipart (op args body)
+  "The multipart/form-data BODY (OP's body spec) for ARGS, or nil.
+Return (BOUNDARY . BYTES).  Each field is one part or more (see
+`toolspec-http--field-parts'), its text in UTF-8."
+  (let ((fields (toolspec-http--form-fields op args body)))
+    (unless (eq fields 'none)
+      (let* ((utf-8 (lambda (s) (encode-coding-string s 'utf-8)))
+             (parts (cl-loop for (name . v) in fields
+                             append (toolspec-http--field-parts
+                                     name v (toolspec-http--field-encoding body name))))
+             (encoded (mapcar (lambda (p)
+                                (list (funcall utf-8 (toolspec-http--multipart-name (nth 0 p)))
+                                      (funcall utf-8 (nth 1 p))
+                                      (nth 2 p)))
+                              parts))
+             (boundary nil))
+        ;; A boundary found in no part.
+        (while (or (null boundary)
+                   (cl-some (lambda (p) (or (string-search boundary (nth 0 p))
+                                            (string-search boundary (nth 1 p))))
+                            encoded))
+          (setq boundary (funcall utf-8 (format "toolspec-%s" (md5 (format "%s %s %s" (random) (float-time) boundary))))))
+        (cons boundary
+              (apply #'concat
+                     (append
+                      (mapcar (lambda (p)
+                                (concat "--" boundary "\r\n"
+                                        "Content-Disposition: form-data; name=\"" (nth 0 p) "\"\r\n"
+                                        (if (nth 2 p) "Content-Type: application/json\r\n" "")
+                                        "\r\n" (nth 1 p) "\r\n"))
+                              encoded)
+                      (list "--" boundary "--\r\n"))))))))
+
+(defun toolspec-http--text-body (op args body ctype)
+  "The text BODY (OP's body spec, of type CTYPE) for ARGS, or nil.
+Return (CONTENT-TYPE . BYTES): the argument's text in UTF-8, CTYPE
+saying so when it names no charset."
+  (let* ((whole (toolspec-http--get body :whole))
+         (v (and whole (toolspec-http--arg-value op args whole))))
+    (cond
+     ((null v) nil)
+     ((or (stringp v) (numberp v) (memq v '(t :false :json-false)))
+      (cons (if (string-match-p ";[ \t]*charset=" (downcase ctype)) ctype (concat ctype "; charset=utf-8"))
+            (encode-coding-string (toolspec-http--scalar v) 'utf-8)))
+     (t (signal 'toolspec-http-error (list (format "a %s body must be text" ctype)))))))
 
 (defun toolspec-http--json-value (op args body)
   "The value of BODY (OP's JSON body spec) for ARGS, for `json-serialize'.
@@ -498,6 +605,10 @@ nil when the body is one argument and it has no value."
      ((toolspec-http--form-p ctype)
       (let ((text (toolspec-http--form-text op args body)))
         (and text (cons ctype (encode-coding-string text 'utf-8)))))
+     ((toolspec-http--multipart-p ctype)
+      (let ((parts (toolspec-http--multipart op args body)))
+        (and parts (cons (concat "multipart/form-data; boundary=" (car parts)) (cdr parts)))))
+     ((toolspec-http--text-type-p ctype) (toolspec-http--text-body op args body ctype))
      (t
       (let ((value (toolspec-http--json-value op args body)))
         (cond
@@ -505,7 +616,7 @@ nil when the body is one argument and it has no value."
          ((string-match-p "json" ctype)
           (cons ctype (encode-coding-string (toolspec-http--json value) 'utf-8)))
          (t (signal 'toolspec-http-error
-                    (list (format "request bodies of type %s are not supported (only JSON and forms)"
+                    (list (format "request bodies of type %s are not supported (only JSON, forms and text)"
                                   ctype))))))))))
 
 (defun toolspec-http--request-parts (op args)

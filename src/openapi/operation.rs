@@ -77,6 +77,12 @@ const STYLES: &[(&str, &[&str])] = &[
 /// The media type of a form body.
 const FORM: &str = "application/x-www-form-urlencoded";
 
+/// The media type of a form of parts.
+const MULTIPART: &str = "multipart/form-data";
+
+/// The bodies toolspec sends, for messages.
+const SENT: &str = "JSON, form (application/x-www-form-urlencoded and multipart/form-data, files aside) and text";
+
 /// A form field of Swagger 2 (`in: formData`): its name, its argument,
 /// and its style and explode.
 type FormField = (String, String, Option<String>, Option<bool>);
@@ -423,6 +429,21 @@ impl<'a> Builder<'_, 'a, '_> {
             return self.body(media.field("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some);
         }
         let Some((mt, media)) = content.iter().find(|(t, _)| is_form(t)) else {
+            if let Some((mt, media)) = content.iter().find(|(t, _)| is_multipart(t)) {
+                let mp = join(&cp, mt);
+                let mut body = self.multipart_body(media.field("schema"), &join(&mp, "schema"), required, mt, desc)?;
+                // OpenAPI 3.1 lets a multipart field have a style too (Stripe
+                // writes nested fields as deep objects).
+                let encoding = self.form_encoding(media.field("encoding"), &join(&mp, "encoding"));
+                if let (Some(Value::Object(b)), false) = (&mut body, encoding.is_empty()) {
+                    b.insert("encoding".into(), Value::Object(encoding));
+                }
+                return Ok(body);
+            }
+            if let Some((mt, media)) = pick_text(content.iter().map(|(t, m)| (t.as_str(), m))) {
+                let sp = join(&join(&cp, mt), "schema");
+                return self.text_body(media.field("schema"), &sp, required, mt, desc).map(Some);
+            }
             return self.unsendable(required, &cp, &media_types(content.keys().map(String::as_str)));
         };
         let mp = join(&cp, mt);
@@ -468,10 +489,14 @@ impl<'a> Builder<'_, 'a, '_> {
         if !form.is_empty() {
             // Form fields are sent as a form when it may be one, and there
             // is no body parameter (Swagger allows only one of the two).
-            let ct = if consumes.is_empty() { Some(FORM) } else { consumes.iter().copied().find(|c| is_form(c)) };
-            let file = form.iter().find(|(p, _)| {
-                p.field("type").and_then(Value::as_str) == Some("file") && p.field("required") == Some(&Value::Bool(true))
-            });
+            let ct = if consumes.is_empty() {
+                Some(FORM)
+            } else {
+                consumes.iter().copied().find(|c| is_form(c)).or_else(|| consumes.iter().copied().find(|c| is_multipart(c)))
+            };
+            // A file is sent by no form toolspec writes: a form that needs
+            // one cannot be sent, one that may have one is sent without.
+            let file = form.iter().find(|(p, _)| is_file_field(p) && p.field("required") == Some(&Value::Bool(true)));
             if let (Some(ct), None, None) = (ct, file, &body) {
                 return self.swagger_form(form, ct).map(Some);
             }
@@ -495,7 +520,13 @@ impl<'a> Builder<'_, 'a, '_> {
             match pick_json(consumes.iter().map(|c| (*c, &Value::Null))) {
                 Some((c, _)) if !c.contains('*') => c,
                 Some(_) => "application/json",
-                None => return self.unsendable(required, &path, &media_types(consumes.iter().copied())),
+                None => {
+                    let desc = p.field("description").and_then(Value::as_str);
+                    return match pick_text(consumes.iter().map(|c| (*c, ()))) {
+                        Some((c, ())) => self.text_body(p.field("schema"), &join(&path, "schema"), required, c, desc).map(Some),
+                        None => self.unsendable(required, &path, &media_types(consumes.iter().copied())),
+                    };
+                }
             }
         };
         let desc = p.field("description").and_then(Value::as_str);
@@ -532,16 +563,16 @@ impl<'a> Builder<'_, 'a, '_> {
         if required {
             return Err(Error::shape(
                 path,
-                format!("the request body can only be {types}, and toolspec sends JSON and form ({FORM}) bodies only"),
+                format!("the request body can only be {types}, and toolspec sends {SENT} bodies only"),
             ));
         }
-        self.warn(path, format!("request body ({types}) not supported (JSON and forms only): the tool sends no body"));
+        self.warn(path, format!("request body ({types}) not supported ({SENT} only): the tool sends no body"));
         Ok(None)
     }
 
-    /// The arguments of a body (JSON, or a form of type `ct`); returns the
-    /// executor's `body`.
-    fn body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+    /// The schema of a body, normalised and tidied; an object when there
+    /// is none.
+    fn body_schema(&mut self, raw: Option<&'a Value>, path: &str) -> Result<Schema> {
         let mut schema = match raw {
             Some(r) => self.norm.node(r, path, 0)?,
             None => {
@@ -551,6 +582,80 @@ impl<'a> Builder<'_, 'a, '_> {
             }
         };
         tidy(&mut schema, path, &mut self.warnings);
+        Ok(schema)
+    }
+
+    /// The arguments of a body (JSON, or a form of type `ct`); returns the
+    /// executor's `body`.
+    fn body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+        let schema = self.body_schema(raw, path)?;
+        Ok(self.body_of(schema, required, ct, desc))
+    }
+
+    /// A `multipart/form-data` body (`ct`): its fields are arguments, as a
+    /// form's are, but for files, which toolspec does not send.  A file
+    /// field that is required makes the body one toolspec cannot send; an
+    /// optional one is left out.
+    fn multipart_body(
+        &mut self,
+        raw: Option<&'a Value>,
+        path: &str,
+        required: bool,
+        ct: &str,
+        desc: Option<&str>,
+    ) -> Result<Option<Value>> {
+        let mut schema = self.body_schema(raw, path)?;
+        if is_file(&schema) {
+            return self.unsendable(required, path, &format!("{ct} holding one file"));
+        }
+        let needed: Vec<String> = match schema.field("required") {
+            Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).map(String::from).collect(),
+            _ => Vec::new(),
+        };
+        let files: Vec<String> = match schema.field("properties") {
+            Some(Value::Object(props)) => props.iter().filter(|(_, p)| is_file(*p)).map(|(k, _)| k.clone()).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(f) = files.iter().find(|f| needed.contains(f)) {
+            return self.unsendable(required, &join(&join(path, "properties"), f), &format!("{ct} with the file field \"{f}\""));
+        }
+        if let Some(Value::Object(props)) = schema.get_mut("properties") {
+            for f in &files {
+                props.shift_remove(f);
+            }
+        }
+        for f in &files {
+            let at = join(&join(path, "properties"), f);
+            self.warn(&at, format!("the file field \"{f}\" cannot be sent (toolspec sends no files): left out"));
+        }
+        Ok(Some(self.body_of(schema, required, ct, desc)))
+    }
+
+    /// A text body (`ct`, such as `text/plain`): one string argument, sent
+    /// as it is.
+    fn text_body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+        let mut schema = match raw {
+            Some(_) => self.body_schema(raw, path)?,
+            None => Schema::new(),
+        };
+        if schema.field("type").and_then(Value::as_str) != Some("string") {
+            if raw.is_some() {
+                self.warn(path, format!("a {ct} body is text: its argument is a string"));
+            }
+            let description = schema.shift_remove("description");
+            schema = Schema::new();
+            schema.insert("type".into(), Value::from("string"));
+            if let Some(d) = description {
+                schema.insert("description".into(), d);
+            }
+        }
+        Ok(self.body_of(schema, required, ct, desc))
+    }
+
+    /// The executor's `body` for a body of `schema` sent as `ct`: an
+    /// object with properties is an argument per property, anything else
+    /// one argument.
+    fn body_of(&mut self, mut schema: Schema, required: bool, ct: &str, desc: Option<&str>) -> Value {
         let mut body = Map::with_capacity(3);
         body.insert("contentType".into(), Value::from(ct));
         let flatten = schema.field("type").and_then(Value::as_str) == Some("object")
@@ -592,7 +697,7 @@ impl<'a> Builder<'_, 'a, '_> {
             body.insert("whole".into(), Value::from(arg.clone()));
             self.args.push(Arg { name: arg, optional: !required, schema });
         }
-        Ok(Value::Object(body))
+        Value::Object(body)
     }
 
     /// The successful responses, best first: 200, other 2xx, 2XX, default.
@@ -903,6 +1008,40 @@ fn essence(t: &str) -> String {
 /// Whether media type `t` is a form's ([`FORM`], with any parameters).
 fn is_form(t: &str) -> bool {
     essence(t) == FORM
+}
+
+/// Whether media type `t` is [`MULTIPART`] (with any parameters).
+fn is_multipart(t: &str) -> bool {
+    essence(t) == MULTIPART
+}
+
+/// The text media type among `types` (`text/...`, JSON's aside):
+/// `text/plain` first.
+fn pick_text<'m, V>(types: impl Iterator<Item = (&'m str, V)> + Clone) -> Option<(&'m str, V)> {
+    // Not JSON nor XML, which describe structures: text the model writes.
+    let is_text = |t: &str| {
+        let e = essence(t);
+        e.starts_with("text/") && e.len() > "text/".len() && !["text/json", "text/xml"].contains(&e.as_str()) && !e.ends_with("+xml")
+    };
+    let mut types = types;
+    types.clone().find(|(t, _)| essence(t) == "text/plain").or_else(|| types.find(|(t, _)| is_text(t)))
+}
+
+/// Whether a (normalised) schema is a file's: a string of `format`
+/// `binary`, or, as OpenAPI 3.1 writes it, with a `contentMediaType`
+/// and no `contentEncoding` (base64 text is text); or an array of them.
+fn is_file(schema: &impl Field) -> bool {
+    if let Some(items) = schema.field("items") {
+        return schema.field("type").and_then(Value::as_str) == Some("array") && is_file(items);
+    }
+    schema.field("type").and_then(Value::as_str).is_none_or(|t| t == "string")
+        && (schema.field("format").and_then(Value::as_str) == Some("binary")
+            || (schema.has("contentMediaType") && !schema.has("contentEncoding")))
+}
+
+/// Whether a Swagger 2 form field is a file (`type: file`).
+fn is_file_field(p: &Map<String, Value>) -> bool {
+    p.field("type").and_then(Value::as_str) == Some("file")
 }
 
 /// The JSON media type among `types`: `application/json`, else another
