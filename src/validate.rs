@@ -270,14 +270,20 @@ impl Validator {
                     self.warning(path.key("optional"), format!(":optional should be t or nil, found {}", describe(o)));
                 }
             }
-            self.node(&pairs, &path, true);
+            self.node(&pairs, &path, true, true);
         }
         items.len()
     }
 
-    /// Check one schema node given as plist pairs.
-    fn node(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>, top: bool) {
+    /// Check one schema node given as plist pairs.  `read` when gptel and
+    /// llm read it (an argument, its items and properties, their
+    /// alternatives): such a node needs a `:type`.  Under the other
+    /// keywords of a schema (`:not`, `:additionalProperties`, `:if`...),
+    /// which only the argument checker reads, a node is checked for what
+    /// the checker needs: known type names, patterns it compiles.
+    fn node(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>, top: bool, read: bool) {
         let ty: Option<&str> = match get(pairs, "type") {
+            None if !read => None,
             None => {
                 let combinator = ["anyOf", "oneOf", "allOf", "$ref", "const"].iter().any(|k| get(pairs, k).is_some());
                 let msg = "missing :type: add one of string, number, integer, boolean, array, object, null";
@@ -290,7 +296,7 @@ impl Validator {
             }
             Some(t) => self.type_value(t, &path.key("type")),
         };
-        if let Some(e) = get(pairs, "enum") {
+        if let Some(e) = get(pairs, "enum").filter(|_| read || ty.is_some()) {
             self.enum_value(e, ty, &path.key("enum"));
         }
         if let Some(p) = get(pairs, "pattern") {
@@ -311,7 +317,7 @@ impl Validator {
             }
         }
         match (ty, get(pairs, "items")) {
-            (Some("array"), None) => {
+            (Some("array"), None) if read => {
                 self.error(path.key("items"), "an array needs :items describing its elements, e.g. :items (:type string)")
             }
             (_, Some(items)) => {
@@ -320,13 +326,14 @@ impl Validator {
                     self.warning(ipath, ":items only applies to :type array");
                 }
                 if let Some(p) = self.pairs(items, &ipath, ":items") {
-                    self.node(&p, &ipath, false);
+                    self.node(&p, &ipath, false, read);
                 }
             }
             _ => {}
         }
         let mut props_seen = Seen::default();
         match (ty, get(pairs, "properties")) {
+            (Some("object"), None) if !read => {}
             (Some("object"), None) if get(pairs, "additionalProperties").is_none() && get(pairs, "patternProperties").is_none() => self.warning(
                 path.key("properties"),
                 "an object without :properties lets the model send anything: describe its keys, e.g. :properties (:key (:type string :description \"...\"))",
@@ -345,7 +352,7 @@ impl Validator {
                             self.error(spath, format!("property :{name} is defined twice"));
                         }
                         if let Some(sp) = self.pairs(sub, &spath, "a property's schema") {
-                            self.node(&sp, &spath, false);
+                            self.node(&sp, &spath, false, read);
                         }
                     }
                 } else {
@@ -369,7 +376,9 @@ impl Validator {
                     for (i, r) in items.iter().enumerate() {
                         match r {
                             Node::Str(s) => {
-                                if !props_seen.contains(*s) {
+                                // Beside `:if` or `:then`, `:required` names
+                                // keys described elsewhere.
+                                if (read || !props_seen.names().is_empty()) && !props_seen.contains(*s) {
                                     let known = if props_seen.names().is_empty() {
                                         "there are no :properties".to_string()
                                     } else {
@@ -400,12 +409,43 @@ impl Validator {
                         for (i, a) in items.iter().enumerate() {
                             let ipath = apath.index(i);
                             if let Some(p) = self.pairs(a, &ipath, "a schema") {
-                                self.node(&p, &ipath, false);
+                                self.node(&p, &ipath, false, read);
                             }
                         }
                     }
                     None => self.error(apath, format!(":{key} must be a vector of schema plists")),
                 }
+            }
+        }
+        self.checked_only(pairs, path);
+    }
+
+    /// The schemas under the keywords only the argument checker reads:
+    /// each of them, when it is a plist (JSON Schema takes `t` and false
+    /// for schemas too), is checked as [`Validator::node`] checks what
+    /// gptel and llm do not read.
+    fn checked_only(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>) {
+        for (key, v) in pairs {
+            let kpath = path.key(key);
+            let sub = |v: &Node<'_>, at: &At<'_>, this: &mut Self| {
+                if let Some(p) = v.plist_pairs() {
+                    this.node(&p, at, false, false);
+                }
+            };
+            match crate::schema::slot(key) {
+                _ if ["items", "properties", "anyOf", "oneOf", "allOf", "$defs", "definitions"].contains(key) => {}
+                crate::schema::Slot::Single => sub(v, &kpath, self),
+                crate::schema::Slot::Map => {
+                    for (name, s) in v.plist_pairs().unwrap_or_default() {
+                        sub(s, &kpath.key(name), self);
+                    }
+                }
+                crate::schema::Slot::List => {
+                    for (i, s) in v.vector_items().unwrap_or_default().iter().enumerate() {
+                        sub(s, &kpath.index(i), self);
+                    }
+                }
+                crate::schema::Slot::Data => {}
             }
         }
     }

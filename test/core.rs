@@ -1495,6 +1495,43 @@ fn rule_pattern() {
         "not a regular expression",
         r#"(:name "x" :type object :patternProperties (:^a (:type string)) :description "d")"#,
     );
+    // And in the schemas under them, and under every keyword the
+    // argument checker reads: what it cannot compile is found here, not
+    // at the tool's first call.
+    for (keyword, value) in [
+        ("patternProperties", "(:^a (:type string :pattern \"(\"))"),
+        ("additionalProperties", "(:type string :pattern \"(\")"),
+        ("propertyNames", "(:pattern \"(\")"),
+        ("not", "(:anyOf [(:pattern \"(\")])"),
+        ("dependentSchemas", "(:a (:properties (:b (:pattern \"(\"))))"),
+        ("contains", "(:properties (:a (:items (:pattern \"(\"))))"),
+    ] {
+        let fire = with_args(&format!("(:name \"x\" :type object :{keyword} {value} :description \"d\")"), "");
+        let problems = check(&fire);
+        assert!(
+            problems.iter().any(|p| p.severity == E && p.path.starts_with(&format!("args[0].{keyword}."))
+                && p.path.ends_with("pattern") && p.message.contains("not a regular expression")),
+            "{fire}: {problems:#?}"
+        );
+        let tool = &tools_from_elisp(&fire).unwrap()[0];
+        assert!(toolspec::args::ArgChecker::new(tool).is_err(), "{fire}");
+    }
+    arg_rule(
+        r#"(:name "x" :type array :prefixItems [(:type string) (:type integr)] :items (:type string) :description "d")"#,
+        E,
+        "args[0].prefixItems[1].type",
+        "`integr' is not a JSON type",
+        r#"(:name "x" :type array :prefixItems [(:type string) (:type integer)] :items (:type string) :description "d")"#,
+    );
+    // Those schemas need no :type, nor :properties for :required (gptel
+    // and llm do not read them): a schema as JSON Schema writes it is
+    // quiet.
+    let conditional = with_args(
+        r#"(:name "x" :type object :description "d" :properties (:a (:type string) :b (:type string)) :if (:properties (:a (:const "y")) :required ["a"]) :then (:required ["b"]) :else (:not (:required ["b"])) :additionalProperties (:enum ["z" 1]) :propertyNames (:maxLength 3) :patternProperties (:^x (:minimum 0)))"#,
+        "",
+    );
+    assert_eq!(check(&conditional), [], "{conditional}");
+    assert!(toolspec::args::ArgChecker::new(&tools_from_elisp(&conditional).unwrap()[0]).is_ok());
     // What passes is what the checker compiles.
     for good in [r"^\\p{L}+$", r"\\d{4}-\\d{2}", "^(a|b)*$", ""] {
         let text = with_args(&format!("(:name \"x\" :type string :pattern \"{good}\" :description \"d\")"), "");
