@@ -5,26 +5,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{At, Field, Problem, Schema};
 use crate::value::{Map, Value};
 
-/// Keywords whose value is a map from names to schemas.
-pub const SCHEMA_MAPS: &[&str] =
-    &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-/// Keywords whose value is one schema (or, for `items`, possibly an array).
-pub const SCHEMA_SINGLE: &[&str] = &[
-    "items",
-    "additionalProperties",
-    "additionalItems",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-];
-/// Keywords whose value is an array of schemas.
-pub const SCHEMA_LISTS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
-
 /// How a keyword's value relates to schemas.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Slot {
@@ -34,15 +14,18 @@ pub enum Slot {
     Data,
 }
 
+/// How keyword `key`'s value relates to schemas: a map from names to
+/// schemas, one schema (for `items`, possibly an array of them), an array
+/// of schemas, or data.  A `match` rather than a search of lists: every
+/// key of every schema read or checked comes through here.
+#[inline]
 pub fn slot(key: &str) -> Slot {
-    if SCHEMA_MAPS.contains(&key) {
-        Slot::Map
-    } else if SCHEMA_SINGLE.contains(&key) {
-        Slot::Single
-    } else if SCHEMA_LISTS.contains(&key) {
-        Slot::List
-    } else {
-        Slot::Data
+    match key {
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Slot::Map,
+        "items" | "additionalProperties" | "additionalItems" | "not" | "if" | "then" | "else" | "contains"
+        | "propertyNames" | "unevaluatedItems" | "unevaluatedProperties" => Slot::Single,
+        "anyOf" | "oneOf" | "allOf" | "prefixItems" => Slot::List,
+        _ => Slot::Data,
     }
 }
 

@@ -425,28 +425,37 @@ impl Validator {
     /// for schemas too), is checked as [`Validator::node`] checks what
     /// gptel and llm do not read.
     fn checked_only(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>) {
+        use crate::schema::{slot, Slot};
         for (key, v) in pairs {
-            let kpath = path.key(key);
-            let sub = |v: &Node<'_>, at: &At<'_>, this: &mut Self| {
-                if let Some(p) = v.plist_pairs() {
-                    this.node(&p, at, false, false);
-                }
-            };
-            match crate::schema::slot(key) {
-                _ if ["items", "properties", "anyOf", "oneOf", "allOf", "$defs", "definitions"].contains(key) => {}
-                crate::schema::Slot::Single => sub(v, &kpath, self),
-                crate::schema::Slot::Map => {
-                    for (name, s) in v.plist_pairs().unwrap_or_default() {
-                        sub(s, &kpath.key(name), self);
-                    }
-                }
-                crate::schema::Slot::List => {
-                    for (i, s) in v.vector_items().unwrap_or_default().iter().enumerate() {
-                        sub(s, &kpath.index(i), self);
-                    }
-                }
-                crate::schema::Slot::Data => {}
+            let slot = slot(key);
+            // Data, what `node` checks, or what a reader inlines.
+            if slot == Slot::Data
+                || matches!(*key, "items" | "properties" | "anyOf" | "oneOf" | "allOf" | "$defs" | "definitions")
+            {
+                continue;
             }
+            let kpath = path.key(key);
+            match slot {
+                Slot::Single => self.checked_only_node(v, &kpath),
+                Slot::Map => {
+                    for (name, s) in v.plist_pairs().unwrap_or_default() {
+                        self.checked_only_node(s, &kpath.key(name));
+                    }
+                }
+                Slot::List => {
+                    for (i, s) in v.vector_items().unwrap_or_default().iter().enumerate() {
+                        self.checked_only_node(s, &kpath.index(i));
+                    }
+                }
+                Slot::Data => {}
+            }
+        }
+    }
+
+    /// [`Validator::checked_only`] of one schema, when it is a plist.
+    fn checked_only_node(&mut self, v: &Node<'_>, path: &At<'_>) {
+        if let Some(p) = v.plist_pairs() {
+            self.node(&p, path, false, false);
         }
     }
 
