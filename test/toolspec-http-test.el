@@ -90,6 +90,25 @@ without confirmation.  Return (:text FINAL :events RESPONSES)."
                         :server-errors (toolspec-server-errors server)))))
     (list :text final :events (nreverse events))))
 
+(defun toolspec-ht--model-calls (api tools prompt calls)
+  "Have a scripted model make CALLS of TOOLS after PROMPT; return what API got.
+CALLS are (ID NAME ARGUMENTS-JSON), made in one turn; the model says
+\"Done.\" once their results are back.  API is a
+`toolspec-http-server', which must receive one request per call."
+  (toolspec-server-with
+      (chat (list (toolspec-server-tool-calls-response calls)
+                  (toolspec-server-text-response "Done.")))
+    (let ((result (toolspec-ht--chat chat prompt tools))
+          (received (toolspec-http-server-requests api)))
+      (should-not (toolspec-server-errors chat))
+      (should (equal (plist-get result :text) "Done."))
+      (should (= (length received) (length calls)))
+      received)))
+
+(defun toolspec-ht--request-at (received path)
+  "The request among RECEIVED (by the API server) whose path is PATH."
+  (cl-find path received :key (lambda (r) (plist-get r :path)) :test #'equal))
+
 (defun toolspec-ht--tool-message (request id)
   "The message with role \"tool\" answering tool call ID in REQUEST."
   (cl-find-if (lambda (m) (and (equal (plist-get m :role) "tool")
@@ -874,27 +893,20 @@ secret, raw and base64-encoded."
         (should (equal (mapcar #'gptel-tool-name tools) '("create_customer" "log_in")))
         (should (equal (mapcar (lambda (a) (plist-get a :name)) (gptel-tool-args (car tools)))
                        '("email" "metadata" "expand")))
-        (toolspec-server-with
-            (chat (list (toolspec-server-tool-calls-response
-                         '(("call_c" "create_customer"
-                            "{\"email\":\"zoë@example.com\",\"metadata\":{\"plan\":\"gold & more\"},\"expand\":[\"tax\",\"sources\"]}")
-                           ("call_l" "log_in" "{\"user\":\"ann\",\"roles\":[\"admin\",\"dev\"]}")))
-                        (toolspec-server-text-response "Done.")))
-          (let* ((result (toolspec-ht--chat chat "Add Zoë, then log in as ann." tools))
-                 (received (toolspec-http-server-requests api))
-                 (by-path (lambda (p) (cl-find p received :key (lambda (r) (plist-get r :path))
-                                               :test #'equal))))
-            (should-not (toolspec-server-errors chat))
-            (should (equal (plist-get result :text) "Done."))
-            (should (= (length received) 2))
-            (let ((c (funcall by-path "/v1/customers")))
-              (should (equal (toolspec-ht--header c "content-type") "application/x-www-form-urlencoded"))
-              (should (equal (plist-get c :body)
-                             (concat "email=zo%C3%AB%40example.com&metadata[plan]=gold%20%26%20more"
-                                     "&expand[0]=tax&expand[1]=sources"))))
-            (let ((l (funcall by-path "/login")))
-              (should (equal (plist-get l :method) "POST"))
-              (should (equal (plist-get l :body) "user=ann&roles=admin&roles=dev")))))))))
+        (let ((received
+               (toolspec-ht--model-calls
+                api tools "Add Zoë, then log in as ann."
+                '(("call_c" "create_customer"
+                   "{\"email\":\"zoë@example.com\",\"metadata\":{\"plan\":\"gold & more\"},\"expand\":[\"tax\",\"sources\"]}")
+                  ("call_l" "log_in" "{\"user\":\"ann\",\"roles\":[\"admin\",\"dev\"]}")))))
+          (let ((c (toolspec-ht--request-at received "/v1/customers")))
+            (should (equal (toolspec-ht--header c "content-type") "application/x-www-form-urlencoded"))
+            (should (equal (plist-get c :body)
+                           (concat "email=zo%C3%AB%40example.com&metadata[plan]=gold%20%26%20more"
+                                   "&expand[0]=tax&expand[1]=sources"))))
+          (let ((l (toolspec-ht--request-at received "/login")))
+            (should (equal (plist-get l :method) "POST"))
+            (should (equal (plist-get l :body) "user=ann&roles=admin&roles=dev"))))))))
 
 ;; Bodies that are neither JSON nor urlencoded forms: parts of a
 ;; multipart/form-data body (files aside), and text sent as it is.
@@ -1011,33 +1023,26 @@ secret, raw and base64-encoded."
                        '("name" "meta" "tags")))
         (should (cl-some (lambda (w) (string-match-p "file field \"avatar\" cannot be sent" (nth 2 w)))
                          toolspec-last-import-warnings))
-        (toolspec-server-with
-            (chat (list (toolspec-server-tool-calls-response
-                         '(("call_p" "create_profile"
-                            "{\"name\":\"Zoë\",\"meta\":{\"plan\":\"gold\"},\"tags\":[\"a\",\"b\"]}")
-                           ("call_m" "render_markdown" "{\"body\":\"# Hello, *Zoë*\"}")))
-                        (toolspec-server-text-response "Done.")))
-          (let* ((result (toolspec-ht--chat chat "Make Zoë's profile, then render a title." tools))
-                 (received (toolspec-http-server-requests api))
-                 (by-path (lambda (p) (cl-find p received :key (lambda (r) (plist-get r :path))
-                                               :test #'equal))))
-            (should-not (toolspec-server-errors chat))
-            (should (equal (plist-get result :text) "Done."))
-            (should (= (length received) 2))
-            (let* ((p (funcall by-path "/profiles"))
-                   (ctype (toolspec-ht--header p "content-type"))
-                   (boundary (and (string-match "\\`multipart/form-data; boundary=\\(.+\\)\\'" ctype)
-                                  (match-string 1 ctype))))
-              (should boundary)
-              (should (equal (plist-get p :body)
-                             (decode-coding-string
-                              (toolspec-ht--multipart-expected
-                               boundary '(("name" "Zoë") ("meta" "{\"plan\":\"gold\"}" json)
-                                          ("tags" "a") ("tags" "b")))
-                              'utf-8-unix))))
-            (let ((m (funcall by-path "/markdown")))
-              (should (equal (toolspec-ht--header m "content-type") "text/plain; charset=utf-8"))
-              (should (equal (plist-get m :body) "# Hello, *Zoë*")))))))))
+        (let ((received
+               (toolspec-ht--model-calls
+                api tools "Make Zoë's profile, then render a title."
+                '(("call_p" "create_profile"
+                   "{\"name\":\"Zoë\",\"meta\":{\"plan\":\"gold\"},\"tags\":[\"a\",\"b\"]}")
+                  ("call_m" "render_markdown" "{\"body\":\"# Hello, *Zoë*\"}")))))
+          (let* ((p (toolspec-ht--request-at received "/profiles"))
+                 (ctype (toolspec-ht--header p "content-type"))
+                 (boundary (and (string-match "\\`multipart/form-data; boundary=\\(.+\\)\\'" ctype)
+                                (match-string 1 ctype))))
+            (should boundary)
+            (should (equal (plist-get p :body)
+                           (decode-coding-string
+                            (toolspec-ht--multipart-expected
+                             boundary '(("name" "Zoë") ("meta" "{\"plan\":\"gold\"}" json)
+                                        ("tags" "a") ("tags" "b")))
+                            'utf-8-unix))))
+          (let ((m (toolspec-ht--request-at received "/markdown")))
+            (should (equal (toolspec-ht--header m "content-type") "text/plain; charset=utf-8"))
+            (should (equal (plist-get m :body) "# Hello, *Zoë*"))))))))
 
 ;;;; Lookups
 
