@@ -1015,7 +1015,7 @@ fn is_multipart(t: &str) -> bool {
     essence(t) == MULTIPART
 }
 
-/// The text media type among `types` (`text/...`, JSON's aside):
+/// The text media type among `types` (`text/...`, JSON and XML aside):
 /// `text/plain` first.
 fn pick_text<'m, V>(types: impl Iterator<Item = (&'m str, V)> + Clone) -> Option<(&'m str, V)> {
     // Not JSON nor XML, which describe structures: text the model writes.
