@@ -428,18 +428,9 @@ impl<'a> Builder<'_, 'a, '_> {
             let ct = if mt.contains('*') { "application/json" } else { mt };
             return self.body(media.field("schema"), &join(&join(&cp, mt), "schema"), required, ct, desc).map(Some);
         }
-        let Some((mt, media)) = content.iter().find(|(t, _)| is_form(t)) else {
-            if let Some((mt, media)) = content.iter().find(|(t, _)| is_multipart(t)) {
-                let mp = join(&cp, mt);
-                let mut body = self.multipart_body(media.field("schema"), &join(&mp, "schema"), required, mt, desc)?;
-                // OpenAPI 3.1 lets a multipart field have a style too (Stripe
-                // writes nested fields as deep objects).
-                let encoding = self.form_encoding(media.field("encoding"), &join(&mp, "encoding"));
-                if let (Some(Value::Object(b)), false) = (&mut body, encoding.is_empty()) {
-                    b.insert("encoding".into(), Value::Object(encoding));
-                }
-                return Ok(body);
-            }
+        // A form: urlencoded, else of parts.
+        let form = content.iter().find(|(t, _)| is_form(t)).or_else(|| content.iter().find(|(t, _)| is_multipart(t)));
+        let Some((mt, media)) = form else {
             if let Some((mt, media)) = pick_text(content.iter().map(|(t, m)| (t.as_str(), m))) {
                 let sp = join(&join(&cp, mt), "schema");
                 return self.text_body(media.field("schema"), &sp, required, mt, desc).map(Some);
@@ -447,14 +438,19 @@ impl<'a> Builder<'_, 'a, '_> {
             return self.unsendable(required, &cp, &media_types(content.keys().map(String::as_str)));
         };
         let mp = join(&cp, mt);
-        let mut body = self.body(media.field("schema"), &join(&mp, "schema"), required, mt, desc)?;
+        let sp = join(&mp, "schema");
+        let mut body = if is_multipart(mt) {
+            self.multipart_body(media.field("schema"), &sp, required, mt, desc)?
+        } else {
+            Some(self.body(media.field("schema"), &sp, required, mt, desc)?)
+        };
+        // OpenAPI 3.1 lets a multipart field have a style too (Stripe
+        // writes nested fields as deep objects).
         let encoding = self.form_encoding(media.field("encoding"), &join(&mp, "encoding"));
-        if !encoding.is_empty() {
-            if let Value::Object(b) = &mut body {
-                b.insert("encoding".into(), Value::Object(encoding));
-            }
+        if let (Some(Value::Object(b)), false) = (&mut body, encoding.is_empty()) {
+            b.insert("encoding".into(), Value::Object(encoding));
         }
-        Ok(Some(body))
+        Ok(body)
     }
 
     /// The style and explode of each field of a form, from its media
