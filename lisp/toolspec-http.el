@@ -329,21 +329,28 @@ returned as `:false'; other nil values are nil (absent)."
                   (concat ";" name "=" (mapconcat #'identity parts ","))))
       (_ (mapconcat #'identity parts ",")))))
 
-(defun toolspec-http--deep-pairs (key value)
-  "The \"k=v\" pieces of VALUE under KEY (encoded) in style deepObject.
-An object's members are KEY[NAME], an array's items KEY[0], KEY[1]...,
+(defun toolspec-http--deep-parts (key value &optional enc)
+  "The (NAME TEXT) pieces of VALUE under KEY in style deepObject.
+An object's members are KEY[MEMBER], an array's items KEY[0], KEY[1]...,
 nested as deep as VALUE goes, as most servers read forms and queries;
-null members are left out."
+null members are left out.  Each MEMBER goes through ENC, a function
+of a string (default: none); KEY is taken as it is."
   (cond ((memq value '(nil :null)) nil)
         ((toolspec-http--object-p value)
          (cl-loop for (name . x) in (toolspec-http--pairs value)
-                  append (toolspec-http--deep-pairs
-                          (concat key "[" (toolspec-http--enc name) "]") x)))
+                  append (toolspec-http--deep-parts
+                          (concat key "[" (if enc (funcall enc name) name) "]") x enc)))
         ((toolspec-http--array-p value)
          (cl-loop for x in (toolspec-http--items value)
                   for i from 0
-                  append (toolspec-http--deep-pairs (format "%s[%d]" key i) x)))
-        (t (list (concat key "=" (toolspec-http--enc (toolspec-http--scalar value)))))))
+                  append (toolspec-http--deep-parts (format "%s[%d]" key i) x enc)))
+        (t (list (list key (toolspec-http--scalar value))))))
+
+(defun toolspec-http--deep-pairs (key value)
+  "The \"k=v\" pieces of VALUE under KEY (encoded) in style deepObject.
+See `toolspec-http--deep-parts'; names and values are percent-encoded."
+  (mapcar (lambda (part) (concat (car part) "=" (toolspec-http--enc (cadr part))))
+          (toolspec-http--deep-parts key value #'toolspec-http--enc)))
 
 (defun toolspec-http--query-pairs (param value)
   "The query string pieces (\"k=v\" strings) for query PARAM with VALUE.
@@ -493,19 +500,6 @@ and explode its `:encoding' gives (default form, exploded)."
                 append (toolspec-http--query-pairs
                         (append (list :name name) (toolspec-http--field-encoding body name)) v))
        "&"))))
-
-(defun toolspec-http--deep-parts (name value)
-  "The parts of VALUE under field NAME in style deepObject.
-As `toolspec-http--deep-pairs', unencoded: each (PART-NAME TEXT)."
-  (cond ((memq value '(nil :null)) nil)
-        ((toolspec-http--object-p value)
-         (cl-loop for (key . x) in (toolspec-http--pairs value)
-                  append (toolspec-http--deep-parts (concat name "[" key "]") x)))
-        ((toolspec-http--array-p value)
-         (cl-loop for x in (toolspec-http--items value)
-                  for i from 0
-                  append (toolspec-http--deep-parts (format "%s[%d]" name i) x)))
-        (t (list (list name (toolspec-http--scalar value))))))
 
 (defun toolspec-http--field-parts (name value how)
   "The parts of form field NAME with VALUE, as HOW (its encoding) wants.
