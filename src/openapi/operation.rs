@@ -510,6 +510,8 @@ impl<'a> Builder<'_, 'a, '_> {
         }
         let Some((p, path)) = body else { return Ok(None) };
         let required = p.field("required") == Some(&Value::Bool(true));
+        let desc = p.field("description").and_then(Value::as_str);
+        let sp = join(&path, "schema");
         let ct = if consumes.is_empty() {
             "application/json"
         } else {
@@ -517,16 +519,14 @@ impl<'a> Builder<'_, 'a, '_> {
                 Some((c, _)) if !c.contains('*') => c,
                 Some(_) => "application/json",
                 None => {
-                    let desc = p.field("description").and_then(Value::as_str);
                     return match pick_text(consumes.iter().map(|c| (*c, ()))) {
-                        Some((c, ())) => self.text_body(p.field("schema"), &join(&path, "schema"), required, c, desc).map(Some),
+                        Some((c, ())) => self.text_body(p.field("schema"), &sp, required, c, desc).map(Some),
                         None => self.unsendable(required, &path, &media_types(consumes.iter().copied())),
                     };
                 }
             }
         };
-        let desc = p.field("description").and_then(Value::as_str);
-        self.body(p.field("schema"), &join(&path, "schema"), required, ct, desc).map(Some)
+        self.body(p.field("schema"), &sp, required, ct, desc).map(Some)
     }
 
     /// Swagger 2's form fields, sent as a form of type `ct`.
