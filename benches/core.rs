@@ -196,7 +196,8 @@ fn readers(c: &mut Criterion) {
 }
 
 /// Parsing JSON text into toolspec's `Value`, and into serde_json's, its
-/// baseline (key order kept by an `IndexMap`), in the same run.
+/// baseline (key order kept by an `IndexMap`), in the same run; and
+/// parsing it without making any value, the floor of any reader.
 fn values(c: &mut Criterion) {
     let mut g = c.benchmark_group("value");
     quick(&mut g);
@@ -204,6 +205,7 @@ fn values(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.bench_function("parse/toolspec", |b| b.iter(|| serde_json::from_str::<Value>(black_box(&text)).unwrap()));
     g.bench_function("parse/serde_json", |b| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap()));
+    g.bench_function("parse/nothing-made", |b| b.iter(|| serde_json::from_str::<serde::de::IgnoredAny>(black_box(&text)).unwrap()));
     let v: Value = serde_json::from_str(&text).unwrap();
     g.bench_function("clone/toolspec", |b| b.iter(|| black_box(&v).clone()));
     let sv: serde_json::Value = serde_json::from_str(&text).unwrap();
