@@ -5,7 +5,7 @@
 //! formats.  A format can also be forced.
 
 use crate::error::{check_utf8, Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Seen, Tool};
+use crate::model::{index, join, Arg, FastMap, Field, Problem, Schema, Seen, Tool};
 use crate::schema::{kind_of, Normalizer};
 use crate::value::{Map, Value};
 
@@ -95,6 +95,43 @@ impl Default for ReadOptions<'_> {
     }
 }
 
+/// The names of an import's tools, in the order they are read, and a
+/// warning for each tool named as an earlier one: gptel keeps one tool
+/// of a name (the last registered), and MCP and the model providers
+/// want the names of a list of tools unique.
+#[derive(Default)]
+struct Names {
+    /// Each name, and the path of the first tool of that name.
+    first: FastMap<String, String>,
+    warnings: Vec<Problem>,
+}
+
+impl Names {
+    /// Note a tool named `name`, read at `path`.
+    fn note(&mut self, name: &str, path: &str) {
+        match self.first.get(name) {
+            Some(first) => self.warnings.push(Problem::warning(
+                path,
+                format!(
+                    "the tool name \"{name}\" is also the name of the tool at {}: gptel keeps only the last \
+                     tool of a name, and MCP and the model providers want the tools of a list named apart; \
+                     rename one of them",
+                    if first.is_empty() { "the top" } else { first }
+                ),
+            )),
+            None => {
+                self.first.insert(name.to_string(), path.to_string());
+            }
+        }
+    }
+
+    /// Forget the tools noted (the reader starts again).
+    fn clear(&mut self) {
+        self.first.clear();
+        self.warnings.clear();
+    }
+}
+
 /// Read tools from JSON bytes.
 pub fn read_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Imported> {
     read_str(checked_text(bytes, opts)?, opts)
@@ -137,7 +174,13 @@ fn has_version_key(text: &str) -> bool {
 
 /// Read tools from JSON text.
 pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
-    read_str_by(text, opts, None)
+    let mut imp = read_str_by(text, opts, None)?;
+    let mut names = Names::default();
+    for (tool, path) in imp.tools.iter().zip(&imp.paths) {
+        names.note(&tool.name, path);
+    }
+    imp.warnings.append(&mut names.warnings);
+    Ok(imp)
 }
 
 /// [`read_str`], each tool handed to `each` with its path, in order,
@@ -156,6 +199,15 @@ pub fn read_str_each(
     each: &mut dyn FnMut(Tool, String),
     restart: &mut dyn FnMut(),
 ) -> Result<Imported> {
+    let names = std::cell::RefCell::new(Names::default());
+    let each = &mut |tool: Tool, path: String| {
+        names.borrow_mut().note(&tool.name, &path);
+        each(tool, path)
+    };
+    let restart = &mut || {
+        names.borrow_mut().clear();
+        restart()
+    };
     let mut imp = read_str_by(text, opts, Some((&mut *each, restart)))?;
     // What was read whole (an OpenAPI document, say) is handed over now.
     let tools = std::mem::take(&mut imp.tools);
@@ -163,6 +215,7 @@ pub fn read_str_each(
     for (tool, path) in tools.into_iter().zip(paths) {
         each(tool, path);
     }
+    imp.warnings.append(&mut names.borrow_mut().warnings);
     Ok(imp)
 }
 
@@ -408,7 +461,7 @@ fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> 
 /// The document is walked first for its tool definitions; each is then
 /// read on its own (spread over the cores when there are many), and the
 /// results are put together in the document's order.
-pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
+fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
     let (mut out, jobs) = find_jobs(doc, opts)?;
     let parts = crate::par::map(&jobs, |job| read_job(doc, opts, job));
     for part in parts {
@@ -426,7 +479,7 @@ pub fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
 /// [`read_value`], each tool handed to `each` with its path as soon as
 /// its definition is read, the definitions read in turn.  The import
 /// returned has the warnings.
-pub fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
+fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
     let (mut out, jobs) = find_jobs(doc, opts)?;
     if !hand_over(doc, opts, &jobs, &mut out, each)? {
         return Err(no_tools());

@@ -2049,6 +2049,48 @@ fn a_list_is_read_again_only_when_it_turns_out_not_to_be_one() {
 }
 
 #[test]
+fn tools_of_one_import_named_alike_are_warned_of() {
+    let tool = |n: &str| format!(r#"{{"name": "{n}", "description": "d", "parameters": {{"type": "object", "properties": {{}}}}}}"#);
+    let (a, b) = (tool("a"), tool("b"));
+    let twice = |w: &[Problem]| -> Vec<(String, String)> {
+        w.iter()
+            .filter(|p| p.message.contains("is also the name of the tool at"))
+            .map(|p| (p.path.clone(), p.message.clone()))
+            .collect()
+    };
+    // Read whole, and streamed; a list, and the same list behind a key
+    // found after it (the streamed reader starts again: the names it had
+    // noted are forgotten, not warned of twice).
+    for (text, at) in [
+        (format!("[{a}, {b}, {a}, {a}]"), ["[2]", "[3]", "[0]"]),
+        (format!("{{\"tools\": [{a}, {b}, {a}, {a}]}}"), ["tools[2]", "tools[3]", "tools[0]"]),
+        (format!("{{\"tools\": [{a}, {b}, {a}, {a}], \"nextCursor\": \"2\"}}"), ["tools[2]", "tools[3]", "tools[0]"]),
+    ] {
+        let whole = read_str(&text, &ReadOptions::default()).unwrap();
+        let handed = std::cell::RefCell::new(Vec::new());
+        let streamed = toolspec::read::read_str_each(
+            &text,
+            &ReadOptions::default(),
+            &mut |t, p| handed.borrow_mut().push((t.name, p)),
+            &mut || handed.borrow_mut().clear(),
+        )
+        .unwrap();
+        assert_eq!(handed.borrow().len(), 4, "{text}");
+        for w in [twice(&whole.warnings), twice(&streamed.warnings)] {
+            assert_eq!(w.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), at[..2], "{text}");
+            for (_, m) in &w {
+                assert!(m.starts_with(&format!("the tool name \"a\" is also the name of the tool at {}:", at[2])), "{m}");
+                assert!(m.contains("rename one of them"), "{m}");
+            }
+        }
+    }
+    // Names apart, and the same name in another case: no warning.
+    for text in [format!("[{a}, {b}]"), format!("[{a}, {}]", tool("A"))] {
+        assert!(twice(&read_str(&text, &ReadOptions::default()).unwrap().warnings).is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
     // `validate_tool` sees the model's tool without printing it; what it
     // finds must be what `toolspec-validate` finds in the printed plist.

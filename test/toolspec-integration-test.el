@@ -415,6 +415,28 @@ Keys in another order than the tool's args, false and null values."
         (toolspec-register nil :category "empty")
         (should-not (assoc "empty" gptel--known-tools))))))
 
+;; Two tools of a file named alike: gptel keeps the last, and the
+;; providers refuse such a list.  The import says so.
+(ert-deftest toolspec-it-import-file-tells-of-tools-named-alike ()
+  "A file whose tools share a name is imported with a warning naming both."
+  (let ((file (make-temp-file "toolspec-twice" nil ".json"
+                              (concat "{\"tools\": ["
+                                      "{\"name\": \"a\", \"description\": \"First.\", \"inputSchema\": {\"type\": \"object\"}},"
+                                      "{\"name\": \"b\", \"description\": \"B.\", \"inputSchema\": {\"type\": \"object\"}},"
+                                      "{\"name\": \"a\", \"description\": \"Second.\", \"inputSchema\": {\"type\": \"object\"}}]}")))
+        (start (with-current-buffer (messages-buffer) (point-max))))
+    (unwind-protect
+        (toolspec-it--with-registry
+          (let ((made (toolspec-import-file file :category "twice")))
+            (should (equal (mapcar #'gptel-tool-name made) '("a" "b" "a")))
+            (should (equal (gptel-tool-description (gptel-get-tool '("twice" "a"))) "Second."))
+            (should (equal (mapcar #'cadr toolspec-last-import-warnings) '("tools[2]")))
+            (should (string-match-p
+                     (regexp-quote (format "toolspec: %s: warning: tools[2]: the tool name \"a\" is also the name of the tool at tools[0]"
+                                           (abbreviate-file-name file)))
+                     (with-current-buffer (messages-buffer) (buffer-substring start (point-max)))))))
+      (delete-file file))))
+
 (ert-deftest toolspec-it-register-many-again ()
   "A source of many tools registered again replaces them all; its active tools stay active."
   (toolspec-it--with-registry
