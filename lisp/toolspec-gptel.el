@@ -502,8 +502,22 @@ a file, show the document in buffer *toolspec-export*."
       (let ((coding-system-for-write 'utf-8-unix))
         (write-region (concat json "\n") nil file)))
     (when (called-interactively-p 'any)
-      (toolspec--export-report json dialect file (length tools)))
+      (toolspec--export-report json dialect file (length tools)
+                               (toolspec--names-given-twice (mapcar #'toolspec--as-tool tools))))
     (or file json)))
+
+(defun toolspec--names-given-twice (tools)
+  "The names more than one of TOOLS has, in the order they come twice.
+Tools of different categories may share a name in gptel, but not in
+one request: providers refuse a list whose tools share a name."
+  (let ((seen (make-hash-table :test #'equal))
+        (twice nil))
+    (dolist (tool tools)
+      (let ((name (plist-get (toolspec--export-key tool) :name)))
+        (when (and (gethash name seen) (not (member name twice)))
+          (push name twice))
+        (puthash name t seen)))
+    (nreverse twice)))
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

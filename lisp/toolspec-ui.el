@@ -1108,10 +1108,18 @@ REPORT-FN is Flymake's callback."
       (user-error "Nothing exported"))
     (list tools dialect file)))
 
-(defun toolspec--export-report (json dialect file count)
+(defun toolspec--export-report (json dialect file count &optional twice)
   "Tell what `toolspec-export' did: COUNT tools as JSON in DIALECT.
 With FILE, JSON was written there; otherwise show it in buffer
-*toolspec-export*."
+*toolspec-export*.  TWICE, the names more than one of the tools
+has, is warned of: providers refuse such a list."
+  (when twice
+    (display-warning
+     'toolspec
+     (format "%s more than one of the exported tools: a provider refuses a list whose tools share a name; rename them or leave some out"
+             (if (cdr twice)
+                 (format "The names %s are each given to" (mapconcat (lambda (n) (format "\"%s\"" n)) twice ", "))
+               (format "The name \"%s\" is given to" (car twice))))))
   (if file
       (message "%s written to %s (%s)" (toolspec--plural count "tool")
                (abbreviate-file-name file) dialect)

@@ -649,6 +649,36 @@ operation was looked for from the start of the text)."
       (should (string-match-p "\"find_restaurants\"" json))
       (should-not (get-buffer "*toolspec-export*")))))
 
+(ert-deftest toolspec-ui-export-warns-of-names-given-twice ()
+  "M-x toolspec-export of tools of two categories that share names warns of them."
+  (toolspec-ui-test--with-clean-state
+    (let* ((file (toolspec-ui-test--example "gemini.json"))
+           (copy (toolspec-ui-test--temp-file
+                  (with-temp-buffer (insert-file-contents file) (buffer-string)))))
+      (toolspec-import-file file :category "one")
+      (toolspec-import-file copy :category "two")
+      (toolspec-import-file (toolspec-ui-test--example "anthropic.json"))
+      (when (get-buffer "*Warnings*") (kill-buffer "*Warnings*"))
+      ;; Names apart: no warning.
+      (toolspec-ui-test--mx "toolspec-export" "one/*,anthropic/*" "openai" "")
+      (should-not (get-buffer "*Warnings*"))
+      (toolspec-ui-test--mx "toolspec-export" "one/*,two/book_table,anthropic/*" "openai" "")
+      (with-current-buffer "*toolspec-export*"
+        (should (equal (cl-count "book_table"
+                                 (mapcar (lambda (tool) (alist-get 'name (alist-get 'function tool)))
+                                         (json-parse-string (buffer-string) :object-type 'alist :array-type 'list))
+                                 :test #'equal)
+                       2)))
+      (should (get-buffer "*Warnings*"))
+      (with-current-buffer "*Warnings*"
+        (should (string-match-p "The name \"book_table\" is given to more than one of the exported tools: a provider refuses"
+                                (buffer-string))))
+      (kill-buffer "*Warnings*")
+      (toolspec-ui-test--mx "toolspec-export" "one/*,two/*" "openai" "")
+      (with-current-buffer "*Warnings*"
+        (should (string-match-p "The names \"find_restaurants\", \"book_table\" are each given to"
+                                (buffer-string)))))))
+
 ;;;; gptel forms
 
 (defun toolspec-ui-test--read-forms (buffer)
