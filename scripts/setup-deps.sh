@@ -89,7 +89,11 @@ install_gptel() {
 # the script .deps/emacs-28/emacs.  Fails when the packages cannot be had.
 install_emacs28() {
   local dir="$deps/emacs-28"
-  if [ -x "$dir/emacs" ] && [ -d "$dir/compat" ]; then return 0; fi
+  if [ -x "$dir/emacs" ] && [ -d "$dir/compat" ]; then
+    # A script of before the dump file was passed is written again.
+    grep -q -- --dump-file "$dir/emacs" || write_emacs28_script "$dir"
+    return 0
+  fi
   log "fetching Emacs 28 and compat (Debian bookworm) into .deps/emacs-28"
   local apt="$deps/apt-bookworm"
   private_apt "$apt" bookworm
@@ -105,18 +109,29 @@ install_emacs28() {
   rm -rf "$apt/debs"
   local compat; compat=$(dirname "$(find "$dir/root" -name compat.el | head -n1)")
   mv "$compat" "$dir/compat"
+  [ -d "$dir/root/usr/share/emacs/28.2/lisp" ] && [ -x "$dir/root/usr/bin/emacs-nox" ] || { log "the Emacs 28 packages did not unpack as expected"; return 1; }
+  write_emacs28_script "$dir"
+  log "$("$dir/emacs" --batch -Q --eval '(princ emacs-version)' 2>/dev/null) in .deps/emacs-28"
+}
+
+# The script that runs the Emacs 28 unpacked in $1: its Lisp, data and
+# dump file found where they were unpacked (its own paths are /usr's).
+# Without its dump file, Emacs would load all of its preloaded Lisp at
+# each start, and could not start on a terminal.
+write_emacs28_script() {
+  local dir=$1
   local share="$dir/root/usr/share/emacs/28.2"
-  [ -d "$share/lisp" ] && [ -x "$dir/root/usr/bin/emacs-nox" ] || { log "the Emacs 28 packages did not unpack as expected"; return 1; }
+  local dump; dump=$(find "$dir/root" -name '*.pdmp' | head -n1)
+  [ -n "$dump" ] || { log "no dump file in the Emacs 28 packages"; return 1; }
   cat > "$dir/emacs" <<RUN
 #!/bin/sh
 # Emacs 28 from .deps/emacs-28/root, with compat on its load path.
 EMACSLOADPATH="\$(find "$share/lisp" -type d | tr '\\n' ':')$dir/compat"
 EMACSDATA="$share/etc" EMACSDOC="$share/etc"
 export EMACSLOADPATH EMACSDATA EMACSDOC
-exec "$dir/root/usr/bin/emacs-nox" "\$@"
+exec "$dir/root/usr/bin/emacs-nox" --dump-file="$dump" "\$@"
 RUN
   chmod +x "$dir/emacs"
-  log "$("$dir/emacs" --batch -Q --eval '(princ emacs-version)' 2>/dev/null) in .deps/emacs-28"
 }
 
 emacs_ok || install_emacs
