@@ -327,13 +327,26 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
     big: bool,
     s: &mut S,
 ) -> Result<()> {
+    emit_streamed_import_until(make, check, big, s, &mut || false).map(|_| ())
+}
+
+/// [`emit_streamed_import`], asking `stop` now and then whether to stop
+/// (see [`par::pipeline_until`]): false when it stopped, what was
+/// emitted then to be thrown away.
+pub fn emit_streamed_import_until<S: for<'x> plist::Sink<'x>>(
+    make: impl FnOnce(&mut dyn FnMut(Tool, String), &mut dyn FnMut()) -> Result<Imported> + Send,
+    check: bool,
+    big: bool,
+    s: &mut S,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<bool> {
     let mut paths = Vec::new();
     let mut problems = Vec::new();
     s.open(false);
     s.open(false);
     // Items are tools with their paths, or None when the reader starts
     // again (see `read::read_str_each`).
-    let imp = par::pipeline(
+    let imp = par::pipeline_until(
         big,
         |each: &mut dyn FnMut(Option<(Tool, String)>)| {
             let each = std::cell::RefCell::new(each);
@@ -355,12 +368,15 @@ pub fn emit_streamed_import<S: for<'x> plist::Sink<'x>>(
                 problems.clear();
             }
         },
-    )?;
+        stop,
+    );
+    let Ok(imp) = imp else { return Ok(false) };
+    let imp = imp?;
     s.close();
     emit_warnings_and_paths(&imp.warnings, &paths, s);
     emit_tool_problems(if check { &problems } else { &[] }, s);
     s.close();
-    Ok(())
+    Ok(true)
 }
 
 /// The tools, warnings and paths of an import, one list each.

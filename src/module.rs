@@ -161,7 +161,7 @@ fn parse_json<'e>(
 /// `validate`, else it is nil), from `read`, which hands each tool and its
 /// path over as it is read.  For a `big` input, tools are read and
 /// checked on other threads while the Lisp objects of those read so far
-/// are made here.
+/// are made here; `C-g` then stops the import at once and quits.
 fn streamed<'e>(
     env: &'e Env,
     validate: bool,
@@ -169,9 +169,43 @@ fn streamed<'e>(
     read: impl FnOnce(&mut dyn FnMut(crate::Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
 ) -> emacs::Result<Value<'e>> {
     let mut sink = Lisp::new(env)?;
-    let made = run(env, || Ok(crate::emit_streamed_import(read, validate, big, &mut sink)))?;
+    // Stopped by a `C-g` seen while waiting for tools, or by the first
+    // Lisp call that failed (a `C-g` seen by that call is its error).
+    let failed = sink.failed();
+    let quit = std::cell::Cell::new(false);
+    let mut stop = || {
+        quit.set(quit.get() || quit_asked(env));
+        quit.get() || failed.get()
+    };
+    let made = run(env, || Ok(crate::emit_streamed_import_until(read, validate, big, &mut sink, &mut stop)))?;
+    if quit.get() {
+        let nothing: [Value<'_>; 0] = [];
+        return env.signal(env.intern("quit")?, nothing);
+    }
     run(env, || made)?;
     sink.finish()
+}
+
+/// Whether the user asked to quit (`C-g`) since Emacs last looked: its
+/// pending input is processed (`process_input`, Emacs 27 and later).
+/// When it is, the quit Emacs left pending is cleared, so that the
+/// module can stop its threads before the caller signals `quit'.
+fn quit_asked(env: &Env) -> bool {
+    // emacs-module.h: `emacs_process_input_quit'.
+    const QUIT: u32 = 1;
+    let raw = env.raw();
+    // SAFETY: `raw` is the environment Emacs gave this call, valid for
+    // its whole length, on this (Emacs's) thread; the module is built
+    // for Emacs 28's environment, which has both functions.
+    unsafe {
+        match ((*raw).process_input, (*raw).non_local_exit_clear) {
+            (Some(process_input), Some(clear)) if process_input(raw) == QUIT => {
+                clear(raw);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Read FILE and parse it like `parse-json`.

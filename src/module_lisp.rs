@@ -5,6 +5,9 @@
 //! call, lists and vectors made by one call each) is faster than printing
 //! elisp text for `read` and reading it back.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use emacs::{Env, IntoLisp, Value};
 use serde_json::Number;
 
@@ -35,6 +38,10 @@ pub(crate) struct Lisp<'e> {
     nil: Value<'e>,
     t: Value<'e>,
     error: Option<emacs::Error>,
+    /// Set with `error`, for whoever makes the items to stop: a `C-g`
+    /// quits the first Lisp call after it (`list`, say), and is kept as
+    /// that call's error.
+    failed: Rc<Cell<bool>>,
 }
 
 impl<'e> Lisp<'e> {
@@ -49,12 +56,20 @@ impl<'e> Lisp<'e> {
             nil: env.intern("nil")?,
             t: env.intern("t")?,
             error: None,
+            failed: Rc::default(),
         })
+    }
+
+    /// Whether a module call has failed (see [`Lisp::finish`]), as a flag
+    /// that stays true once it is.
+    pub(crate) fn failed(&self) -> Rc<Cell<bool>> {
+        self.failed.clone()
     }
 
     fn push(&mut self, v: emacs::Result<Value<'e>>) {
         let v = v.unwrap_or_else(|e| {
             self.error.get_or_insert(e);
+            self.failed.set(true);
             self.nil
         });
         if self.open.is_empty() {

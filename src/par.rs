@@ -122,11 +122,37 @@ pub fn pipeline<T: Send, C: Send, R: Send>(
     check: impl Fn(&T) -> C + Sync,
     take: impl FnMut(&mut T, C),
 ) -> R {
-    let cores = if threaded { threads_for(usize::MAX) } else { 1 };
-    pipeline_on(cores, make, check, take)
+    pipeline_until(threaded, make, check, take, &mut || false).expect("a pipeline never asked to stop ends")
 }
 
-/// [`pipeline`] on a machine of `cores` cores.
+/// What [`pipeline_until`] gives when it was asked to stop: `make`'s
+/// thread, unwound from the next item it made, has ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+/// How often [`pipeline_until`] asks whether to stop, at most, while it
+/// takes items or waits for them.
+const POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// [`pipeline`], asking `stop` on the calling thread, while `make` runs
+/// on another, whether to stop: every `POLL` (20 ms) at most, between
+/// two batches taken or while waiting for one.  Once `stop` says yes,
+/// nothing more is taken and `make`'s thread stops at the next item it
+/// makes (unwound: `make` must leave nothing half done that outlives
+/// it).  In Emacs, `stop` is whether the user typed `C-g`, and a long
+/// import ends at once.  Without a thread, `stop` is never asked.
+pub fn pipeline_until<T: Send, C: Send, R: Send>(
+    threaded: bool,
+    make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
+    check: impl Fn(&T) -> C + Sync,
+    take: impl FnMut(&mut T, C),
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<R, Stopped> {
+    let cores = if threaded { threads_for(usize::MAX) } else { 1 };
+    pipeline_on(cores, make, check, take, stop)
+}
+
+/// [`pipeline_until`] on a machine of `cores` cores.
 ///
 /// On two cores, three busy stages made the one the others wait for,
 /// `make`, share its core: in Emacs, the catalog's import took 30.5 ms
@@ -138,12 +164,14 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
     check: impl Fn(&T) -> C + Sync,
     mut take: impl FnMut(&mut T, C),
-) -> R {
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<R, Stopped> {
     if cores <= 1 {
-        return in_turn(make, &check, &mut take);
+        return Ok(in_turn(make, &check, &mut take));
     }
     let make = std::sync::Mutex::new(Some(make));
-    let (make_once, check) = (&make, &check);
+    let stopping = std::sync::atomic::AtomicBool::new(false);
+    let (make_once, check, stopping) = (&make, &check, &stopping);
     let made = thread::scope(|scope| {
         // Items pass with their check, made by the checker when there is
         // one, else here.
@@ -177,6 +205,11 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
             make.map(|make| {
                 let mut batch = Vec::with_capacity(BATCH);
                 let made = make(&mut |t: T| {
+                    if stopping.load(Ordering::Relaxed) {
+                        // Not a panic: the hook is not called, and the
+                        // payload tells the join below what happened.
+                        std::panic::resume_unwind(Box::new(Stopped));
+                    }
                     batch.push((t, None));
                     if batch.len() == BATCH {
                         // Free the batches taken since, keeping one,
@@ -197,26 +230,58 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
                 made
             })
         })?;
-        for mut batch in checked {
+        let mut asked = std::time::Instant::now();
+        let mut stopped = false;
+        loop {
+            let mut batch = match checked.recv_timeout(POLL) {
+                Ok(batch) => batch,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    asked = std::time::Instant::now();
+                    if stop() {
+                        stopped = true;
+                        break;
+                    }
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             for (t, c) in &mut batch {
                 let c = c.take().unwrap_or_else(|| check(t));
                 take(t, c);
             }
             // Once the maker is done, freed here.
             let _ = give_back.send(batch);
+            if asked.elapsed() >= POLL {
+                asked = std::time::Instant::now();
+                if stop() {
+                    stopped = true;
+                    break;
+                }
+            }
         }
+        if stopped {
+            stopping.store(true, Ordering::Relaxed);
+        }
+        // The stages before see that nothing more is taken.
+        drop(checked);
         let made = maker.join();
         if let Some(checker) = checker {
             checker.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         }
-        Some(made.unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        match made {
+            Err(p) if p.is::<Stopped>() => Some(Err(Stopped)),
+            // Stopped after the maker's last item: its result is dropped.
+            Ok(_) if stopped => Some(Err(Stopped)),
+            made => Some(Ok(made.unwrap_or_else(|p| std::panic::resume_unwind(p)))),
+        }
     });
-    match made.flatten() {
-        Some(r) => r,
+    match made {
+        Some(Ok(Some(r))) => Ok(r),
+        Some(Err(stopped)) => Err(stopped),
         // No thread could be started: `make` has not run.
-        None => {
+        _ => {
             let make = make.into_inner().ok().flatten().expect("make runs once");
-            in_turn(make, check, &mut take)
+            Ok(in_turn(make, check, &mut take))
         }
     }
 }
@@ -285,8 +350,9 @@ mod tests {
                     x * 10
                 },
                 |x, c| taken.push((*x, c)),
+                &mut || false,
             );
-            assert_eq!(r, "made");
+            assert_eq!(r, Ok("made"));
             assert_eq!(taken, (0..n).map(|x| (x, x * 10)).collect::<Vec<_>>());
             let here = checked_on.lock().unwrap().contains(&std::thread::current().id());
             assert_eq!(here, n > 0 && cores < 3, "{n} items on {cores} cores checked here: {here}");
@@ -314,7 +380,9 @@ mod tests {
                 |each: &mut dyn FnMut(Item)| (0..n).for_each(|_| each(Item(freed.clone()))),
                 |_: &Item| (),
                 |_, _| taken += 1,
-            );
+                &mut || false,
+            )
+            .unwrap();
             let freed = freed.lock().unwrap();
             let here = freed.iter().filter(|&&t| t == std::thread::current().id()).count();
             assert_eq!((taken, freed.len()), (n, n), "on {cores} cores");
@@ -349,6 +417,7 @@ mod tests {
                             panic!("take");
                         }
                     },
+                    &mut || false,
                 )
             }));
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"take"));
@@ -361,14 +430,65 @@ mod tests {
     fn pipeline_raises_a_panic_of_make_or_check() {
         for cores in [2, 3] {
             let r = std::panic::catch_unwind(|| {
-                pipeline_on(cores, |each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| ())
+                pipeline_on(cores, |each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| (), &mut || false)
             });
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"make"));
             let r = std::panic::catch_unwind(|| {
-                pipeline_on(cores, |each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| ())
+                pipeline_on(cores, |each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| (), &mut || false)
             });
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"check"));
         }
+    }
+
+    #[test]
+    fn pipeline_stops_when_asked_and_its_maker_with_it() {
+        // A maker that would make items for ever: asked to stop once 100
+        // were taken, the pipeline ends, the maker unwound at its next
+        // item; nothing is taken after.  Asked while it waits for a
+        // maker that makes nothing yet, it ends too.
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for cores in [2, 3] {
+            let made = AtomicUsize::new(0);
+            let taken = std::cell::Cell::new(0);
+            let mut asked = 0;
+            let r = pipeline_on(
+                cores,
+                |each: &mut dyn FnMut(usize)| loop {
+                    each(made.fetch_add(1, Ordering::SeqCst));
+                },
+                |_: &usize| (),
+                |_, _| taken.set(taken.get() + 1),
+                &mut || {
+                    asked += 1;
+                    std::thread::sleep(POLL);
+                    taken.get() >= 100
+                },
+            );
+            let taken = taken.get();
+            assert_eq!(r, Err(Stopped), "on {cores} cores");
+            assert!(taken >= 100 && asked >= 1, "{taken} taken, asked {asked} times, on {cores} cores");
+            let made = made.load(Ordering::SeqCst);
+            assert!(made <= taken + 2 * QUEUED + 4 * BATCH, "{made} made, {taken} taken on {cores} cores");
+            let mut asked = 0;
+            let r = pipeline_on(
+                cores,
+                |each: &mut dyn FnMut(usize)| {
+                    std::thread::sleep(10 * POLL);
+                    each(1);
+                    "made"
+                },
+                |_: &usize| (),
+                |_, _| panic!("nothing is taken once stopped"),
+                &mut || {
+                    asked += 1;
+                    true
+                },
+            );
+            assert_eq!((r, asked), (Err(Stopped), 1), "on {cores} cores");
+        }
+        // Without a thread, never asked.
+        let r = pipeline_on(1, |each: &mut dyn FnMut(u8)| { each(1); "made" }, |_: &u8| (), |_, _| (), &mut || panic!("asked"));
+        assert_eq!(r, Ok("made"));
     }
 
     #[test]

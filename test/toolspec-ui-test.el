@@ -679,6 +679,119 @@ operation was looked for from the start of the text)."
         (should (string-match-p "The names \"find_restaurants\", \"book_table\" are each given to"
                                 (buffer-string)))))))
 
+;;;; Quitting a long import
+
+(defun toolspec-ui-test--big-openapi (file operations)
+  "Write to FILE an OpenAPI document of OPERATIONS operations.
+Each takes a body of one shared schema of 60 object properties, so
+that every tool is large to read, check and make."
+  (let ((paths (make-hash-table :test #'equal))
+        (props (make-hash-table :test #'equal)))
+    (dotimes (k 60)
+      (puthash (format "field_%d" k)
+               `((type . "object") (description . ,(format "Field %d." k))
+                 (properties (a (type . "string") (description . "A."))
+                             (b (type . "integer"))
+                             (c (type . "array") (items (type . "string")))))
+               props))
+    (dotimes (i operations)
+      (puthash (format "/items%d/{id}" i)
+               `((post (operationId . ,(format "post_item_%d" i))
+                       (summary . ,(format "Post item %d." i))
+                       (parameters . [((name . "id") (in . "path") (required . t)
+                                       (schema (type . "string")))])
+                       (requestBody (required . t)
+                                    (content (application/json
+                                              (schema ($ref . "#/components/schemas/Big")))))
+                       (responses (\200 (description . "ok")))))
+               paths))
+    (let ((coding-system-for-write 'utf-8-unix))
+      (write-region (json-serialize
+                     `((openapi . "3.0.0") (info (title . "Big") (version . "1"))
+                       (servers . [((url . "http://127.0.0.1:1"))])
+                       (paths . ,paths)
+                       (components (schemas (Big (type . "object") (properties . ,props))))))
+                    nil file nil 'silent))))
+
+(ert-deftest toolspec-ui-quit-stops-a-long-import ()
+  "C-g typed in a terminal Emacs during a long import stops it at once.
+A real `emacs -nw' on a pseudo-terminal runs the import with M-x and
+gets C-g as soon as it starts: the import quits, and it made a small
+part of the Lisp objects a whole import makes (counted in cons cells,
+against what each tool costs, measured first in the same Emacs)."
+  (let* ((dir (make-temp-file "toolspec-quit" t))
+         (big (expand-file-name "big.json" dir))
+         (small (expand-file-name "small.json" dir))
+         (setup (expand-file-name "setup.el" dir))
+         (marker (lambda (name) (expand-file-name name dir)))
+         (operations 10000)
+         (process-environment (cons "TERM=xterm" process-environment))
+         proc)
+    (unwind-protect
+        (progn
+          (toolspec-ui-test--big-openapi big operations)
+          (toolspec-ui-test--big-openapi small 200)
+          (with-temp-file setup
+            (prin1 `(progn
+                      (setq toolspec-module-file ,toolspec-module-file)
+                      (require 'toolspec)
+                      (require 'toolspec-openapi)
+                      (defun toolspec-quit-test-import ()
+                        (interactive)
+                        ;; What one tool costs, from a small document.
+                        (let ((before cons-cells-consed))
+                          (toolspec-read-openapi ,small)
+                          (let ((per-tool (/ (- cons-cells-consed before) 200.0))
+                                (start cons-cells-consed)
+                                (outcome nil))
+                            (write-region "" nil ,(funcall marker "started") nil 'silent)
+                            (setq outcome
+                                  (condition-case nil
+                                      (format "finished %d" (length (toolspec-read-openapi ,big)))
+                                    (quit "quit")))
+                            (write-region (format "%s %d %f" outcome (- cons-cells-consed start) per-tool)
+                                          nil ,(funcall marker "done") nil 'silent))))
+                      (write-region "" nil ,(funcall marker "ready") nil 'silent))
+                   (current-buffer)))
+          (setq proc (make-process :name "toolspec-quit-test" :buffer (generate-new-buffer " *toolspec-quit-test*")
+                                   :connection-type 'pty
+                                   :noquery t
+                                   :command `(,(expand-file-name invocation-name invocation-directory)
+                                              ;; This Emacs's dump file, which an Emacs
+                                              ;; run from where it was unpacked needs.
+                                              ,@(let ((dump (alist-get 'dump-file-name (pdumper-stats))))
+                                                  (and dump (list (concat "--dump-file=" dump))))
+                                              "-nw" "-Q" "-L" ,(file-name-directory (locate-library "toolspec"))
+                                              "-l" ,setup)))
+          (set-process-window-size proc 24 80)
+          (let ((wait (lambda (name what)
+                        (with-timeout (120 (ert-fail (format "the terminal Emacs never %s; its screen:\n%s" what
+                                                             (with-current-buffer (process-buffer proc)
+                                                               (buffer-string)))))
+                          (while (not (file-exists-p (funcall marker name)))
+                            (accept-process-output proc 0.05))))))
+            (funcall wait "ready" "started")
+            (accept-process-output proc 0.3)
+            (process-send-string proc "\extoolspec-quit-test-import\r")
+            (funcall wait "started" "began the import")
+            (process-send-string proc "\C-g")
+            (funcall wait "done" "finished or quit the import")
+            (let* ((done (split-string (with-temp-buffer
+                                         (insert-file-contents (funcall marker "done"))
+                                         (buffer-string))))
+                   (consed (string-to-number (nth 1 done)))
+                   (per-tool (string-to-number (nth 2 done))))
+              (message "The import: %s, %d cons cells made, %.0f per tool, %d tools"
+                       (car done) consed per-tool operations)
+              (should (equal (car done) "quit"))
+              (should (> per-tool 100))
+              ;; A whole import would make OPERATIONS tools' objects.
+              (should (< consed (* 0.5 per-tool operations))))))
+      (when proc
+        (delete-process proc)
+        (kill-buffer (process-buffer proc)))
+      (delete-directory dir t))))
+
 ;;;; gptel forms
 
 (defun toolspec-ui-test--read-forms (buffer)
