@@ -610,14 +610,16 @@ A tool whose schema cannot be compiled refuses its calls and says why."
   "Functions a tool file must never get called.")
 
 (defvar native-comp-enable-subr-trampolines)
+(defvar comp-enable-subr-trampolines)
 
 (defun toolspec-it--advise-forbidden (advice add)
   "Add (ADD non-nil) or remove ADVICE, an alist (FUNCTION . ADVICE-FUNCTION).
 No native trampolines are made for primitives: making one would call
 the very functions being disabled.  The advice thus sees every call
 made from Lisp and byte code, which is how toolspec and gptel run in
-these tests."
-  (let ((native-comp-enable-subr-trampolines nil))
+these tests.  (Emacs 28 names the variable `comp-enable-subr-trampolines'.)"
+  (let ((native-comp-enable-subr-trampolines nil)
+        (comp-enable-subr-trampolines nil))
     (pcase-dolist (`(,f . ,a) advice)
       (if add (advice-add f :around a) (advice-remove f a)))))
 
