@@ -233,24 +233,19 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
         let mut asked = std::time::Instant::now();
         let mut stopped = false;
         loop {
-            let mut batch = match checked.recv_timeout(POLL) {
-                Ok(batch) => batch,
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    asked = std::time::Instant::now();
-                    if stop() {
-                        stopped = true;
-                        break;
+            match checked.recv_timeout(POLL) {
+                Ok(mut batch) => {
+                    for (t, c) in &mut batch {
+                        let c = c.take().unwrap_or_else(|| check(t));
+                        take(t, c);
                     }
-                    continue;
+                    // Once the maker is done, freed here.
+                    let _ = give_back.send(batch);
                 }
+                // Waited `POLL` since `stop` was last asked: asked below.
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            for (t, c) in &mut batch {
-                let c = c.take().unwrap_or_else(|| check(t));
-                take(t, c);
             }
-            // Once the maker is done, freed here.
-            let _ = give_back.send(batch);
             if asked.elapsed() >= POLL {
                 asked = std::time::Instant::now();
                 if stop() {
