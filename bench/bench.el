@@ -204,11 +204,10 @@ place of symbols and vectors of `:args'."
 
 (defun toolspec-bench--out-of-lisp (tools)
   "TOOLS' data handed out of Lisp as toolspec's export does first.
-Each tool's key, made serialisable, then `json-serialize' of them all:
-Emacs's C serialiser, the fastest way it has to give a module the
-data of many Lisp objects."
-  (toolspec--json-serialize
-   (cl-map 'vector (lambda (tool) (toolspec--serial-item (toolspec--export-key tool))) tools)))
+Each tool's key, made serialisable, then `json-serialize' of them all
+\(`toolspec--serialize'): Emacs's C serialiser, the fastest way it has
+to give a module the data of many Lisp objects."
+  (or (toolspec--serialize tools) (error "The tools cannot be serialised")))
 
 (defvar toolspec-bench--backend nil
   "The OpenAI gptel backend of the export baseline.")
