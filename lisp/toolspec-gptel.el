@@ -497,13 +497,13 @@ With FILE, write the document there; otherwise return it as a string.
 Interactively, ask for the tools, the dialect and the file; without
 a file, show the document in buffer *toolspec-export*."
   (interactive (progn (require 'toolspec-ui) (toolspec--export-read-args)))
-  (let ((json (toolspec-tools-to-json (mapcar #'toolspec--as-tool tools) dialect t)))
+  (let* ((tools (mapcar #'toolspec--as-tool tools))
+         (json (toolspec-tools-to-json tools dialect t)))
     (when file
       (let ((coding-system-for-write 'utf-8-unix))
         (write-region (concat json "\n") nil file)))
     (when (called-interactively-p 'any)
-      (toolspec--export-report json dialect file (length tools)
-                               (toolspec--names-given-twice (mapcar #'toolspec--as-tool tools))))
+      (toolspec--export-report json dialect file (length tools) (toolspec--names-given-twice tools)))
     (or file json)))
 
 (defun toolspec--names-given-twice (tools)
