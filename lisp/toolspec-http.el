@@ -93,7 +93,9 @@ import option.  The server is fixed when the tools are imported."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-timeout 30
-  "Seconds an OpenAPI tool waits for its HTTP response."
+  "Seconds a tool waits for its HTTP response.
+For every executor: OpenAPI operations, Gloodata extensions and
+Arcade workers."
   :type 'number
   :group 'toolspec-http)
 
@@ -104,8 +106,10 @@ Longer results are cut and end with a line saying so."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-max-response-size (* 8 1024 1024)
-  "Largest HTTP response, in bytes, an OpenAPI tool reads.
-A larger response is abandoned and the call fails."
+  "Largest HTTP response, in bytes, a tool reads.
+A larger response is abandoned and the call fails.  Compressed
+responses are not read at all: requests ask for none, and refuse
+one that comes anyway, as nothing bounds its inflated size."
   :type 'natnum
   :group 'toolspec-http)
 
@@ -383,11 +387,34 @@ An object's null members are left out."
                                           pairs ",")))))))
      (t (list (concat k "=" (funcall enc value)))))))
 
+(defun toolspec-http--token-p (name)
+  "Non-nil when NAME is an HTTP token, as header and cookie names must be."
+  (and (stringp name)
+       (string-match-p "\\`[!#$%&'*+.^_`|~0-9A-Za-z-]+\\'" name)))
+
+(defun toolspec-http--checked-name (name kind)
+  "NAME, the name of a KIND parameter (\"header\" or \"cookie\"), checked.
+Signal `toolspec-http-error' when it is not an HTTP token: a line
+break would add a header, a `=' or `;' another cookie."
+  (unless (toolspec-http--token-p name)
+    (signal 'toolspec-http-error
+            (list (format "the %s parameter %s of the API document is not a valid %s name (only letters, digits and !#$%%&'*+-.^_`|~)"
+                          kind
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name))
+                          (if (equal kind "header") "HTTP header" kind)))))
+  name)
+
 (defun toolspec-http--header-text (name text)
-  "TEXT checked as the value of header NAME: ASCII, no line breaks."
+  "TEXT checked as the value of header NAME: ASCII, no control characters.
+A tab is allowed; a line break, NUL, escape or other control
+character is not."
   (when (string-match-p "[\r\n]" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s holds a line break" name))))
+  (when (string-match-p "[\0-\x08\x0b-\x1f\x7f]" text)
+    (signal 'toolspec-http-error
+            (list (format "the value of header %s holds a control character (only tabs are allowed)" name))))
   (unless (string-match-p "\\`[[:ascii:]]*\\'" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s is not ASCII text" name))))
@@ -409,7 +436,7 @@ An object's null members are left out."
 
 (defun toolspec-http--cookie-pieces (param value)
   "The \"name=value\" pieces of cookie PARAM with VALUE."
-  (let* ((name (toolspec-http--get param :name))
+  (let* ((name (toolspec-http--checked-name (toolspec-http--get param :name) "cookie"))
          (explode (toolspec-http--explode param "form"))
          (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
     (cond ((and (toolspec-http--array-p value) explode)
@@ -630,10 +657,17 @@ nil when the body is one argument and it has no value."
                (unless value
                  (signal 'toolspec-http-error
                          (list (format "the path parameter %s has no value" name))))
-               (setq path (string-replace hole (toolspec-http--path-value param value) path)))))
+               (let ((text (toolspec-http--path-value param value)))
+                 ;; "" would send DELETE /items/ for DELETE /items/{id}.
+                 (when (or (equal value "") (equal value []) (string-empty-p text))
+                   (signal 'toolspec-http-error
+                           (list (format "the path parameter %s is empty: %s %s needs a value for it"
+                                         name method (toolspec-http--get exec :path)))))
+                 (setq path (string-replace hole text path))))))
           ((guard (null value)) nil)
           ("query" (setq query (append query (toolspec-http--query-pairs param value))))
           ("header"
+           (toolspec-http--checked-name name "header")
            (unless (member (downcase name) '("host" "content-length" "connection"
                                              "transfer-encoding" "authorization" "cookie"))
              (push (cons name (toolspec-http--header-value param value)) headers)))
@@ -765,11 +799,63 @@ the call cannot be made (the text says why and what to do)."
          (coding (if (and cs (coding-system-p cs)) cs 'utf-8)))
     (decode-coding-string (or bytes "") (coding-system-change-eol-conversion coding 'unix))))
 
+(defun toolspec-http--encoding-check (from)
+  "Disarm a content coding in the response headers of the current buffer.
+FROM is where text was inserted last.  Returns nil while the headers
+are incomplete, t once they are and say no coding (or identity), or
+the coding a `Content-Encoding' header names: then that header is
+renamed in place (same length), so that url.el does not inflate the
+body, whose inflated size nothing bounds.  The headers of interim
+\(1xx) responses are skipped."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (let ((case-fold-search t)
+            (start (point-min))
+            (result nil))
+        (goto-char (max (point-min) (- from 3)))
+        (while (and (null result) (re-search-forward "\n\r?\n" nil t))
+          (let ((end (point)))
+            (goto-char start)
+            (if (looking-at "HTTP/[0-9.]+ +1[0-9][0-9]\\b")
+                ;; An interim response: the real headers follow.
+                (progn (setq start end) (goto-char end))
+              (setq result t)
+              (while (re-search-forward "^content-encoding[ \t]*:[ \t]*\\([^\r\n]*\\)" end t)
+                (let ((coding (string-trim (match-string 1))))
+                  (unless (member (downcase coding) '("" "identity"))
+                    (when (eq result t) (setq result coding))
+                    (goto-char (match-beginning 0))
+                    (delete-char (length "content-encoding"))
+                    (insert "Refused-Encoding")))))))
+        result))))
+
+(defun toolspec-http--header-problem (headers)
+  "Why HEADERS, an alist of request headers, cannot be sent, or nil.
+Names must be HTTP tokens and values free of control characters
+\(tabs aside); the values are not quoted, as they may hold secrets."
+  (cl-loop for (name . value) in headers
+           unless (toolspec-http--token-p name)
+           return (format "refused to send a header named %s: not a valid HTTP header name"
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name)))
+           unless (and (stringp value) (not (string-match-p "[\0-\x08\x0a-\x1f\x7f]" value)))
+           return (format "refused to send header %s: its value holds a control character" name)))
+
 (defun toolspec-http--send (req callback &optional redirects)
-  "Send REQ, a plist from `toolspec-http--request-parts', and call CALLBACK.
-CALLBACK gets (:status N :reason R :headers H :body TEXT :size BYTES
-:url URL), or (:error MESSAGE).  REDIRECTS counts the redirects
-followed so far; only those on the server of REQ's URL are."
+  "Send REQ, a plist (:method M :url U :headers H :data BYTES); call CALLBACK.
+This is the one HTTP transport of toolspec's executors (OpenAPI,
+Gloodata, Arcade).  CALLBACK gets (:status N :reason R :headers H
+:body TEXT :size BYTES :url URL), or (:error MESSAGE), once, from a
+timer: never inside url.el's process filter, where quitting is
+inhibited.  REDIRECTS counts the redirects followed so far; only
+those on the server of REQ's URL are, at most
+`toolspec-http-max-redirects'.  The request asks for no compression,
+and a compressed response is refused uninflated; a response larger
+than `toolspec-http-max-response-size' bytes, or none within
+`toolspec-http-timeout' seconds, is an error.  url.el neither logs
+the request, nor sends or stores cookies, nor prompts for
+credentials."
   (let* ((url (plist-get req :url))
          (state (list :done nil :timer nil :buffer nil))
          (finish
@@ -782,7 +868,8 @@ followed so far; only those on the server of REQ's URL are."
                   (let ((proc (get-buffer-process buf)))
                     (when proc (delete-process proc)))
                   (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
-              (funcall callback result))))
+              ;; Out of the process filter (or the caller), in a timer.
+              (run-at-time 0 nil callback result))))
          (on-response
           (lambda (_status)
             (unless (plist-get state :done)
@@ -790,6 +877,8 @@ followed so far; only those on the server of REQ's URL are."
                      (code (plist-get resp :status))
                      (headers (plist-get resp :headers)))
                 (cond
+                 ((plist-get state :refused)
+                  (funcall finish (list :error (plist-get state :refused))))
                  ((> (buffer-size) toolspec-http-max-response-size)
                   (funcall finish (list :error (format "the response from %s is larger than %d bytes"
                                                        url toolspec-http-max-response-size))))
@@ -836,6 +925,7 @@ followed so far; only those on the server of REQ's URL are."
                                  :body (toolspec-http--decode (plist-get resp :body) headers))))))))))
     (condition-case err
         (let* ((unibyte (lambda (s) (encode-coding-string s 'utf-8)))
+               (problem (toolspec-http--header-problem (plist-get req :headers)))
                ;; url.el refuses a request mixing multibyte strings
                ;; with the bytes of a non-ASCII body: all parts unibyte.
                (url-request-method (funcall unibyte (plist-get req :method)))
@@ -847,29 +937,45 @@ followed so far; only those on the server of REQ's URL are."
                (url-registered-auth-schemes nil)
                (url-debug nil)
                (url-automatic-caching nil)
-               (buf (url-retrieve url on-response nil t t)))
+               (url-mime-encoding-string "identity")
+               (buf (if problem
+                        (signal 'toolspec-http-error (list problem))
+                      (url-retrieve url on-response nil t t))))
           (setq state (plist-put state :buffer buf))
           (when (buffer-live-p buf)
             (with-current-buffer buf
               ;; url.el reads these in this buffer when it connects and
               ;; when the answer comes: no redirects of its own (handled
               ;; above), no debug log of the request, no credentials of
-              ;; its own, no prompting for them on 401/407.
+              ;; its own, no prompting for them on 401/407, no
+              ;; compressed answers.
               (setq-local url-max-redirections 0)
               (setq-local url-debug nil)
               (setq-local url-registered-auth-schemes nil)
+              (setq-local url-mime-encoding-string "identity")
               (setq-local url-http-codes
                           (cl-remove-if (lambda (c) (memq (car c) '(305 401 402 407)))
                                         url-http-codes))
               (add-hook 'after-change-functions
-                        (lambda (&rest _)
-                          (when (and (> (buffer-size) toolspec-http-max-response-size)
-                                     (not (plist-get state :done))
-                                     (not (plist-get state :too-large)))
-                            (setq state (plist-put state :too-large t))
-                            (run-at-time 0 nil finish
-                                         (list :error (format "the response from %s is larger than %d bytes"
-                                                              url toolspec-http-max-response-size)))))
+                        (lambda (beg &rest _)
+                          (unless (or (plist-get state :done) (plist-get state :refused))
+                            ;; Before url.el parses the headers, which
+                            ;; inflates a gzip body whatever its size.
+                            (unless (plist-get state :encoding)
+                              (let ((coding (toolspec-http--encoding-check beg)))
+                                (when coding
+                                  (setq state (plist-put state :encoding t))
+                                  (when (stringp coding)
+                                    (setq state (plist-put state :refused
+                                                           (format "the response from %s is compressed (Content-Encoding: %s), though the request asked for no compression; toolspec does not inflate responses"
+                                                                   url coding)))))))
+                            (when (and (not (plist-get state :refused))
+                                       (> (buffer-size) toolspec-http-max-response-size))
+                              (setq state (plist-put state :refused
+                                                     (format "the response from %s is larger than %d bytes"
+                                                             url toolspec-http-max-response-size))))
+                            (when (plist-get state :refused)
+                              (run-at-time 0 nil finish (list :error (plist-get state :refused))))))
                         nil t))
             (when-let* ((proc (get-buffer-process buf)))
               (set-process-query-on-exit-flag proc nil)))
@@ -880,7 +986,9 @@ followed so far; only those on the server of REQ's URL are."
                                                                    toolspec-http-timeout))))))
       (error (funcall finish (list :error (format "cannot send the request to %s: %s"
                                                   (toolspec-http--host url)
-                                                  (error-message-string err))))))))
+                                                  (if (eq (car err) 'toolspec-http-error)
+                                                      (cadr err)
+                                                    (error-message-string err)))))))))
 
 ;;;; Responses
 

@@ -1,0 +1,199 @@
+;;; toolspec-transport-test.el --- Hostile servers and documents against the HTTP executors -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; ERT tests of the one HTTP transport every executor uses (OpenAPI,
+;; Gloodata, Arcade), driven as a user meets them: an OpenAPI document
+;; written to a file and imported with `toolspec-import-file', or the
+;; example Gloodata and Arcade files imported with their endpoint, then
+;; a call run against a loopback server (test/toolspec-http-server.el)
+;; that answers with the hostile behaviour: a gzip bomb, a redirect to
+;; another origin, a 401 asking for Basic credentials, slow templates.
+;; One test runs a real `emacs -nw' on a pseudo-terminal and types C-g
+;; while a response's templates render.
+;;
+;;   emacs --batch -Q -L lisp -L .deps/gptel -L test \
+;;     --eval '(setq toolspec-module-file "target/debug/libtoolspec.so")' \
+;;     -l test/toolspec-transport-test.el -f ert-run-tests-batch-and-exit
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'subr-x)
+(require 'auth-source)
+(require 'toolspec)
+(require 'toolspec-gptel)
+(require 'toolspec-http)
+(require 'toolspec-seeds)
+(require 'toolspec-http-server)
+(require 'gptel)
+
+(defvar url-proxy-services)
+(defvar gptel--tool-preview-alist)
+
+(defconst toolspec-tt--directory
+  (file-name-directory (or load-file-name buffer-file-name default-directory))
+  "Directory of this file.")
+
+;;;; Helpers
+
+(defmacro toolspec-tt--with-env (&rest body)
+  "Run BODY with empty registries, no proxy and an empty authinfo file."
+  (declare (indent 0) (debug t))
+  `(let* ((authinfo (make-temp-file "toolspec-authinfo"))
+          (auth-sources (list authinfo))
+          (auth-source-do-cache nil)
+          (url-proxy-services nil)
+          (gptel--known-tools nil)
+          (gptel-tools nil)
+          (gptel--tool-preview-alist nil)
+          (toolspec-function-alist nil)
+          (toolspec--registered (make-hash-table :test 'equal))
+          (toolspec--seed-tools (make-hash-table :test 'equal))
+          (toolspec-http--operations (make-hash-table :test 'equal))
+          (toolspec-http-servers nil)
+          (toolspec-http-timeout 10)
+          (toolspec-log-buffer " *toolspec-transport-test-log*"))
+     (auth-source-forget-all-cached)
+     (unwind-protect
+         (progn ,@body)
+       (delete-file authinfo)
+       (auth-source-forget-all-cached))))
+
+(defun toolspec-tt--json (value)
+  "VALUE as JSON text."
+  (let ((json (json-serialize value)))
+    (if (multibyte-string-p json) json (decode-coding-string json 'utf-8))))
+
+(defun toolspec-tt--import (api paths &rest options)
+  "Import an OpenAPI document whose server is API and whose paths are PATHS.
+PATHS is the text of the document's `paths' object.  The document is
+written to a file and imported with `toolspec-import-file' under
+OPTIONS; returns the gptel tools."
+  (let ((file (make-temp-file "toolspec-hostile-api" nil ".json")))
+    (unwind-protect
+        (progn
+          (with-temp-file file
+            (insert (format "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"Hostile API\", \"version\": \"1\"}, \"servers\": [{\"url\": %s}], \"paths\": %s}"
+                            (toolspec-tt--json (toolspec-http-server-url api "/v1"))
+                            paths)))
+          (apply #'toolspec-import-file file :confirm nil options))
+      (delete-file file))))
+
+(defun toolspec-tt--call (tool &rest args)
+  "Call gptel TOOL, an async tool, with ARGS; wait for and return its result.
+Return (RESULT . SECONDS)."
+  (let ((result nil) (got nil)
+        (start (float-time))
+        (deadline (+ (float-time) 60)))
+    (apply (gptel-tool-function tool) (lambda (r) (setq result r got (float-time))) args)
+    (while (and (not got) (< (float-time) deadline))
+      (accept-process-output nil 0.02))
+    (unless got (ert-fail "The tool did not call back"))
+    (cons result (- got start))))
+
+(defun toolspec-tt--example (name)
+  "Absolute file name of example NAME in examples/."
+  (expand-file-name name (expand-file-name "../examples" toolspec-tt--directory)))
+
+(defun toolspec-tt--gzip-bomb (megabytes)
+  "A gzip stream (bytes) of a JSON object holding MEGABYTES MiB of zeros.
+Made by the gzip program, so that the test never holds the whole."
+  (with-temp-buffer
+    (set-buffer-multibyte nil)
+    (let ((status (call-process "sh" nil t nil "-c"
+                                (format "{ printf '{\"a\":\"'; head -c %d /dev/zero | tr '\\000' 0; printf '\"}'; } | gzip -9 -c"
+                                        (* megabytes 1024 1024)))))
+      (unless (eq status 0) (error "gzip failed: %s" (buffer-string))))
+    (buffer-string)))
+
+(defun toolspec-tt--render-processes ()
+  "The live processes rendering templates."
+  (cl-remove-if-not (lambda (p) (and (process-live-p p)
+                                     (string-prefix-p "toolspec-render" (process-name p))))
+                    (process-list)))
+
+;;;; Compressed answers (decompression bombs)
+
+(ert-deftest toolspec-transport-openapi-gzip-bomb ()
+  "An OpenAPI call asks for no compression and refuses a gzip body uninflated.
+The server sends 64 KiB of gzip that inflates to 64 MiB, whatever the
+request said: the call fails saying so, and what it holds in memory
+is the compressed body, never the inflated one."
+  (toolspec-tt--with-env
+    (let ((bomb (toolspec-tt--gzip-bomb 64)))
+      (should (< (length bomb) (* 256 1024)))
+      (toolspec-http-server-with
+          (api (lambda (req)
+                 (if (equal (plist-get req :path) "/v1/plain")
+                     '(:body (:ok t))
+                   `(:headers (("Content-Type" . "application/json") ("Content-Encoding" . "gzip"))
+                     :body ,bomb))))
+        (let* ((tools (toolspec-tt--import
+                       api "{\"/bomb\": {\"get\": {\"operationId\": \"get_bomb\", \"summary\": \"A bomb.\", \"responses\": {\"200\": {\"description\": \"ok\"}}}},
+                             \"/plain\": {\"get\": {\"operationId\": \"get_plain\", \"summary\": \"Plain.\", \"responses\": {\"200\": {\"description\": \"ok\"}}}}}"))
+               (bomb-tool (cl-find "get_bomb" tools :key #'gptel-tool-name :test #'equal))
+               (plain-tool (cl-find "get_plain" tools :key #'gptel-tool-name :test #'equal))
+               (result (car (toolspec-tt--call bomb-tool))))
+          (should (string-match-p "\\`Error: GET http://127\\.0\\.0\\.1:[0-9]+/v1/bomb failed: the response from .* is compressed (Content-Encoding: gzip)" result))
+          (should-not (string-match-p "larger than" result))
+          ;; The request asked for the identity coding only.
+          (should (equal (cdr (assoc "accept-encoding" (plist-get (car (toolspec-http-server-requests api)) :headers)))
+                         "identity"))
+          ;; An answer that is not compressed goes through as before.
+          (should (equal (car (toolspec-tt--call plain-tool)) "{\"ok\":true}")))))))
+
+;;;; Names and values from the document and the model
+
+(ert-deftest toolspec-transport-header-and-cookie-names ()
+  "Header and cookie names that are not HTTP tokens are refused; so are control characters in values."
+  (toolspec-tt--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:body (:ok t))))
+      (let* ((tools (toolspec-tt--import
+                     api "{\"/a\": {\"get\": {\"operationId\": \"split_header\", \"summary\": \"A.\",
+                              \"parameters\": [{\"name\": \"X-A\\r\\nHost: evil.invalid\", \"in\": \"header\", \"schema\": {\"type\": \"string\"}}],
+                              \"responses\": {\"200\": {\"description\": \"ok\"}}}},
+                          \"/b\": {\"get\": {\"operationId\": \"forced_cookie\", \"summary\": \"B.\",
+                              \"parameters\": [{\"name\": \"sid=forced; other\", \"in\": \"cookie\", \"schema\": {\"type\": \"string\"}}],
+                              \"responses\": {\"200\": {\"description\": \"ok\"}}}},
+                          \"/c\": {\"get\": {\"operationId\": \"plain_header\", \"summary\": \"C.\",
+                              \"parameters\": [{\"name\": \"X-Trace\", \"in\": \"header\", \"schema\": {\"type\": \"string\"}},
+                                             {\"name\": \"sid\", \"in\": \"cookie\", \"schema\": {\"type\": \"string\"}}],
+                              \"responses\": {\"200\": {\"description\": \"ok\"}}}}}"))
+             (tool (lambda (name) (cl-find name tools :key #'gptel-tool-name :test #'equal))))
+        (should (equal (car (toolspec-tt--call (funcall tool "split_header") "v"))
+                       "Error: cannot call split_header: the header parameter \"X-A\\15\\nHost: evil.invalid\" of the API document is not a valid HTTP header name (only letters, digits and !#$%&'*+-.^_`|~)"))
+        (should (equal (car (toolspec-tt--call (funcall tool "forced_cookie") "v"))
+                       "Error: cannot call forced_cookie: the cookie parameter \"sid=forced; other\" of the API document is not a valid cookie name (only letters, digits and !#$%&'*+-.^_`|~)"))
+        (dolist (bad '("a\0b" "a\vb" "a\eb" "a\C-?b"))
+          (should (string-match-p "\\`Error: cannot call plain_header: the value of header X-Trace holds a control character"
+                                  (car (toolspec-tt--call (funcall tool "plain_header") bad "s")))))
+        (should-not (toolspec-http-server-requests api))
+        ;; Good names and values go through.
+        (should (equal (car (toolspec-tt--call (funcall tool "plain_header") "a\tb c" "s 1")) "{\"ok\":true}"))
+        (let ((req (car (toolspec-http-server-requests api))))
+          (should (equal (cdr (assoc "x-trace" (plist-get req :headers))) "a\tb c"))
+          (should (equal (cdr (assoc "cookie" (plist-get req :headers))) "sid=s%201")))))))
+
+(ert-deftest toolspec-transport-empty-path-parameter ()
+  "An empty path parameter is refused: DELETE /items/{id} never becomes DELETE /items/."
+  (toolspec-tt--with-env
+    (toolspec-http-server-with (api (lambda (_) '(:status 204)))
+      (let ((tool (car (toolspec-tt--import
+                        api "{\"/items/{id}\": {\"delete\": {\"operationId\": \"delete_item\", \"summary\": \"Delete an item.\",
+                                 \"parameters\": [{\"name\": \"id\", \"in\": \"path\", \"required\": true, \"schema\": {\"type\": \"string\"}}],
+                                 \"responses\": {\"204\": {\"description\": \"gone\"}}}}}"))))
+        (should (equal (car (toolspec-tt--call tool ""))
+                       "Error: cannot call delete_item: the path parameter id is empty: DELETE /items/{id} needs a value for it"))
+        (should-not (toolspec-http-server-requests api))
+        (should (equal (car (toolspec-tt--call tool "7")) "Done: HTTP 204 No Content, no content."))
+        (should (equal (mapcar (lambda (r) (list (plist-get r :method) (plist-get r :path)))
+                               (toolspec-http-server-requests api))
+                       '(("DELETE" "/v1/items/7"))))))))
+
+(provide 'toolspec-transport-test)
+;;; toolspec-transport-test.el ends here
