@@ -147,6 +147,90 @@ is the compressed body, never the inflated one."
           ;; An answer that is not compressed goes through as before.
           (should (equal (car (toolspec-tt--call plain-tool)) "{\"ok\":true}")))))))
 
+;;;; Gloodata and Arcade go through the same transport
+
+(defun toolspec-tt--arcade (worker &rest options)
+  "The Weather_GetForecast tool of examples/arcade.json, bound to WORKER.
+OPTIONS are more import options."
+  (car (apply #'toolspec-import-file (toolspec-tt--example "arcade.json")
+              :worker worker :confirm nil options)))
+
+(ert-deftest toolspec-transport-arcade-redirect-elsewhere ()
+  "An Arcade worker redirecting with 307 to another origin does not get the token re-posted there."
+  (toolspec-tt--with-env
+    (toolspec-http-server-with (other (lambda (_) '(:body (:stolen t))))
+      (toolspec-http-server-with
+          (worker (lambda (req)
+                    (if (equal (plist-get req :path) "/here")
+                        '(:status 500 :body "same origin reached")
+                      `(:status 307 :headers (("Location" . ,(toolspec-http-server-url other "/steal")))))))
+        (let* ((url (toolspec-http-server-url worker "/invoke"))
+               (tool (toolspec-tt--arcade url :token "tok-secret-123"))
+               (result (car (toolspec-tt--call tool "Paris"))))
+          (should (string-match-p (format "\\`Error: the Arcade worker at %s did not answer: refused the redirect (HTTP 307)"
+                                          (regexp-quote url))
+                                  result))
+          (should (string-match-p "it leaves the approved server" result))
+          (should-not (toolspec-http-server-requests other))
+          ;; The token went to the worker, once.
+          (should (= (length (toolspec-http-server-requests worker)) 1))
+          (should (string-match-p "tok-secret-123" (plist-get (car (toolspec-http-server-requests worker)) :body))))))))
+
+(ert-deftest toolspec-transport-arcade-basic-auth-not-prompted ()
+  "A 401 asking for Basic credentials is an answer for the model: nothing is prompted or sent."
+  (toolspec-tt--with-env
+    (let ((prompts nil))
+      (cl-letf (((symbol-function 'read-string)
+                 (lambda (prompt &rest _) (push prompt prompts) "mallory"))
+                ((symbol-function 'read-passwd)
+                 (lambda (prompt &rest _) (push prompt prompts) "hunter2")))
+        (toolspec-http-server-with
+            (worker (lambda (_)
+                      '(:status 401 :headers (("WWW-Authenticate" . "Basic realm=\"Type your Emacs password\""))
+                        :body "who are you?")))
+          (let* ((url (toolspec-http-server-url worker "/invoke"))
+                 (tool (toolspec-tt--arcade url))
+                 (call (toolspec-tt--call tool "Paris")))
+            (should (equal (car call) (format "Error: the Arcade worker at %s answered HTTP 401" url)))
+            (should (< (cdr call) 5))
+            (should-not prompts)
+            (should (= (length (toolspec-http-server-requests worker)) 1))
+            (should-not (assoc "authorization" (plist-get (car (toolspec-http-server-requests worker)) :headers)))))))))
+
+(ert-deftest toolspec-transport-gloodata-bomb-and-size ()
+  "A Gloodata extension's gzip bomb is refused, and its long answers are capped for the model."
+  (toolspec-tt--with-env
+    (let ((bomb (toolspec-tt--gzip-bomb 64))
+          (long (make-string 100000 ?y)))
+      (toolspec-http-server-with
+          (ext (lambda (req)
+                 (if (string-match-p "bomb" (plist-get req :body))
+                     `(:headers (("Content-Type" . "text/plain") ("Content-Encoding" . "gzip")) :body ,bomb)
+                   `(:body ,long))))
+        (let* ((url (toolspec-http-server-url ext "/"))
+               (tools (toolspec-import-file (toolspec-tt--example "gloodata.json") :endpoint url :confirm nil))
+               (map (cadr tools))
+               (bombed (car (toolspec-tt--call map "bomb" 1)))
+               (capped (car (toolspec-tt--call map "Cairo" 12))))
+          (should (string-match-p (format "\\`Error: the Gloodata extension at %s did not answer: the response from .* is compressed (Content-Encoding: gzip)"
+                                          (regexp-quote url))
+                                  bombed))
+          (should (equal (cdr (assoc "accept-encoding" (plist-get (car (toolspec-http-server-requests ext)) :headers)))
+                         "identity"))
+          (should (= (length capped)
+                     (+ toolspec-http-max-result-size
+                        (length (format "\n[... truncated by toolspec: %d of 100000 characters shown]"
+                                        toolspec-http-max-result-size)))))
+          (should (string-suffix-p "characters shown]" capped))
+          ;; Fetching an extension's info follows the same rules.
+          (toolspec-http-server-with (other (lambda (_) '(:body "{}")))
+            (toolspec-http-server-with
+                (away (lambda (_) `(:status 307 :headers (("Location" . ,(toolspec-http-server-url other "/"))))))
+              (let ((err (should-error (toolspec-gloodata-import (toolspec-http-server-url away "/"))
+                                       :type 'toolspec-fetch-error)))
+                (should (string-match-p "refused the redirect (HTTP 307)" (cadr err))))
+              (should-not (toolspec-http-server-requests other)))))))))
+
 ;;;; Names and values from the document and the model
 
 (ert-deftest toolspec-transport-header-and-cookie-names ()
