@@ -113,6 +113,16 @@ one that comes anyway, as nothing bounds its inflated size."
   :type 'natnum
   :group 'toolspec-http)
 
+(defcustom toolspec-http-templates-timeout 10
+  "Seconds all the templates of one OpenAPI call may take together.
+The response filter and the output modules of a call, and those of
+the calls its `x-lookup' fields make, share this time; each template
+also stops after `toolspec-template-timeout'.  When it runs out, the
+call returns the unprocessed response with a note saying so.  While
+templates render, \\[keyboard-quit] stops them and the call."
+  :type 'number
+  :group 'toolspec-http)
+
 (defcustom toolspec-http-max-lookups 10
   "Most `x-lookup' calls made for one response.
 Values beyond are left as they are."
@@ -1028,11 +1038,38 @@ The list tells a JSON null or false apart from no JSON."
                                               :null-object :null :false-object :false))
     (error text)))
 
+(defvar toolspec-http--budget nil
+  "The template time left to the call being handled, or nil.
+A list (SECONDS): the calls an `x-lookup' makes while their caller's
+response is handled share it.  See `toolspec-http-templates-timeout'.")
+
 (defun toolspec-http--render (template json-text)
   "Render TEMPLATE over JSON-TEXT; signals on errors.
 See `toolspec-render-template': it renders in a separate process,
-limited in time and memory."
-  (toolspec-render-template template json-text))
+limited in time and memory.  Within a call, the template gets no
+more than what is left of `toolspec-http--budget', and what it
+takes is subtracted from it."
+  (let ((budget toolspec-http--budget))
+    (if (null budget)
+        (toolspec-render-template template json-text)
+      (let ((left (car budget))
+            (start (float-time))
+            (over (lambda ()
+                    (signal 'toolspec-template-limit-error
+                            (list (format "the templates of one call took longer than %s seconds in all (`toolspec-http-templates-timeout')"
+                                          toolspec-http-templates-timeout)
+                                  nil)))))
+        (when (<= left 0) (funcall over))
+        (unwind-protect
+            (condition-case err
+                (let ((toolspec-template-timeout (min toolspec-template-timeout left)))
+                  (toolspec-render-template template json-text))
+              (toolspec-template-limit-error
+               (if (and (< left toolspec-template-timeout)
+                        (>= (- (float-time) start) left))
+                   (funcall over)
+                 (signal (car err) (cdr err)))))
+          (setcar budget (- (car budget) (- (float-time) start))))))))
 
 (defun toolspec-http--templates (op json-text)
   "The text of OP's result for JSON-TEXT: filter, output modules, or compact JSON."
@@ -1173,10 +1210,13 @@ up once."
 
 ;;;; Running
 
-(defun toolspec-http--result (op req resp secrets callback no-lookups)
+(defun toolspec-http--result (op req resp secrets callback no-lookups budget)
   "Turn RESP, the response to REQ for OP, into the result; pass it to CALLBACK.
-SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
-  (let ((code (plist-get resp :status))
+SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups.
+BUDGET is the template time left to the call (see
+`toolspec-http--budget')."
+  (let ((toolspec-http--budget budget)
+        (code (plist-get resp :status))
         (done (lambda (text)
                 (funcall callback (toolspec-http--cap (toolspec-http--redact text secrets))))))
     (cond
@@ -1191,7 +1231,10 @@ SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
      ((string-empty-p (string-trim (or (plist-get resp :body) "")))
       (funcall done (format "Done: HTTP %d %s, no content." code (plist-get resp :reason))))
      ((and (toolspec-http--json-p resp) (toolspec-http--parse-json (plist-get resp :body)))
-      (let ((finish (lambda (json) (funcall done (toolspec-http--templates op json)))))
+      (let ((finish (lambda (json)
+                      ;; Lookups may come back later, from another timer.
+                      (let ((toolspec-http--budget budget))
+                        (funcall done (toolspec-http--templates op json))))))
         (if no-lookups
             (funcall finish (plist-get resp :body))
           (toolspec-http--lookups op (plist-get resp :body) finish))))
@@ -1209,7 +1252,9 @@ SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
 ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
 `x-lookup' calls.  CALLBACK is called once, with a string."
   (let* ((called nil)
-         (callback (lambda (text) (unless called (setq called t) (funcall callback text)))))
+         (callback (lambda (text) (unless called (setq called t) (funcall callback text))))
+         ;; The lookups of a response share its call's template time.
+         (budget (or toolspec-http--budget (list toolspec-http-templates-timeout))))
     (condition-case err
         (progn
           (unless (toolspec-http--op-base op)
@@ -1223,8 +1268,15 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
                                                           (plist-get req :headers))))
                 (toolspec-http--send
                  req (lambda (resp)
+                       ;; From a timer, where quitting is inhibited: let
+                       ;; C-g stop the templates, and the call with them.
                        (condition-case err
-                           (toolspec-http--result op req resp secrets callback no-lookups)
+                           (let ((inhibit-quit nil))
+                             (toolspec-http--result op req resp secrets callback no-lookups budget))
+                         (quit
+                          (funcall callback
+                                   (format "Error: %s was interrupted (C-g) while its response was processed."
+                                           (toolspec-http--op-name op))))
                          (error
                           (funcall callback
                                    (toolspec-http--redact

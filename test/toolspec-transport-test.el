@@ -231,6 +231,131 @@ OPTIONS are more import options."
                 (should (string-match-p "refused the redirect (HTTP 307)" (cadr err))))
               (should-not (toolspec-http-server-requests other)))))))))
 
+;;;; Template time
+
+(defun toolspec-tt--slow-template ()
+  "A template that renders, slowly: for 0.2 s at least, here.
+The comparison of two values doubled N times, with N found by
+trying, as the program's speed depends on its build and the load."
+  (let ((n 8) (found nil))
+    (while (and (not found) (< n 30))
+      (let ((template (format "{%% set ns = namespace(a=[1], b=[1]) %%}{%% for i in range(%d) %%}{%% set ns.a = [ns.a, ns.a] %%}{%% set ns.b = [ns.b, ns.b] %%}{%% endfor %%}{{ ns.a == ns.b }}" n))
+            (start (float-time)))
+        (should (equal (toolspec-render-template template "{}") "True"))
+        (if (>= (- (float-time) start) 0.2)
+            (setq found template)
+          (setq n (1+ n)))))
+    (or found (ert-fail "No template took 0.2 s"))))
+
+(defun toolspec-tt--modules-paths (template count)
+  "The `paths' of a document whose one operation has COUNT output modules TEMPLATE."
+  (format "{\"/items\": {\"get\": {\"operationId\": \"list_items\", \"summary\": \"List items.\", \"x-output-modules\": %s, \"responses\": {\"200\": {\"description\": \"ok\"}}}}}"
+          (toolspec-tt--json (make-vector count template))))
+
+(ert-deftest toolspec-transport-templates-share-one-budget ()
+  "All the output modules of one call share `toolspec-http-templates-timeout'.
+Thirty modules that each render in time would take many seconds in
+all; the call ends at the budget with the unprocessed response."
+  (toolspec-tt--with-env
+    (let ((template (toolspec-tt--slow-template)))
+      (toolspec-http-server-with (api (lambda (_) '(:body (:items [1 2 3]))))
+        (let* ((tool (car (toolspec-tt--import api (toolspec-tt--modules-paths template 30))))
+               (toolspec-http-templates-timeout 1.5)
+               (call (toolspec-tt--call tool)))
+          (message "30 output modules, budget 1.5 s: the call took %.2f s" (cdr call))
+          (should (string-prefix-p "Note: the output module of list_items failed (the templates of one call took longer than 1.5 seconds in all" (car call)))
+          (should (string-suffix-p "the unprocessed response follows.\n{\"items\":[1,2,3]}" (car call)))
+          (should (< (cdr call) 4))
+          (should-not (toolspec-tt--render-processes))
+          ;; Within the budget, every module renders.
+          (let ((toolspec-http-templates-timeout 600))
+            (let ((fast (car (toolspec-tt--import api (toolspec-tt--modules-paths "{{ items | length }}" 30)))))
+              (should (equal (car (toolspec-tt--call fast)) (mapconcat #'identity (make-list 30 "3") "\n"))))))))))
+
+(ert-deftest toolspec-transport-quit-stops-templates ()
+  "C-g typed in a terminal Emacs while a response's templates render stops them at once.
+A real `emacs -nw' on a pseudo-terminal imports a document whose
+operation has thirty slow output modules and calls it; C-g comes once
+the server has answered.  The tool gets its answer soon after, saying
+it was interrupted, instead of after every module has rendered."
+  (let* ((dir (make-temp-file "toolspec-quit-templates" t))
+         (setup (expand-file-name "setup.el" dir))
+         (marker (lambda (name) (expand-file-name name dir)))
+         (template (toolspec-tt--slow-template))
+         (process-environment (cons "TERM=xterm" process-environment))
+         proc)
+    (unwind-protect
+        (progn
+          (with-temp-file setup
+            (prin1 `(progn
+                      (setq toolspec-module-file ,toolspec-module-file)
+                      (setq url-proxy-services nil auth-sources nil)
+                      (require 'toolspec)
+                      (require 'toolspec-gptel)
+                      (require 'toolspec-http)
+                      (require 'toolspec-http-server)
+                      (setq toolspec-http-templates-timeout 600)
+                      (defvar toolspec-quit-test-api
+                        (toolspec-http-server-start
+                         (lambda (_)
+                           (write-region "" nil ,(funcall marker "answered") nil 'silent)
+                           '(:body (:items [1 2 3])))))
+                      (defun toolspec-quit-test-call ()
+                        (interactive)
+                        (let* ((file ,(expand-file-name "api.json" dir))
+                               (start nil))
+                          (with-temp-file file
+                            (insert (format "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"Slow\", \"version\": \"1\"}, \"servers\": [{\"url\": \"%s\"}], \"paths\": %s}"
+                                            (toolspec-http-server-url toolspec-quit-test-api "/v1")
+                                            ,(toolspec-tt--modules-paths template 30))))
+                          (let ((tool (car (toolspec-import-file file :confirm nil))))
+                            (setq start (float-time))
+                            (funcall (gptel-tool-function tool)
+                                     (lambda (text)
+                                       (write-region (format "%f\n%s" (float-time) text)
+                                                     nil ,(funcall marker "done") nil 'silent))))))
+                      (write-region "" nil ,(funcall marker "ready") nil 'silent))
+                   (current-buffer)))
+          (setq proc (make-process :name "toolspec-quit-templates" :buffer (generate-new-buffer " *toolspec-quit-templates*")
+                                   :connection-type 'pty
+                                   :noquery t
+                                   :command `(,(expand-file-name invocation-name invocation-directory)
+                                              ,@(let ((dump (alist-get 'dump-file-name (pdumper-stats))))
+                                                  (and dump (list (concat "--dump-file=" dump))))
+                                              "-nw" "-Q"
+                                              "-L" ,(file-name-directory (locate-library "toolspec"))
+                                              "-L" ,(file-name-directory (locate-library "gptel"))
+                                              "-L" ,toolspec-tt--directory
+                                              "-l" ,setup)))
+          (set-process-window-size proc 24 80)
+          (let ((wait (lambda (name what seconds)
+                        (with-timeout (seconds (ert-fail (format "the terminal Emacs never %s; its screen:\n%s" what
+                                                                 (with-current-buffer (process-buffer proc)
+                                                                   (buffer-string)))))
+                          (while (not (file-exists-p (funcall marker name)))
+                            (accept-process-output proc 0.05))))))
+            (funcall wait "ready" "started" 60)
+            (accept-process-output proc 0.3)
+            (process-send-string proc "\extoolspec-quit-test-call\r")
+            (funcall wait "answered" "got the server's answer" 30)
+            ;; Two or three modules in.
+            (accept-process-output proc 0.6)
+            (let ((quit-at (float-time)))
+              (process-send-string proc "\C-g")
+              (funcall wait "done" "called the tool back" 120)
+              (let* ((done (with-temp-buffer
+                             (insert-file-contents (funcall marker "done"))
+                             (buffer-string)))
+                     (at (string-to-number (car (split-string done "\n"))))
+                     (text (substring done (1+ (string-search "\n" done)))))
+                (message "The tool answered %.2f s after C-g: %s" (- at quit-at) text)
+                (should (string-match-p "\\`Error: list_items was interrupted (C-g) while its response was processed" text))
+                (should (< (- at quit-at) 2))))))
+      (when proc
+        (delete-process proc)
+        (kill-buffer (process-buffer proc)))
+      (delete-directory dir t))))
+
 ;;;; Names and values from the document and the model
 
 (ert-deftest toolspec-transport-header-and-cookie-names ()
