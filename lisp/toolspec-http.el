@@ -809,36 +809,40 @@ the call cannot be made (the text says why and what to do)."
          (coding (if (and cs (coding-system-p cs)) cs 'utf-8)))
     (decode-coding-string (or bytes "") (coding-system-change-eol-conversion coding 'unix))))
 
-(defun toolspec-http--encoding-check (from)
+(defun toolspec-http--encoding-check (start from)
   "Disarm a content coding in the response headers of the current buffer.
-FROM is where text was inserted last.  Returns nil while the headers
-are incomplete, t once they are and say no coding (or identity), or
-the coding a `Content-Encoding' header names: then that header is
-renamed in place (same length), so that url.el does not inflate the
-body, whose inflated size nothing bounds.  The headers of interim
-\(1xx) responses are skipped."
+START is where the header block being read begins, FROM where text
+was inserted last.  Returns (RESULT . START): RESULT nil while the
+headers are incomplete (START then where to begin next time), t once
+they are and name no coding (or identity), or the coding a
+`Content-Encoding' header names: then that header is renamed in
+place (same length), so that url.el does not inflate the body, whose
+inflated size nothing bounds.  The headers of interim (1xx)
+responses are skipped."
   (save-excursion
     (save-restriction
       (widen)
       (let ((case-fold-search t)
-            (start (point-min))
             (result nil))
-        (goto-char (max (point-min) (- from 3)))
-        (while (and (null result) (re-search-forward "\n\r?\n" nil t))
-          (let ((end (point)))
-            (goto-char start)
-            (if (looking-at "HTTP/[0-9.]+ +1[0-9][0-9]\\b")
+        (goto-char (max start (- from 3)))
+        (while (and (not (stringp result)) (not (eq result t))
+                    (re-search-forward "\n\r?\n" nil t))
+          (let ((end (point))
+                (interim (progn (goto-char start)
+                                (looking-at "HTTP/[0-9.]+ +1[0-9][0-9]\\b"))))
+            (while (re-search-forward "^content-encoding[ \t]*:[ \t]*\\([^\r\n]*\\)" end t)
+              (let ((coding (string-trim (match-string 1))))
+                (unless (member (downcase coding) '("" "identity"))
+                  (unless (stringp result) (setq result coding))
+                  (goto-char (match-beginning 0))
+                  (delete-char (length "content-encoding"))
+                  (insert "Refused-Encoding"))))
+            (goto-char end)
+            (if interim
                 ;; An interim response: the real headers follow.
-                (progn (setq start end) (goto-char end))
-              (setq result t)
-              (while (re-search-forward "^content-encoding[ \t]*:[ \t]*\\([^\r\n]*\\)" end t)
-                (let ((coding (string-trim (match-string 1))))
-                  (unless (member (downcase coding) '("" "identity"))
-                    (when (eq result t) (setq result coding))
-                    (goto-char (match-beginning 0))
-                    (delete-char (length "content-encoding"))
-                    (insert "Refused-Encoding")))))))
-        result))))
+                (setq start end)
+              (unless result (setq result t)))))
+        (cons result start)))))
 
 (defun toolspec-http--header-problem (headers)
   "Why HEADERS, an alist of request headers, cannot be sent, or nil.
@@ -876,7 +880,12 @@ credentials."
               (let ((buf (plist-get state :buffer)))
                 (when (buffer-live-p buf)
                   (let ((proc (get-buffer-process buf)))
-                    (when proc (delete-process proc)))
+                    (when proc
+                      ;; url.el's sentinel would parse what came (and
+                      ;; inflate it, or fail on it): it is not asked.
+                      (set-process-sentinel proc #'ignore)
+                      (set-process-filter proc #'ignore)
+                      (delete-process proc)))
                   (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
               ;; Out of the process filter (or the caller), in a timer.
               (run-at-time 0 nil callback result))))
@@ -972,7 +981,10 @@ credentials."
                             ;; Before url.el parses the headers, which
                             ;; inflates a gzip body whatever its size.
                             (unless (plist-get state :encoding)
-                              (let ((coding (toolspec-http--encoding-check beg)))
+                              (let* ((check (toolspec-http--encoding-check
+                                             (or (plist-get state :headers-start) (point-min)) beg))
+                                     (coding (car check)))
+                                (setq state (plist-put state :headers-start (cdr check)))
                                 (when coding
                                   (setq state (plist-put state :encoding t))
                                   (when (stringp coding)

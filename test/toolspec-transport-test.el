@@ -147,6 +147,58 @@ is the compressed body, never the inflated one."
           ;; An answer that is not compressed goes through as before.
           (should (equal (car (toolspec-tt--call plain-tool)) "{\"ok\":true}")))))))
 
+;; A server writing its answer in pieces, as a hostile one may.
+(defun toolspec-tt--dribbling-server (pieces)
+  "Start a loopback server answering every request with PIECES, 0.05 s apart.
+PIECES are strings of bytes.  Returns the server process; its port
+is the 5th element of its local address."
+  (make-network-process
+   :name "toolspec-tt-dribble" :server t :host 'local :family 'ipv4 :service t
+   :coding 'binary :noquery t
+   :filter (lambda (proc input)
+             (process-put proc 'input (concat (process-get proc 'input) input))
+             (when (and (not (process-get proc 'answered))
+                        (string-search "\r\n\r\n" (process-get proc 'input)))
+               (process-put proc 'answered t)
+               (cl-loop for piece in pieces
+                        for i from 0
+                        do (run-at-time (* 0.05 i) nil
+                                        (lambda (piece)
+                                          (when (process-live-p proc)
+                                            (process-send-string proc piece)))
+                                        piece))
+               (run-at-time (* 0.05 (length pieces)) nil
+                            (lambda () (when (process-live-p proc) (delete-process proc))))))))
+
+(ert-deftest toolspec-transport-gzip-in-pieces ()
+  "A Content-Encoding split across packets, or after an interim 100 response, is refused too."
+  (toolspec-tt--with-env
+    (let ((bomb (toolspec-tt--gzip-bomb 16)))
+      (dolist (pieces
+               (list
+                ;; The header name cut in two, the blank line too.
+                (list "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Enc"
+                      (format "oding: gzip\r\nContent-Length: %d\r\n\r" (length bomb))
+                      (concat "\n" bomb))
+                ;; An interim response first, whose own headers name gzip.
+                (list "HTTP/1.1 100 Continue\r\nContent-Encoding: gzip\r\n\r\n"
+                      (format "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-encoding:  GZIP \r\nContent-Length: %d\r\n\r\n"
+                              (length bomb))
+                      bomb)))
+        (let* ((server (toolspec-tt--dribbling-server pieces))
+               (port (aref (process-contact server :local) 4)))
+          (unwind-protect
+              (let* ((tool (car (toolspec-register
+                                 (list (list :name "get_bomb" :description "A bomb." :args nil
+                                             :executor (list :type "openapi" :server (format "http://127.0.0.1:%d" port)
+                                                             :method "GET" :path "/bomb" :parameters [] :body :null
+                                                             :auth :null :filter :null :outputModules [] :lookup []
+                                                             :title "Bomb" :operationId "get_bomb")))
+                                 :source "bomb" :confirm nil)))
+                     (result (car (toolspec-tt--call tool))))
+                (should (string-match-p "is compressed (Content-Encoding: \\(gzip\\|GZIP\\))" result)))
+            (delete-process server)))))))
+
 ;;;; Gloodata and Arcade go through the same transport
 
 (defun toolspec-tt--arcade (worker &rest options)
