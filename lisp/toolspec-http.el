@@ -817,8 +817,8 @@ headers are incomplete (START then where to begin next time), t once
 they are and name no coding (or identity), or the coding a
 `Content-Encoding' header names: then that header is renamed in
 place (same length), so that url.el does not inflate the body, whose
-inflated size nothing bounds.  The headers of interim (1xx)
-responses are skipped."
+inflated size nothing bounds.  Interim (1xx) header blocks are
+checked as well, and the block that follows them."
   (save-excursion
     (save-restriction
       (widen)
@@ -1243,10 +1243,20 @@ BUDGET is the template time left to the call (see
      ((string-empty-p (string-trim (or (plist-get resp :body) "")))
       (funcall done (format "Done: HTTP %d %s, no content." code (plist-get resp :reason))))
      ((and (toolspec-http--json-p resp) (toolspec-http--parse-json (plist-get resp :body)))
-      (let ((finish (lambda (json)
-                      ;; Lookups may come back later, from another timer.
-                      (let ((toolspec-http--budget budget))
-                        (funcall done (toolspec-http--templates op json))))))
+      (let ((finish
+             (lambda (json)
+               ;; Lookups may come back later, from another timer.
+               (let ((toolspec-http--budget budget))
+                 (funcall done
+                          ;; Called from a timer, where quitting is
+                          ;; inhibited: C-g stops the templates, and the
+                          ;; call with them.
+                          (condition-case nil
+                              (let ((inhibit-quit nil))
+                                (toolspec-http--templates op json))
+                            (quit
+                             (format "Error: %s was interrupted (C-g) while its response was processed."
+                                     (toolspec-http--op-name op)))))))))
         (if no-lookups
             (funcall finish (plist-get resp :body))
           (toolspec-http--lookups op (plist-get resp :body) finish))))
@@ -1280,15 +1290,8 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
                                                           (plist-get req :headers))))
                 (toolspec-http--send
                  req (lambda (resp)
-                       ;; From a timer, where quitting is inhibited: let
-                       ;; C-g stop the templates, and the call with them.
                        (condition-case err
-                           (let ((inhibit-quit nil))
-                             (toolspec-http--result op req resp secrets callback no-lookups budget))
-                         (quit
-                          (funcall callback
-                                   (format "Error: %s was interrupted (C-g) while its response was processed."
-                                           (toolspec-http--op-name op))))
+                           (toolspec-http--result op req resp secrets callback no-lookups budget)
                          (error
                           (funcall callback
                                    (toolspec-http--redact
