@@ -93,7 +93,9 @@ import option.  The server is fixed when the tools are imported."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-timeout 30
-  "Seconds an OpenAPI tool waits for its HTTP response."
+  "Seconds a tool waits for its HTTP response.
+For every executor: OpenAPI operations, Gloodata extensions and
+Arcade workers."
   :type 'number
   :group 'toolspec-http)
 
@@ -104,9 +106,21 @@ Longer results are cut and end with a line saying so."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-max-response-size (* 8 1024 1024)
-  "Largest HTTP response, in bytes, an OpenAPI tool reads.
-A larger response is abandoned and the call fails."
+  "Largest HTTP response, in bytes, a tool reads.
+A larger response is abandoned and the call fails.  Compressed
+responses are not read at all: requests ask for none, and refuse
+one that comes anyway, as nothing bounds its inflated size."
   :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-templates-timeout 10
+  "Seconds all the templates of one OpenAPI call may take together.
+The response filter and the output modules of a call, and those of
+the calls its `x-lookup' fields make, share this time; each template
+also stops after `toolspec-template-timeout'.  When it runs out, the
+call returns the unprocessed response with a note saying so.  While
+templates render, \\[keyboard-quit] stops them and the call."
+  :type 'number
   :group 'toolspec-http)
 
 (defcustom toolspec-http-max-lookups 10
@@ -383,11 +397,34 @@ An object's null members are left out."
                                           pairs ",")))))))
      (t (list (concat k "=" (funcall enc value)))))))
 
+(defun toolspec-http--token-p (name)
+  "Non-nil when NAME is an HTTP token, as header and cookie names must be."
+  (and (stringp name)
+       (string-match-p "\\`[!#$%&'*+.^_`|~0-9A-Za-z-]+\\'" name)))
+
+(defun toolspec-http--checked-name (name kind)
+  "NAME, the name of a KIND parameter (\"header\" or \"cookie\"), checked.
+Signal `toolspec-http-error' when it is not an HTTP token: a line
+break would add a header, a `=' or `;' another cookie."
+  (unless (toolspec-http--token-p name)
+    (signal 'toolspec-http-error
+            (list (format "the %s parameter %s of the API document is not a valid %s name (only letters, digits and !#$%%&'*+-.^_`|~)"
+                          kind
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name))
+                          (if (equal kind "header") "HTTP header" kind)))))
+  name)
+
 (defun toolspec-http--header-text (name text)
-  "TEXT checked as the value of header NAME: ASCII, no line breaks."
+  "TEXT checked as the value of header NAME: ASCII, no control characters.
+A tab is allowed; a line break, NUL, escape or other control
+character is not."
   (when (string-match-p "[\r\n]" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s holds a line break" name))))
+  (when (string-match-p "[\0-\x08\x0b-\x1f\x7f]" text)
+    (signal 'toolspec-http-error
+            (list (format "the value of header %s holds a control character (only tabs are allowed)" name))))
   (unless (string-match-p "\\`[[:ascii:]]*\\'" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s is not ASCII text" name))))
@@ -409,7 +446,7 @@ An object's null members are left out."
 
 (defun toolspec-http--cookie-pieces (param value)
   "The \"name=value\" pieces of cookie PARAM with VALUE."
-  (let* ((name (toolspec-http--get param :name))
+  (let* ((name (toolspec-http--checked-name (toolspec-http--get param :name) "cookie"))
          (explode (toolspec-http--explode param "form"))
          (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
     (cond ((and (toolspec-http--array-p value) explode)
@@ -630,10 +667,17 @@ nil when the body is one argument and it has no value."
                (unless value
                  (signal 'toolspec-http-error
                          (list (format "the path parameter %s has no value" name))))
-               (setq path (string-replace hole (toolspec-http--path-value param value) path)))))
+               (let ((text (toolspec-http--path-value param value)))
+                 ;; "" would send DELETE /items/ for DELETE /items/{id}.
+                 (when (or (equal value "") (equal value []) (string-empty-p text))
+                   (signal 'toolspec-http-error
+                           (list (format "the path parameter %s is empty: %s %s needs a value for it"
+                                         name method (toolspec-http--get exec :path)))))
+                 (setq path (string-replace hole text path))))))
           ((guard (null value)) nil)
           ("query" (setq query (append query (toolspec-http--query-pairs param value))))
           ("header"
+           (toolspec-http--checked-name name "header")
            (unless (member (downcase name) '("host" "content-length" "connection"
                                              "transfer-encoding" "authorization" "cookie"))
              (push (cons name (toolspec-http--header-value param value)) headers)))
@@ -765,11 +809,67 @@ the call cannot be made (the text says why and what to do)."
          (coding (if (and cs (coding-system-p cs)) cs 'utf-8)))
     (decode-coding-string (or bytes "") (coding-system-change-eol-conversion coding 'unix))))
 
+(defun toolspec-http--encoding-check (start from)
+  "Disarm a content coding in the response headers of the current buffer.
+START is where the header block being read begins, FROM where text
+was inserted last.  Returns (RESULT . START): RESULT nil while the
+headers are incomplete (START then where to begin next time), t once
+they are and name no coding (or identity), or the coding a
+`Content-Encoding' header names: then that header is renamed in
+place (same length), so that url.el does not inflate the body, whose
+inflated size nothing bounds.  Interim (1xx) header blocks are
+checked as well, and the block that follows them."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (let ((case-fold-search t)
+            (result nil))
+        (goto-char (max start (- from 3)))
+        (while (and (not (stringp result)) (not (eq result t))
+                    (re-search-forward "\n\r?\n" nil t))
+          (let ((end (point))
+                (interim (progn (goto-char start)
+                                (looking-at "HTTP/[0-9.]+ +1[0-9][0-9]\\b"))))
+            (while (re-search-forward "^content-encoding[ \t]*:[ \t]*\\([^\r\n]*\\)" end t)
+              (let ((coding (string-trim (match-string 1))))
+                (unless (member (downcase coding) '("" "identity"))
+                  (unless (stringp result) (setq result coding))
+                  (goto-char (match-beginning 0))
+                  (delete-char (length "content-encoding"))
+                  (insert "Refused-Encoding"))))
+            (goto-char end)
+            (if interim
+                ;; An interim response: the real headers follow.
+                (setq start end)
+              (unless result (setq result t)))))
+        (cons result start)))))
+
+(defun toolspec-http--header-problem (headers)
+  "Why HEADERS, an alist of request headers, cannot be sent, or nil.
+Names must be HTTP tokens and values free of control characters
+\(tabs aside); the values are not quoted, as they may hold secrets."
+  (cl-loop for (name . value) in headers
+           unless (toolspec-http--token-p name)
+           return (format "refused to send a header named %s: not a valid HTTP header name"
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name)))
+           unless (and (stringp value) (not (string-match-p "[\0-\x08\x0a-\x1f\x7f]" value)))
+           return (format "refused to send header %s: its value holds a control character" name)))
+
 (defun toolspec-http--send (req callback &optional redirects)
-  "Send REQ, a plist from `toolspec-http--request-parts', and call CALLBACK.
-CALLBACK gets (:status N :reason R :headers H :body TEXT :size BYTES
-:url URL), or (:error MESSAGE).  REDIRECTS counts the redirects
-followed so far; only those on the server of REQ's URL are."
+  "Send REQ, a plist (:method M :url U :headers H :data BYTES); call CALLBACK.
+This is the one HTTP transport of toolspec's executors (OpenAPI,
+Gloodata, Arcade).  CALLBACK gets (:status N :reason R :headers H
+:body TEXT :size BYTES :url URL), or (:error MESSAGE), once, from a
+timer: never inside url.el's process filter, where quitting is
+inhibited.  REDIRECTS counts the redirects followed so far; only
+those on the server of REQ's URL are, at most
+`toolspec-http-max-redirects'.  The request asks for no compression,
+and a compressed response is refused uninflated; a response larger
+than `toolspec-http-max-response-size' bytes, or none within
+`toolspec-http-timeout' seconds, is an error.  url.el neither logs
+the request, nor sends or stores cookies, nor prompts for
+credentials."
   (let* ((url (plist-get req :url))
          (state (list :done nil :timer nil :buffer nil))
          (finish
@@ -780,9 +880,15 @@ followed so far; only those on the server of REQ's URL are."
               (let ((buf (plist-get state :buffer)))
                 (when (buffer-live-p buf)
                   (let ((proc (get-buffer-process buf)))
-                    (when proc (delete-process proc)))
+                    (when proc
+                      ;; url.el's sentinel would parse what came (and
+                      ;; inflate it, or fail on it): it is not asked.
+                      (set-process-sentinel proc #'ignore)
+                      (set-process-filter proc #'ignore)
+                      (delete-process proc)))
                   (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
-              (funcall callback result))))
+              ;; Out of the process filter (or the caller), in a timer.
+              (run-at-time 0 nil callback result))))
          (on-response
           (lambda (_status)
             (unless (plist-get state :done)
@@ -790,6 +896,8 @@ followed so far; only those on the server of REQ's URL are."
                      (code (plist-get resp :status))
                      (headers (plist-get resp :headers)))
                 (cond
+                 ((plist-get state :refused)
+                  (funcall finish (list :error (plist-get state :refused))))
                  ((> (buffer-size) toolspec-http-max-response-size)
                   (funcall finish (list :error (format "the response from %s is larger than %d bytes"
                                                        url toolspec-http-max-response-size))))
@@ -836,6 +944,7 @@ followed so far; only those on the server of REQ's URL are."
                                  :body (toolspec-http--decode (plist-get resp :body) headers))))))))))
     (condition-case err
         (let* ((unibyte (lambda (s) (encode-coding-string s 'utf-8)))
+               (problem (toolspec-http--header-problem (plist-get req :headers)))
                ;; url.el refuses a request mixing multibyte strings
                ;; with the bytes of a non-ASCII body: all parts unibyte.
                (url-request-method (funcall unibyte (plist-get req :method)))
@@ -847,29 +956,48 @@ followed so far; only those on the server of REQ's URL are."
                (url-registered-auth-schemes nil)
                (url-debug nil)
                (url-automatic-caching nil)
-               (buf (url-retrieve url on-response nil t t)))
+               (url-mime-encoding-string "identity")
+               (buf (if problem
+                        (signal 'toolspec-http-error (list problem))
+                      (url-retrieve url on-response nil t t))))
           (setq state (plist-put state :buffer buf))
           (when (buffer-live-p buf)
             (with-current-buffer buf
               ;; url.el reads these in this buffer when it connects and
               ;; when the answer comes: no redirects of its own (handled
               ;; above), no debug log of the request, no credentials of
-              ;; its own, no prompting for them on 401/407.
+              ;; its own, no prompting for them on 401/407, no
+              ;; compressed answers.
               (setq-local url-max-redirections 0)
               (setq-local url-debug nil)
               (setq-local url-registered-auth-schemes nil)
+              (setq-local url-mime-encoding-string "identity")
               (setq-local url-http-codes
                           (cl-remove-if (lambda (c) (memq (car c) '(305 401 402 407)))
                                         url-http-codes))
               (add-hook 'after-change-functions
-                        (lambda (&rest _)
-                          (when (and (> (buffer-size) toolspec-http-max-response-size)
-                                     (not (plist-get state :done))
-                                     (not (plist-get state :too-large)))
-                            (setq state (plist-put state :too-large t))
-                            (run-at-time 0 nil finish
-                                         (list :error (format "the response from %s is larger than %d bytes"
-                                                              url toolspec-http-max-response-size)))))
+                        (lambda (beg &rest _)
+                          (unless (or (plist-get state :done) (plist-get state :refused))
+                            ;; Before url.el parses the headers, which
+                            ;; inflates a gzip body whatever its size.
+                            (unless (plist-get state :encoding)
+                              (let* ((check (toolspec-http--encoding-check
+                                             (or (plist-get state :headers-start) (point-min)) beg))
+                                     (coding (car check)))
+                                (setq state (plist-put state :headers-start (cdr check)))
+                                (when coding
+                                  (setq state (plist-put state :encoding t))
+                                  (when (stringp coding)
+                                    (setq state (plist-put state :refused
+                                                           (format "the response from %s is compressed (Content-Encoding: %s), though the request asked for no compression; toolspec does not inflate responses"
+                                                                   url coding)))))))
+                            (when (and (not (plist-get state :refused))
+                                       (> (buffer-size) toolspec-http-max-response-size))
+                              (setq state (plist-put state :refused
+                                                     (format "the response from %s is larger than %d bytes"
+                                                             url toolspec-http-max-response-size))))
+                            (when (plist-get state :refused)
+                              (run-at-time 0 nil finish (list :error (plist-get state :refused))))))
                         nil t))
             (when-let* ((proc (get-buffer-process buf)))
               (set-process-query-on-exit-flag proc nil)))
@@ -880,7 +1008,9 @@ followed so far; only those on the server of REQ's URL are."
                                                                    toolspec-http-timeout))))))
       (error (funcall finish (list :error (format "cannot send the request to %s: %s"
                                                   (toolspec-http--host url)
-                                                  (error-message-string err))))))))
+                                                  (if (eq (car err) 'toolspec-http-error)
+                                                      (cadr err)
+                                                    (error-message-string err)))))))))
 
 ;;;; Responses
 
@@ -920,11 +1050,38 @@ The list tells a JSON null or false apart from no JSON."
                                               :null-object :null :false-object :false))
     (error text)))
 
+(defvar toolspec-http--budget nil
+  "The template time left to the call being handled, or nil.
+A list (SECONDS): the calls an `x-lookup' makes while their caller's
+response is handled share it.  See `toolspec-http-templates-timeout'.")
+
 (defun toolspec-http--render (template json-text)
   "Render TEMPLATE over JSON-TEXT; signals on errors.
 See `toolspec-render-template': it renders in a separate process,
-limited in time and memory."
-  (toolspec-render-template template json-text))
+limited in time and memory.  Within a call, the template gets no
+more than what is left of `toolspec-http--budget', and what it
+takes is subtracted from it."
+  (let ((budget toolspec-http--budget))
+    (if (null budget)
+        (toolspec-render-template template json-text)
+      (let ((left (car budget))
+            (start (float-time))
+            (over (lambda ()
+                    (signal 'toolspec-template-limit-error
+                            (list (format "the templates of one call took longer than %s seconds in all (`toolspec-http-templates-timeout')"
+                                          toolspec-http-templates-timeout)
+                                  nil)))))
+        (when (<= left 0) (funcall over))
+        (unwind-protect
+            (condition-case err
+                (let ((toolspec-template-timeout (min toolspec-template-timeout left)))
+                  (toolspec-render-template template json-text))
+              (toolspec-template-limit-error
+               (if (and (< left toolspec-template-timeout)
+                        (>= (- (float-time) start) left))
+                   (funcall over)
+                 (signal (car err) (cdr err)))))
+          (setcar budget (- (car budget) (- (float-time) start))))))))
 
 (defun toolspec-http--templates (op json-text)
   "The text of OP's result for JSON-TEXT: filter, output modules, or compact JSON."
@@ -1065,10 +1222,13 @@ up once."
 
 ;;;; Running
 
-(defun toolspec-http--result (op req resp secrets callback no-lookups)
+(defun toolspec-http--result (op req resp secrets callback no-lookups budget)
   "Turn RESP, the response to REQ for OP, into the result; pass it to CALLBACK.
-SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
-  (let ((code (plist-get resp :status))
+SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups.
+BUDGET is the template time left to the call (see
+`toolspec-http--budget')."
+  (let ((toolspec-http--budget budget)
+        (code (plist-get resp :status))
         (done (lambda (text)
                 (funcall callback (toolspec-http--cap (toolspec-http--redact text secrets))))))
     (cond
@@ -1083,7 +1243,20 @@ SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
      ((string-empty-p (string-trim (or (plist-get resp :body) "")))
       (funcall done (format "Done: HTTP %d %s, no content." code (plist-get resp :reason))))
      ((and (toolspec-http--json-p resp) (toolspec-http--parse-json (plist-get resp :body)))
-      (let ((finish (lambda (json) (funcall done (toolspec-http--templates op json)))))
+      (let ((finish
+             (lambda (json)
+               ;; Lookups may come back later, from another timer.
+               (let ((toolspec-http--budget budget))
+                 (funcall done
+                          ;; Called from a timer, where quitting is
+                          ;; inhibited: C-g stops the templates, and the
+                          ;; call with them.
+                          (condition-case nil
+                              (let ((inhibit-quit nil))
+                                (toolspec-http--templates op json))
+                            (quit
+                             (format "Error: %s was interrupted (C-g) while its response was processed."
+                                     (toolspec-http--op-name op)))))))))
         (if no-lookups
             (funcall finish (plist-get resp :body))
           (toolspec-http--lookups op (plist-get resp :body) finish))))
@@ -1101,7 +1274,9 @@ SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
 ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
 `x-lookup' calls.  CALLBACK is called once, with a string."
   (let* ((called nil)
-         (callback (lambda (text) (unless called (setq called t) (funcall callback text)))))
+         (callback (lambda (text) (unless called (setq called t) (funcall callback text))))
+         ;; The lookups of a response share its call's template time.
+         (budget (or toolspec-http--budget (list toolspec-http-templates-timeout))))
     (condition-case err
         (progn
           (unless (toolspec-http--op-base op)
@@ -1116,7 +1291,7 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
                 (toolspec-http--send
                  req (lambda (resp)
                        (condition-case err
-                           (toolspec-http--result op req resp secrets callback no-lookups)
+                           (toolspec-http--result op req resp secrets callback no-lookups budget)
                          (error
                           (funcall callback
                                    (toolspec-http--redact

@@ -679,7 +679,8 @@ and large (read on other threads) alike."
     (should (file-exists-p installed))))
 
 (ert-deftest toolspec-test-executors-load-on-first-use ()
-  "Loading toolspec-gptel loads no executor; binding a tool loads its own."
+  "Loading toolspec-gptel loads no executor; binding a tool loads its own.
+A Gloodata tool's executor loads the HTTP transport with it."
   (let ((r (toolspec-test--sub-emacs
             `(setq toolspec-module-file ,toolspec-module-file)
             '(require 'toolspec-gptel)
@@ -689,7 +690,7 @@ and large (read on other threads) alike."
                               (plist-get (toolspec--resolve tool nil) :bound)
                               (featurep 'toolspec-seeds) (featurep 'toolspec-http)))))))
     (should (eq (car r) 0))
-    (should (string-match-p "BEFORE nil nil BOUND t AFTER t nil" (cdr r)))))
+    (should (string-match-p "BEFORE nil nil BOUND t AFTER t t" (cdr r)))))
 
 (provide 'toolspec-test)
 ;;; toolspec-test.el ends here
