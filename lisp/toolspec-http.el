@@ -1109,39 +1109,30 @@ takes is subtracted from it."
 ;;;; Lookups
 
 (defun toolspec-http--path-steps (field)
-  "Split FIELD, a path such as \"items[].owner.id\", into its parts.
-Each part is a key string, an index, or the symbol `each' (every item
-of an array)."
-  (cl-loop for part in (split-string field "\\." t)
-           append (if (string-match "\\`\\([^][]*\\)\\(\\(?:\\[[*0-9]*\\]\\)+\\)\\'" part)
-                      (append (and (not (string-empty-p (match-string 1 part)))
-                                   (list (match-string 1 part)))
-                              (let ((brackets (match-string 2 part)) steps)
-                                (with-temp-buffer
-                                  (insert brackets)
-                                  (goto-char (point-min))
-                                  (while (re-search-forward "\\[\\([*0-9]*\\)\\]" nil t)
-                                    (push (if (string-match-p "\\`[0-9]+\\'" (match-string 1))
-                                              (string-to-number (match-string 1))
-                                            'each)
-                                          steps)))
-                                (nreverse steps)))
-                    (list part))))
+  "Split FIELD, the importer's JSON pointer to a looked-up value, into keys.
+FIELD is such as \"/trains/*/provider_id\", `*' standing for every
+item of an array; each key is unescaped (~1 is /, ~0 is ~).  The
+empty pointer (the whole response) gives no keys."
+  (and (string-prefix-p "/" field)
+       (mapcar (lambda (key) (string-replace "~0" "~" (string-replace "~1" "/" key)))
+               (split-string (substring field 1) "/"))))
 
 (defun toolspec-http--locate (value path)
-  "Find where the path PATH leads in VALUE (parsed JSON): ((ALIST . KEY) ...).
-PATH is a list from `toolspec-http--path-steps'; its last part must
-be a key of an object.  Arrays met on the way are walked item by
-item."
+  "Find where the keys PATH lead in VALUE (parsed JSON): ((ALIST . KEY) ...).
+PATH is a list from `toolspec-http--path-steps'; its last key must
+be a key of an object.  In an array, `*' is every item and a number
+one item; another key is looked up in every item."
   (cond
    ((null path) nil)
-   ((and (vectorp value) (not (integerp (car path))))
-    (cl-loop for item across value
-             append (toolspec-http--locate item (if (eq (car path) 'each) (cdr path) path))))
-   ((and (vectorp value) (integerp (car path)))
-    (and (< (car path) (length value))
-         (toolspec-http--locate (aref value (car path)) (cdr path))))
-   ((and (consp value) (stringp (car path)))
+   ((vectorp value)
+    (let ((key (car path)))
+      (cond ((equal key "*")
+             (cl-loop for item across value append (toolspec-http--locate item (cdr path))))
+            ((string-match-p "\\`[0-9]+\\'" key)
+             (let ((i (string-to-number key)))
+               (and (< i (length value)) (toolspec-http--locate (aref value i) (cdr path)))))
+            (t (cl-loop for item across value append (toolspec-http--locate item path))))))
+   ((and (consp value) (consp (car value)))
     (let ((cell (assq (intern (car path)) value)))
       (cond ((null cell) nil)
             ((null (cdr path)) (list (cons value (car cell))))

@@ -1063,8 +1063,8 @@ secret, raw and base64-encoded."
                   (t '(:status 404 :body "no"))))))
       (let* ((search (toolspec-ht--tool
                       "search_trains" nil :server (toolspec-http-server-url api) :path "/trains"
-                      :lookup [(:field "trains[].provider_id" :operation "get_provider" :parameter "provider_id")
-                               (:field "operator.provider_id" :operation "get_provider"
+                      :lookup [(:field "/trains/*/provider_id" :operation "get_provider" :parameter "provider_id")
+                               (:field "/operator/provider_id" :operation "get_provider"
                                 :parameter "$request.path.provider_id")]
                       :outputModules ["{% for t in trains %}{{ t.id }}:{{ t.provider_id_lookup.name or t.provider_id }};{% endfor %} op={{ operator.provider_id_lookup.name }}"]))
              (provider (toolspec-ht--tool
@@ -1083,7 +1083,7 @@ secret, raw and base64-encoded."
         ;; Without templates, the annotations are in the JSON.
         (let* ((plain (toolspec-ht--tool
                        "plain_trains" nil :server (toolspec-http-server-url api) :path "/trains"
-                       :lookup [(:field "trains[0].provider_id" :operation "get_provider" :parameter "provider_id")]))
+                       :lookup [(:field "/trains/0/provider_id" :operation "get_provider" :parameter "provider_id")]))
                (tool (car (toolspec-ht--register (list plain provider) :source "plain"))))
           (should (string-prefix-p
                    "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},{\"id\":2,\"provider_id\":\"p2\"}"
@@ -1091,11 +1091,110 @@ secret, raw and base64-encoded."
         ;; A lookup naming an operation that was not imported is skipped.
         (let* ((orphan (toolspec-ht--tool
                         "orphan" nil :server (toolspec-http-server-url api) :path "/trains"
-                        :lookup [(:field "trains[].provider_id" :operation "nowhere" :parameter "x")]))
+                        :lookup [(:field "/trains/*/provider_id" :operation "nowhere" :parameter "x")]))
                (tool (car (toolspec-ht--register (list orphan) :source "orphan")))
                (before (length (toolspec-http-server-requests api))))
           (should (string-prefix-p "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\"}" (toolspec-ht--call tool)))
           (should (= (length (toolspec-http-server-requests api)) (1+ before))))))))
+
+;;;; From the imported document to the server
+
+(defun toolspec-ht--trains-doc (server &optional auth)
+  "An OpenAPI document (YAML) of a trains API on SERVER, with OpenPlugin extensions.
+AUTH is the `x-plugin-auth' type (none by default).  Its search
+operation's response has an `x-lookup' on each train's provider id,
+and a bootstrap operation takes the token and the user from the
+credentials."
+  (concat "openapi: 3.0.0\n"
+          "info: {title: Trains API, version: '1'}\n"
+          "servers:\n  - url: " server "\n"
+          (if auth (format "x-plugin-auth: {type: %s, authorizationType: bearer}\n" auth) "")
+          "paths:
+  /trains:
+    get:
+      operationId: search_trains
+      summary: Search trains
+      parameters:
+        - {name: to, in: query, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: Trains
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  trains:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        id: {type: integer}
+                        provider_id:
+                          type: string
+                          x-lookup: {path: '/providers/{provider_id}', method: get, parameter: $request.path.provider_id}
+  /providers/{provider_id}:
+    get:
+      operationId: get_provider
+      summary: A train provider
+      parameters:
+        - {name: provider_id, in: path, required: true, schema: {type: string}}
+      responses:
+        '200': {description: The provider}
+  /oauth/v1/access-tokens/{token}:
+    get:
+      operationId: get_token_info
+      summary: Who the token is
+      x-bootstrap: true
+      parameters:
+        - {name: token, in: path, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.token }}'}
+        - {name: user, in: query, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.data.user_id }}'}
+      responses:
+        '200': {description: Token info}
+"))
+
+(defmacro toolspec-ht--with-doc (var text &rest body)
+  "Run BODY with VAR bound to a temporary .yaml file holding TEXT."
+  (declare (indent 2) (debug (symbolp form body)))
+  `(let ((,var (make-temp-file "toolspec-api" nil ".yaml" ,text)))
+     (unwind-protect (progn ,@body)
+       (delete-file ,var))))
+
+(defun toolspec-ht--trains-server (req)
+  "The trains API's answer to REQ (under any /vN base path)."
+  (let ((path (replace-regexp-in-string "\\`/v[0-9]+" "" (plist-get req :path))))
+    (cond
+     ((equal path "/trains")
+      '(:body (:trains [(:id 1 :provider_id "p1") (:id 2 :provider_id "p2") (:id 3 :provider_id "p1")])))
+     ((string-prefix-p "/providers/" path)
+      `(:body (:name ,(concat "Provider " (substring path 11)))))
+     ((string-prefix-p "/oauth/v1/access-tokens/" path)
+      `(:body (:user_id 42 :query ,(plist-get req :query))))
+     (t '(:status 404 :body "no")))))
+
+(ert-deftest toolspec-http-imported-lookups ()
+  "An `x-lookup' of an imported document resolves the ids its response holds.
+The importer writes the field as a JSON pointer (/trains/*/provider_id);
+the model calls the tool through gptel, and the lookup operation is
+called once per distinct id."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api #'toolspec-ht--trains-server)
+      (toolspec-ht--with-doc doc (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1"))
+        (let ((tools (toolspec-import-file doc :confirm nil)))
+          (toolspec-server-with
+              (chat (list (toolspec-server-tool-calls-response
+                           '(("call_1" "search_trains" "{\"to\":\"Lyon\"}")))
+                          (toolspec-server-text-response "Done.")))
+            (toolspec-ht--chat chat "Trains to Lyon?" tools)
+            (should-not (toolspec-server-errors chat))
+            (should (equal (plist-get (toolspec-ht--tool-message (nth 1 (toolspec-server-requests chat)) "call_1")
+                                      :content)
+                           (concat "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},"
+                                   "{\"id\":2,\"provider_id\":\"p2\",\"provider_id_lookup\":{\"name\":\"Provider p2\"}},"
+                                   "{\"id\":3,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}}]}"))))
+          (let ((paths (toolspec-ht--paths api)))
+            (should (equal (car paths) "/v1/trains?to=Lyon"))
+            (should (equal (sort (cdr paths) #'string<) '("/v1/providers/p1" "/v1/providers/p2")))))))))
 
 ;;;; Bootstrap
 
