@@ -373,6 +373,9 @@ OPTIONS is a plist:
   :functions alist (NAME . FUNCTION), or a function of the name, binding tools
   :confirm   override whether gptel asks before running the tools
   :mcp-server name of the MCP server the tools run on (needs mcp.el)
+  :credentials host or list of hosts whose auth-source credentials
+             the tools may send to their server (OpenAPI tools, see
+             `toolspec-http-approved-credentials'); none by default
 Registering a source again replaces its tools."
   (toolspec--require-gptel)
   (let* ((source (plist-get options :source))

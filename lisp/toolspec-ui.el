@@ -54,6 +54,7 @@
 (declare-function gptel-tool-function "ext:gptel-request")
 (declare-function gptel-tool-p "ext:gptel-request")
 (declare-function json-pretty-print-buffer "json")
+(declare-function toolspec-http-credential-hosts "toolspec-http")
 (declare-function flymake-make-diagnostic "flymake")
 (defvar gptel--known-tools)
 (defvar flymake-diagnostic-functions)
@@ -626,6 +627,15 @@ bound to, and its problems.  Nothing is registered until you say so.
                     (toolspec--keys 'toolspec-import-next-tool)
                     (toolspec--keys 'toolspec-import-previous-tool)
                     (toolspec--keys 'toolspec-import-visit)))
+    (dolist (c (plist-get preview :credentials))
+      (pcase-let ((`(,host ,title ,approved) c))
+        (insert (propertize "credential: " 'face 'toolspec-heading)
+                (format "API %S would send the auth-source credential for %s%s\n"
+                        title (propertize host 'face 'toolspec-tool-name)
+                        (if approved
+                            " (approved by the import options)"
+                          (format ": you are asked when you register (%s)"
+                                  (toolspec--keys 'toolspec-import-register)))))))
     (dolist (p (plist-get preview :general))
       (toolspec--insert-problem nil p))
     (dolist (entry entries)
@@ -653,8 +663,38 @@ Return the plist kept in `toolspec--preview'."
     (dolist (e entries)
       (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))
     (list :source source :options options :entries entries :general general
+          :credentials (toolspec--preview-credentials source tools options)
           :category (or (plist-get options :category)
                         (file-name-base (toolspec--source-id source))))))
+
+(defun toolspec--preview-credentials (source tools options)
+  "The credentials TOOLS of SOURCE would use, imported with OPTIONS.
+See `toolspec-http-credential-hosts'."
+  (when (cl-some (lambda (tool)
+                   (equal (format "%s" (plist-get (plist-get tool :executor) :type)) "openapi"))
+                 tools)
+    (require 'toolspec-http)
+    (toolspec-http-credential-hosts
+     tools (append (list :source (toolspec--source-id source)) options))))
+
+(defun toolspec--approve-credentials (preview)
+  "The import options of PREVIEW, with the credentials the user approves.
+Each credential the previewed tools would use, and the options do not
+approve, is asked about; the hosts approved join `:credentials'."
+  (let* ((options (plist-get preview :options))
+         (given (plist-get options :credentials))
+         (hosts (if (stringp given) (list given) given)))
+    (dolist (c (plist-get preview :credentials))
+      (pcase-let ((`(,host ,title ,approved) c))
+        (when (and (not approved)
+                   (y-or-n-p (format "Let the tools of API %S send your auth-source credential for %s? "
+                                     title host)))
+          (setq hosts (append hosts (list host))))))
+    (if hosts
+        (append (list :credentials hosts)
+                (cl-loop for (k v) on options by #'cddr
+                         unless (eq k :credentials) append (list k v)))
+      options)))
 
 (defun toolspec--preview (source options)
   "Show the tools of SOURCE, to be imported with OPTIONS; return the buffer."
@@ -721,7 +761,7 @@ preview with \\<toolspec-import-mode-map>\\[revert-buffer]."
                        (mapcar (lambda (e) (plist-get e :tool)) (plist-get preview :entries))
                        :source (toolspec--source-id source)
                        :category category
-                       (plist-get preview :options))))
+                       (toolspec--approve-credentials preview))))
       (quit-window t)
       (message "%s registered in category %s" (toolspec--plural (length made) "tool") category)
       made)))
