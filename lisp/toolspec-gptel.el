@@ -71,8 +71,24 @@
   "Alist mapping tool names (strings) to the elisp functions that run them.
 This is how a tool imported from JSON gets its function: name it
 here, or pass `:functions' when importing.  A JSON file can never
-bind a tool to a function by itself."
-  :type '(alist :key-type string :value-type function)
+bind a tool to a function by itself.
+
+An entry (NAME FUNCTION :source SOURCES) binds the tool NAME to
+FUNCTION only in the tools registered from SOURCES: a file name, a
+directory (for the files in it), another `:source' given to
+`toolspec-register' (such as a buffer's), or a list of these.
+
+An entry (NAME . FUNCTION) binds NAME in every import, so any file
+naming a tool NAME would get FUNCTION, under its own description:
+a tool bound by such an entry asks before each call, whatever the
+`:confirm' import option says (and `toolspec-make-llm-tools', whose
+tools cannot ask, leaves it unbound).  Give the entry `:source' to
+have it bound without the question."
+  :type '(repeat (choice (cons :tag "Any source" (string :tag "Tool name") function)
+                         (list :tag "Some sources" (string :tag "Tool name") function
+                               (const :source)
+                               (choice (string :tag "File or directory")
+                                       (repeat (string :tag "File or directory"))))))
   :group 'toolspec)
 
 (defcustom toolspec-function-resolvers
@@ -218,9 +234,40 @@ called with the name."
     (cond ((functionp fns) (funcall fns name))
           ((consp fns) (cdr (assoc name fns))))))
 
-(defun toolspec-resolve-from-alist (tool _options)
-  "Resolver: the function `toolspec-function-alist' maps TOOL's name to."
-  (cdr (assoc (plist-get tool :name) toolspec-function-alist)))
+(defun toolspec--source-matches-p (sources source)
+  "Non-nil when SOURCE, an import's `:source', is one of SOURCES.
+SOURCES is a string or a list of strings: a file, a directory
+holding SOURCE, or a source given by name."
+  (and (stringp source)
+       (cl-some (lambda (s)
+                  (and (stringp s)
+                       (or (equal s source)
+                           (let ((file (expand-file-name source))
+                                 (s (expand-file-name s)))
+                             (or (equal s file)
+                                 (and (or (directory-name-p s) (file-directory-p s))
+                                      (equal (file-name-as-directory s)
+                                             (file-name-directory file))))))))
+                (if (stringp sources) (list sources) sources))))
+
+(defun toolspec-resolve-from-alist (tool options)
+  "Resolver: the function `toolspec-function-alist' binds TOOL's name to.
+An entry with `:source' binds only for the sources it names (OPTIONS's
+`:source'); the first that matches wins.  Without one, an entry
+\(NAME . FUNCTION) binds for any source, and asks: it gives
+\(:function FUNCTION :confirm t :unscoped t)."
+  (let ((name (plist-get tool :name))
+        (source (plist-get options :source))
+        (any nil))
+    (or (cl-loop for entry in toolspec-function-alist
+                 when (and (consp entry) (equal (car entry) name))
+                 do (let ((rest (cdr entry)))
+                      (if (or (symbolp rest) (functionp rest))
+                          (unless any (setq any rest))
+                        (when (and (consp rest)
+                                   (toolspec--source-matches-p (plist-get (cdr rest) :source) source))
+                          (cl-return (car rest))))))
+        (and (functionp any) (list :function any :confirm t :unscoped t)))))
 
 (defun toolspec-resolve-executor (tool options)
   "Resolver: the executor TOOL's format carries, if its type is known.
@@ -249,7 +296,7 @@ Needs the mcp package (mcp.el) and a running server."
   "A function for tool NAME, which has no implementation here."
   (lambda (&rest _)
     (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
-    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" . FUNCTION) to `toolspec-function-alist' and importing the tool again."
+    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" FUNCTION :source \"THE-TOOL-FILE\") to `toolspec-function-alist' and importing the tool again."
             name name)))
 
 (defun toolspec--resolve (tool options)
@@ -351,7 +398,8 @@ many tools were removed."
          ;; file cannot set them); a plist written in elisp may.
          (async (toolspec--flag (or (plist-get binding :async) (plist-get tool :async))))
          (confirm (toolspec--flag
-                   (cond ((plist-member options :confirm) (plist-get options :confirm))
+                   (cond ((plist-get binding :unscoped) t)
+                         ((plist-member options :confirm) (plist-get options :confirm))
                          ((plist-member binding :confirm) (plist-get binding :confirm))
                          (t (plist-get tool :confirm))))))
     (append (list :name (plist-get tool :name)
@@ -361,7 +409,8 @@ many tools were removed."
             (and async (list :async t))
             (and confirm (list :confirm confirm))
             (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
-            (list :toolspec-bound (plist-get binding :bound)))))
+            (list :toolspec-bound (plist-get binding :bound)
+                  :toolspec-unscoped (plist-get binding :unscoped)))))
 
 ;;;###autoload
 (defun toolspec-register (tools &rest options)
@@ -400,6 +449,7 @@ Registering a source again replaces its tools."
       (let ((made (mapcar (lambda (tool)
                             (let ((bound (toolspec--bind (funcall copy tool) options)))
                               (cl-remf bound :toolspec-bound)
+                              (cl-remf bound :toolspec-unscoped)
                               (toolspec--gptel-make category bound)))
                           tools)))
         (toolspec--gptel-add category made)
@@ -419,6 +469,15 @@ OPTIONS are those of `toolspec-register'.  Needs the llm package."
     (signal 'toolspec-module-error (list "llm is not installed" nil)))
   (mapcar (lambda (tool)
             (let ((bound (toolspec--bind (copy-tree tool) options)))
+              ;; An llm tool cannot ask before it runs.
+              (when (plist-get bound :toolspec-unscoped)
+                (setq bound (plist-put bound :function
+                                       (toolspec--unbound-function (plist-get bound :name))))
+                (setq bound (plist-put bound :async nil))
+                (display-warning
+                 'toolspec
+                 (format "Tool %s is not bound: its `toolspec-function-alist' entry names no :source, and llm tools cannot ask before running"
+                         (plist-get bound :name))))
               (llm-make-tool :name (plist-get bound :name)
                              :description (plist-get bound :description)
                              :args (plist-get bound :args)

@@ -551,7 +551,9 @@ bound to, and its problems.  Nothing is registered until you say so.
             (concat (if (and (symbolp f) f) (format "%s" f) "a function")
                     (and (plist-get binding :async) ", async")
                     (and (plist-get binding :confirm) ", asks first")
-                    (and resolver (format " (from %s)" resolver))))))
+                    (and resolver (format " (from %s)" resolver))
+                    (and (plist-get binding :unscoped)
+                         ": its entry names no :source, so a tool of this name from any file gets it")))))
     (error (format "cannot be bound: %s" (error-message-string err)))))
 
 (defun toolspec--type-text (spec)
@@ -661,7 +663,10 @@ Return the plist kept in `toolspec--preview'."
                 (toolspec--read-or-report source (plist-get options :format) options))
                (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
-      (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))
+      (plist-put e :binding (toolspec--binding-text
+                             (plist-get e :tool)
+                             ;; As `toolspec-import-register' will bind it.
+                             (append (list :source (toolspec--source-id source)) options))))
     (list :source source :options options :entries entries :general general
           :credentials (toolspec--preview-credentials source tools options)
           :category (or (plist-get options :category)

@@ -181,7 +181,8 @@ The place is the start of GROUP (default the whole match)."
 (ert-deftest toolspec-ui-import-shows-binding-and-y-registers ()
   "The preview names the function a tool gets; y registers with it."
   (toolspec-ui-test--with-clean-state
-    (setq toolspec-function-alist '(("create_issue" . toolspec-ui-test--create-issue)))
+    (setq toolspec-function-alist `(("create_issue" toolspec-ui-test--create-issue
+                                     :source ,(toolspec-ui-test--example "mcp-tools-list.json"))))
     (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
     (let ((text (toolspec-ui-test--preview-text)))
       (should (string-match-p
@@ -195,6 +196,54 @@ The place is the start of GROUP (default the whole match)."
     (let ((tool (gptel-get-tool '("mcp-tools-list" "create_issue"))))
       (should (equal (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "Title" nil nil nil)
                      (format "created %S" '((:owner "o" :name "n") "Title" nil nil nil)))))))
+
+(ert-deftest toolspec-ui-function-alist-scoped-to-sources ()
+  "A `toolspec-function-alist' entry with :source binds only the tools of its sources.
+A stranger's file naming the same tool gets no function; a directory
+scopes the files in it.  An entry without :source still binds in
+every file, but its tool asks before each call, even imported with
+`:confirm nil', and the preview says why."
+  (toolspec-ui-test--with-clean-state
+    (let* ((text (with-temp-buffer
+                   (insert-file-contents (toolspec-ui-test--example "mcp-tools-list.json"))
+                   (buffer-string)))
+           (mine (toolspec-ui-test--temp-file text))
+           (dir (make-temp-file "toolspec-ui-dir" t))
+           (theirs (expand-file-name "tools.json" dir))
+           (call (lambda (file)
+                   (let ((toolspec-check-arguments nil)
+                         (tool (gptel-get-tool (list (file-name-base file) "create_issue"))))
+                     (list (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "T" nil nil nil)
+                           (gptel-tool-confirm tool))))))
+      (push theirs toolspec-ui-test--files)
+      (unwind-protect
+          (progn
+            (write-region text nil theirs)
+            (setq toolspec-function-alist
+                  `(("create_issue" toolspec-ui-test--create-issue :source ,mine)))
+            (toolspec-import-file mine :confirm nil)
+            (toolspec-import-file theirs :confirm nil)
+            (should (equal (funcall call mine)
+                           (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) nil)))
+            (should (string-match-p "create_issue has no implementation in this Emacs"
+                                    (car (funcall call theirs))))
+            ;; A directory: the files in it.
+            (setq toolspec-function-alist
+                  `(("create_issue" toolspec-ui-test--create-issue :source (,(file-name-as-directory dir)))))
+            (toolspec-import-file mine :confirm nil)
+            (toolspec-import-file theirs :confirm nil)
+            (should (string-match-p "no implementation" (car (funcall call mine))))
+            (should (string-prefix-p "created " (car (funcall call theirs))))
+            ;; No :source: bound everywhere, and asks.
+            (setq toolspec-function-alist '(("create_issue" . toolspec-ui-test--create-issue)))
+            (toolspec-import-file theirs :confirm nil)
+            (should (equal (funcall call theirs)
+                           (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) t)))
+            (toolspec-ui-test--mx "toolspec-import-file" theirs)
+            (should (string-match-p
+                     "^  binding: toolspec-ui-test--create-issue, asks first (from toolspec-resolve-from-alist): its entry names no :source, so a tool of this name from any file gets it$"
+                     (toolspec-ui-test--preview-text))))
+        (delete-directory dir t)))))
 
 (ert-deftest toolspec-ui-import-problems-jump-to-the-json ()
   "Problems are listed per tool, and RET on one shows its place in the file."
