@@ -938,15 +938,40 @@ SECRET is left out: it would match too much."
             res))
     (delete-dups res)))
 
+(defun toolspec-http--secret-anchors (secret)
+  "Return texts one of which is in each form of SECRET, or nil.
+They are the longest run of ASCII letters and digits of SECRET and
+of SECRET reversed (which percent-encoding and JSON leave as they
+are), as it is, in lower and in upper case, and the base64 texts
+`toolspec-http--secret-regexps' looks for.  nil when a run is
+shorter than 4 characters: too common to tell."
+  (let ((anchors nil) (ok t))
+    (dolist (s (list secret (reverse secret)))
+      (let ((run (car (sort (split-string s "[^a-zA-Z0-9]+" t)
+                            (lambda (a b) (> (length a) (length b)))))))
+        (if (and run (>= (length run) 4))
+            (setq anchors (append (list run (downcase run) (upcase run)) anchors))
+          (setq ok nil)))
+      (dolist (core (toolspec-http--base64-cores (encode-coding-string s 'utf-8)))
+        (when (>= (length core) (length s))
+          (push core anchors))))
+    (and ok (delete-dups anchors))))
+
 (defun toolspec-http--redact-encodings (secret text)
   "TEXT with SECRET replaced in every form it may take on the way.
 Raw, reversed, percent-encoded (any case, any mix), JSON-escaped,
 base64 (standard or URL-safe, at any offset): a template over a
 response that echoes it, or an error that quotes a URL built from
 it, shows \"[redacted]\" instead."
-  (let ((case-fold-search t))
-    (dolist (re (toolspec-http--secret-regexps secret) text)
-      (setq text (replace-regexp-in-string re "[redacted]" text t t)))))
+  (let ((case-fold-search t)
+        (anchors (toolspec-http--secret-anchors secret)))
+    ;; TEXT may be a whole response: the regexp, slow on megabytes,
+    ;; runs once, and only when a quick search finds a trace.
+    (if (and anchors (not (cl-some (lambda (a) (string-search a text)) anchors)))
+        text
+      (replace-regexp-in-string
+       (mapconcat #'identity (toolspec-http--secret-regexps secret) "\\|")
+       "[redacted]" text t t))))
 
 ;;;; HTTP
 
