@@ -9,7 +9,8 @@
 #            of the repo's fixtures and of the BFCL catalog, converted by
 #            `toolspec convert --to DIALECT' into each dialect and judged
 #            (test/providers/check.py); MCP -> MCP must be the identity
-#   gptel    the corpus imported into real gptel with toolspec-import-file,
+#   gptel    the corpus and the catalog imported into real gptel with
+#            toolspec-import-file,
 #            serialised by gptel's own gptel--parse-tools for its OpenAI,
 #            OpenAI Responses, Anthropic and Gemini backends
 #            (test/providers/gptel-dump.el), and judged the same way
@@ -51,13 +52,15 @@ fi
 
 if [ "$mode" = gptel ] || [ "$mode" = all ]; then
   printf '\n==> provider acceptance of what gptel sends (gptel--parse-tools)\n'
+  gptel_sources=("$dest"/corpus/*.json "$dest/bfcl/catalog.json")
   dumps=$(mktemp -d)
   trap 'rm -rf "$dumps"' EXIT
   if "$EMACS" --batch -Q -L lisp -L .deps/gptel ${TOOLSPEC_EMACS_PRELOAD:-} \
        --eval "(setq toolspec-module-file \"$module\")" \
-       -l test/providers/gptel-dump.el "$dumps" "$dest"/corpus/*.json </dev/null 2>"$dumps/.log"; then
+       -l test/providers/gptel-dump.el "$dumps" "${gptel_sources[@]}" </dev/null 2>"$dumps/.log"; then
     grep '^gptel-dump:' "$dumps/.log"
-    "$py" test/providers/check.py gptel --dumps "$dumps" --report "$dest/report-gptel.json" </dev/null || status=1
+    "$py" test/providers/check.py gptel --dumps "$dumps" --report "$dest/report-gptel.json" \
+      "${gptel_sources[@]}" </dev/null || status=1
   else
     cat "$dumps/.log"
     echo "providers (gptel): 0 passed, 1 failed"

@@ -9,7 +9,7 @@ Usage:
       and each tool written goes through its provider's validators
       (validators.py).  Every MCP source is also converted MCP -> MCP,
       which must give back each tool as it was: every key, in its order.
-  check.py gptel --dumps DIR [--report FILE]
+  check.py gptel --dumps DIR [--report FILE] [SOURCE...]
       The JSON real gptel's `gptel--parse-tools' made for its OpenAI
       (chat completions), OpenAI Responses, Anthropic and Gemini backends from the tools toolspec registered
       (test/providers/gptel-dump.el): DIR/SOURCE.BACKEND.json, and
@@ -228,6 +228,7 @@ def writers(args):
 
 def gptel(args):
     res = Results()
+    counts = {os.path.splitext(os.path.basename(f))[0]: tool_count(f) for f in args.sources}
     files = sorted(os.listdir(args.dumps))
     sources = sorted({f.rsplit(".", 2)[0] for f in files if f.endswith((".json", ".error"))})
     if len(sources) < 8:
@@ -240,7 +241,8 @@ def gptel(args):
             if os.path.exists(err_file) or not os.path.exists(path):
                 msg = open(err_file, encoding="utf-8").read().strip() if os.path.exists(err_file) \
                     else "gptel made nothing"
-                res.whole(dialect, source, "gptel", msg.split(":", 1)[0][:60], msg[:300])
+                res.whole(dialect, source, "gptel", msg.split(":", 1)[0][:60], msg[:300],
+                          counts.get(source, 1))
                 continue
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
@@ -262,6 +264,7 @@ def main():
     g = sub.add_parser("gptel")
     g.add_argument("--dumps", required=True)
     g.add_argument("--report")
+    g.add_argument("sources", nargs="*", help="the files dumped, for their tool counts")
     args = ap.parse_args()
     n = validators.self_test()
     print(f"validators: {n} self-checks passed (each judge refuses a known-bad tool, accepts a good one)\n")

@@ -395,6 +395,13 @@ def check_gemini(decl):
         genai_types.FunctionDeclaration.model_validate(decl)
     except Exception as e:  # ValidationError, or what the model's validators raise
         out += pydantic_refusals("genai.FunctionDeclaration", e, "functionDeclaration")
+    if isinstance(decl, dict):
+        # Full JSON Schema goes in parametersJsonSchema, exclusive of parameters.
+        if decl.get("parameters") is not None and decl.get("parametersJsonSchema") is not None:
+            out.append(("genai.FunctionDeclaration", "parameters and parametersJsonSchema",
+                        "parameters and parametersJsonSchema are mutually exclusive"))
+        if decl.get("parametersJsonSchema") is not None:
+            out += check_json_schema(decl["parametersJsonSchema"], "parametersJsonSchema")
     return out
 
 
@@ -497,6 +504,8 @@ def self_test():
         "genai type list": check_gemini({"name": "f", "parameters": {"type": "object", "properties":
                                                                      {"a": {"type": ["string", "null"]}}}}),
         "genai unknown tool key": check_gemini({"name": "f", "strict": True}),
+        "genai both schemas": check_gemini({"name": "f", "parameters": {"type": "object"},
+                                            "parametersJsonSchema": {"type": "object"}}),
         "botocore unknown key": check_bedrock({"toolSpec": {"name": "f", "description": "d", "x": 1,
                                                             "inputSchema": {"json": {"type": "object"}}}}),
         "botocore empty description": check_bedrock({"toolSpec": {"name": "f", "description": "",
