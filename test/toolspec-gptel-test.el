@@ -883,6 +883,7 @@ as an error would make every registered tool invalid."
 
 (ert-deftest toolspec-gptel-test-register-honours-own-function ()
   "A :function the caller put in a tool plist is the tool's function."
+  (require 'toolspec-gptel)
   (let ((gptel--known-tools nil)
         (toolspec--registered (make-hash-table :test 'equal))
         (toolspec-function-alist nil)
@@ -907,6 +908,7 @@ as an error would make every registered tool invalid."
 
 (ert-deftest toolspec-gptel-test-llm-args-carry-a-type-symbol ()
   "llm needs a :type symbol on each argument: untyped ones get one."
+  (require 'toolspec-gptel)
   (should (equal (toolspec--llm-args
                   '((:name "a" :description "Any.")
                     (:name "b" :type ["boolean" "string"])
@@ -942,9 +944,11 @@ back, is the same; the plist's arguments are self-contained."
   (let* ((json "{\"name\":\"create_pet\",\"description\":\"Create.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"body\":{\"$ref\":\"#/$defs/Pet\",\"description\":\"The pet.\"},\"flag\":{\"type\":[\"boolean\",\"string\"]},\"any\":{\"description\":\"Anything.\"}},\"required\":[\"body\"],\"title\":\"create_petArguments\",\"$defs\":{\"Pet\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}},\"x-vendor\":1}}")
          (plist (car (toolspec-parse-json json 'mcp))))
     (should (equal (plist-get (car (plist-get plist :args)) :properties) '(:name (:type string))))
-    (should (equal (json-parse-string (toolspec-to-json plist 'mcp)) (json-parse-string json)))
-    (should (equal (json-parse-string (toolspec-tools-to-json (list plist) 'mcp))
-                   (json-parse-string (concat "{\"tools\":[" json "]}"))))))
+    ;; Compared as alists: every key, in its order.
+    (should (equal (json-parse-string (toolspec-to-json plist 'mcp) :object-type 'alist)
+                   (json-parse-string json :object-type 'alist)))
+    (should (equal (json-parse-string (toolspec-tools-to-json (list plist) 'mcp) :object-type 'alist)
+                   (json-parse-string (concat "{\"tools\":[" json "]}") :object-type 'alist)))))
 
 (provide 'toolspec-gptel-test)
 

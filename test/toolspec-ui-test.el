@@ -291,13 +291,20 @@ The place is the start of GROUP (default the whole match)."
       (should-not (get-buffer "*toolspec-import*")))))
 
 (ert-deftest toolspec-ui-import-format-error-shows-the-place ()
-  "JSON that is no tool: the error names the JSON path's place."
+  "JSON that is no tool: the preview lists it left out, at its place;
+with :strict, the import's error names the JSON path's place."
   (toolspec-ui-test--with-clean-state
     (let* ((json "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {}},\n  {\"name\": 42}\n]}\n")
-           (file (toolspec-ui-test--temp-file json))
-           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
-      (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
-      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12))))))
+           (file (toolspec-ui-test--temp-file json)))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (should (string-match-p "^1 tool, 1 error, 1 warning\n1 tool definition could not be read and is left out"
+                              (toolspec-ui-test--preview-text)))
+      (toolspec-ui-test--visit-preview-line "error: tools\\[1\\]\\.name: the tool name must be a string")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))
+      (let ((err (should-error (toolspec-import-file file :preview t :strict t) :type 'user-error)))
+        (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
+        (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))))))
 
 (ert-deftest toolspec-ui-import-buffer-registers-under-its-name ()
   "M-x toolspec-import-buffer previews a buffer's JSON and registers it."
