@@ -301,10 +301,20 @@ Needs the mcp package (mcp.el) and a running server."
 
 (defun toolspec--resolve (tool options)
   "The binding of TOOL under OPTIONS.
-A plist (:function F :async A :confirm C :bound B)."
-  (let ((found (cl-loop for r in toolspec-function-resolvers
-                        thereis (funcall r tool options))))
-    (cond ((functionp found) (list :function found :bound t))
+A plist (:function F :async A :confirm C :bound B).  A `:function'
+in TOOL itself (a plist written in Lisp: the readers of JSON never
+put one there) is its binding; otherwise the first of
+`toolspec-function-resolvers' that finds one gives it."
+  (let* ((own (plist-get tool :function))
+         (found (or own
+                    (cl-loop for r in toolspec-function-resolvers
+                             thereis (funcall r tool options)))))
+    (when (and own (not (or (functionp own) (and (symbolp own) (not (booleanp own))))))
+      (signal 'toolspec-invalid-spec
+              (list (format "Tool %s: :function must be a function or a function's name, found %S"
+                            (plist-get tool :name) own)
+                    nil)))
+    (cond ((or (functionp found) (and own (symbolp found))) (list :function found :bound t))
           ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
           (t (list :function (toolspec--unbound-function (plist-get tool :name)) :bound nil)))))
 
@@ -425,7 +435,9 @@ OPTIONS is a plist:
   :credentials host or list of hosts whose auth-source credentials
              the tools may send to their server (OpenAPI tools, see
              `toolspec-http-approved-credentials'); none by default
-Registering a source again replaces its tools."
+A `:function' a tool plist carries itself (one written in Lisp)
+binds that tool, before any of OPTIONS.  Registering a source again
+replaces its tools."
   (toolspec--require-gptel)
   (let* ((source (plist-get options :source))
          (category (or (plist-get options :category)
@@ -461,6 +473,30 @@ Registering a source again replaces its tools."
           (puthash source made toolspec--registered))
         made))))
 
+(defun toolspec--llm-args (args)
+  "ARGS, argument plists, each with the `:type' symbol llm needs.
+llm writes `(symbol-name TYPE)' of each argument's `:type', and
+keeps only its `:type', `:description', `:enum', `:items' and
+`:properties'.  An argument without a type constraint (no
+`:type', as read from a JSON schema without one) is given `object'
+when it has `:properties', `array' when it has `:items', else
+`string'; a union of types (a vector) is given its first type other
+than null; a type name given as a string, its symbol."
+  (mapcar
+   (lambda (arg)
+     (let ((type (plist-get arg :type)))
+       (if (and type (symbolp type))
+           arg
+         (let ((name (cond ((stringp type) type)
+                           ((vectorp type)
+                            (cl-loop for x across type
+                                     for s = (format "%s" x)
+                                     unless (equal s "null") return s))
+                           ((plist-get arg :properties) "object")
+                           ((plist-get arg :items) "array"))))
+           (plist-put (copy-sequence arg) :type (intern (or name "string")))))))
+   args))
+
 ;;;###autoload
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
@@ -480,7 +516,7 @@ OPTIONS are those of `toolspec-register'.  Needs the llm package."
                          (plist-get bound :name))))
               (llm-make-tool :name (plist-get bound :name)
                              :description (plist-get bound :description)
-                             :args (plist-get bound :args)
+                             :args (toolspec--llm-args (plist-get bound :args))
                              :function (plist-get bound :function)
                              :async (plist-get bound :async))))
           tools))
@@ -493,8 +529,10 @@ OpenAPI document the selection keys `:tags', `:paths', `:operations'
 and `:server' (see `toolspec-read-openapi'); the category defaults
 to FILE's base name.  Importing FILE again
 replaces its tools.  Signals `toolspec-invalid-spec' when a tool
-has errors; warnings are logged to *Messages*.  Returns the gptel
-tools.
+has errors; warnings are logged to *Messages*, and so is each tool
+definition that cannot be read and is left out, unless `:strict' is
+non-nil: then such a definition refuses the whole file.  Returns the
+gptel tools.
 
 With `:preview' non-nil, as interactively, nothing is registered
 yet: the tools and their problems are shown in a preview buffer,

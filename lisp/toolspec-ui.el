@@ -162,11 +162,12 @@ START and END default to the accessible portion of BUFFER."
                 (insert-file-contents (toolspec--source-file source)))
               (buffer-string)))))
 
-(defun toolspec--parse-text (text &optional format name)
-  "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title."
+(defun toolspec--parse-text (text &optional format name strict)
+  "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title.
+STRICT non-nil refuses TEXT when one tool in it cannot be read."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t)))
+   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t strict)))
 
 (defun toolspec--source-default-name (source)
   "The name of a bare JSON Schema in SOURCE that has no title, or nil."
@@ -184,7 +185,8 @@ SOURCE holds no valid definitions."
                    (toolspec--read-file-for-import (toolspec--source-file source)
                                                    (append (list :format format) options))
                  (toolspec--parse-text (toolspec--source-text source) format
-                                       (toolspec--source-default-name source)))))
+                                       (toolspec--source-default-name source)
+                                       (plist-get options :strict)))))
     (list tools toolspec-last-import-warnings toolspec-last-import-paths
           toolspec-last-import-problems)))
 
@@ -623,6 +625,12 @@ bound to, and its problems.  Nothing is registered until you say so.
                     (toolspec--plural (length entries) "tool")
                     (toolspec--plural (toolspec--count-problems preview 'error) "error")
                     (toolspec--plural (toolspec--count-problems preview 'warning) "warning")))
+    ;; The errors of no tool are tool definitions that could not be read.
+    (let ((left-out (cl-count 'error (plist-get preview :general) :key #'car)))
+      (when (> left-out 0)
+        (insert (format "%s could not be read and %s left out: the errors below say where\n"
+                        (toolspec--plural left-out "tool definition")
+                        (if (= left-out 1) "is" "are")))))
     (insert (format "%s: register   %s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
                     (toolspec--keys 'toolspec-import-register)
                     (toolspec--keys 'toolspec-import-cancel)

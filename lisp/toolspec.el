@@ -405,9 +405,12 @@ bound, `toolspec-template-limit-error'."
 ;;;; Moving values across
 
 (defvar toolspec-last-import-warnings nil
-  "Warnings from the last JSON import: a list of (warning PATH MESSAGE).
-They say what was changed to make the input fit: non-standard type
-names, inferred types, type unions rewritten.")
+  "Warnings from the last JSON import: a list of (SEVERITY PATH MESSAGE).
+A warning says what was changed to make the input fit: non-standard
+type names, unknown ones read as no type constraint.  An error
+\(SEVERITY `error') is a tool definition that could not be read: it
+was left out, and PATH says where in the input it goes wrong.  With
+STRICT, the import signals the first such error instead.")
 
 (defvar toolspec-last-import-paths nil
   "Where each tool of the last JSON import is in its input.
@@ -537,7 +540,7 @@ this undoes it so a registered tool reads as it was written."
 ;;;; Public API
 
 ;;;###autoload
-(defun toolspec-parse-json (string &optional format)
+(defun toolspec-parse-json (string &optional format strict)
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
 it (per tool, so arrays and wrappers such as {\"tools\": [...]} may
@@ -545,22 +548,26 @@ mix formats).  An OpenAPI document (JSON, or YAML) gives one tool
 per operation; `toolspec-read-openapi' selects operations.  The
 plists follow the gptel/llm rules and carry no `:function'.  What
 was changed to make the input fit is left in
-`toolspec-last-import-warnings'."
+`toolspec-last-import-warnings'.  A tool definition that cannot be
+read is left out, with an error among those warnings; when no tool
+can be read, or with STRICT non-nil when one cannot, that error is
+signalled."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t)))
+   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t strict)))
 
 ;;;###autoload
-(defun toolspec-read-file (file &optional format)
+(defun toolspec-read-file (file &optional format strict)
   "Read FILE, JSON tool definitions, into a list of tool plists.
-FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
-`title' is named after FILE.  Errors carry `:file' in their details."
+FORMAT and STRICT are as in `toolspec-parse-json'.  A bare JSON
+Schema without `title' is named after FILE.  Errors carry `:file'
+in their details."
   (toolspec--ensure-module)
   (let ((file (expand-file-name file)))
     (condition-case err
         (toolspec--import
          (toolspec--mod-read-file file (toolspec--name format nil)
-                                  (file-name-base file) toolspec-max-input-size t))
+                                  (file-name-base file) toolspec-max-input-size t strict))
       (toolspec-error
        (signal (car err)
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))

@@ -131,13 +131,16 @@ fn max_size(max: Value<'_>) -> usize {
     max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
 }
 
-/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME.
-fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize) -> crate::Result<ReadOptions<'a>> {
-    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max })
+/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME,
+/// and whether to refuse the input when one tool in it cannot be read.
+fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize, strict: bool) -> crate::Result<ReadOptions<'a>> {
+    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max, strict })
 }
 
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
 /// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE.
+/// A tool that cannot be read is left out, an error among the WARNINGS,
+/// unless STRICT.
 #[defun]
 fn parse_json<'e>(
     env: &'e Env,
@@ -146,13 +149,15 @@ fn parse_json<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
+    strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
+    let strict = strict.is_not_nil();
     let s = run(env, || self::text(text, "the JSON text"))?;
     streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
     })
 }
 
@@ -217,13 +222,15 @@ fn read_file<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
+    strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
+    let strict = strict.is_not_nil();
     let bytes = run(env, || source_bytes(file, true, max))?;
     streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
     })
 }
 

@@ -2,7 +2,9 @@
 //! `read`, and reading plists printed by Emacs (`prin1`) back, through
 //! lexpr.
 //!
-//! Printed plists follow the format's rules: `:type` a symbol, `:enum` and
+//! Printed plists follow the format's rules: `:type` a symbol (absent for
+//! a node without a type constraint; a union of several types a vector of
+//! strings, which gptel sends as it is), `:enum` and
 //! `:required` vectors, `:items` a plist, `:properties` a plist with
 //! keyword keys in their original order, `:optional t` on top-level
 //! arguments that are not required, false as `:json-false`, null as
@@ -215,7 +217,9 @@ fn emit_schema_body<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
     for (k, v) in schema {
         s.keyword(k);
         match (k.as_str(), slot(k), v) {
-            ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_type),
+            // A union as a vector of strings: gptel serialises `:type`
+            // as it is, and a vector of symbols has no JSON form.
+            ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_data),
             ("type", _, t) => emit_type(t, s),
             (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, emit_schema_value),
             (_, Slot::Single | Slot::List, _) => emit_schema_value(v, s),

@@ -284,14 +284,19 @@ impl Validator {
     fn node(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>, top: bool, read: bool) {
         let ty: Option<&str> = match get(pairs, "type") {
             None if !read => None,
+            // No `:type` is no type constraint, as in JSON Schema (a tool
+            // read from JSON keeps it so): gptel sends it as it is; llm
+            // needs a symbol on a top-level argument, which
+            // `toolspec-make-llm-tools' gives it.
             None => {
-                let combinator = ["anyOf", "oneOf", "allOf", "$ref", "const"].iter().any(|k| get(pairs, k).is_some());
-                let msg = "missing :type: add one of string, number, integer, boolean, array, object, null";
-                if combinator {
-                    self.warning(path.key("type"), format!("{msg} (gptel and llm need a :type even beside :anyOf)"));
-                } else {
-                    self.error(path.key("type"), msg);
-                }
+                let llm = if top { "; llm needs one on an argument (`toolspec-make-llm-tools' gives it one)" } else { "" };
+                self.warning(
+                    path.key("type"),
+                    format!(
+                        "no :type: any value is accepted{llm}; to constrain it add one of string, number, integer, \
+                         boolean, array, object, null"
+                    ),
+                );
                 None
             }
             Some(t) => self.type_value(t, &path.key("type")),
@@ -489,8 +494,29 @@ impl Validator {
                 );
                 inner.as_symbol().filter(|s| TYPES.contains(s))
             }
-            Node::Vector(_) => {
-                self.error(path, "a type union cannot be a :type: use one symbol, with :nullable t for null, or :anyOf");
+            // A union, as a reader writes it: the type names as strings
+            // (gptel sends `:type` as it is; a symbol in a vector has no
+            // JSON form).
+            Node::Vector(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    match x {
+                        Node::Str(s) if TYPES.contains(s) => {}
+                        Node::Str(s) | Node::Sym(s) => {
+                            let name = canonical_type(s).map_or(*s, |(c, _)| c);
+                            self.error(
+                                path.index(i),
+                                format!(
+                                    "the types of a union are strings naming JSON types: write \"{name}\" \
+                                     (one of string, number, integer, boolean, array, object, null)"
+                                ),
+                            );
+                        }
+                        other => self.error(path.index(i), format!("a type name must be a string, found {}", describe(other))),
+                    }
+                }
+                if items.is_empty() {
+                    self.error(path, "an empty type union allows no value: give one type, or no :type for any value");
+                }
                 None
             }
             other => {
@@ -518,9 +544,6 @@ impl Validator {
     }
 
     fn enum_value(&mut self, e: &Node<'_>, ty: Option<&str>, path: &At<'_>) {
-        if ty.is_none() {
-            self.error(path, ":enum needs a :type beside it (e.g. :type string)");
-        }
         let items = match e {
             Node::Vector(items) => items,
             other => {
@@ -550,6 +573,8 @@ impl Validator {
         for (i, x) in items.iter().enumerate() {
             let ok_for_type = match (x, ty) {
                 (Node::Str(_), None | Some("string")) => continue,
+                // Without a type (or with a union), any value.
+                (_, None) => true,
                 (Node::Num(n), Some("integer")) => n.is_i64() || n.is_u64(),
                 (Node::Num(_), Some("number")) => true,
                 (Node::Kw("null"), _) => true,

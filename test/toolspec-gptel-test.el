@@ -877,6 +877,79 @@ as an error would make every registered tool invalid."
                          (list name (toolspec-gptel-test--errors tool))))
           (should (equal tool (toolspec-check tool))))))))
 
+(defun toolspec-gptel-test--own-function (city)
+  "The function a Lisp caller gives a tool plist: a report for CITY."
+  (format "sunny in %s" city))
+
+(ert-deftest toolspec-gptel-test-register-honours-own-function ()
+  "A :function the caller put in a tool plist is the tool's function."
+  (require 'toolspec-gptel)
+  (let ((gptel--known-tools nil)
+        (toolspec--registered (make-hash-table :test 'equal))
+        (toolspec-function-alist nil)
+        (plist '(:name "own_weather" :description "Weather."
+                 :args ((:name "city" :type string :description "City.")))))
+    (dolist (f (list #'toolspec-gptel-test--own-function
+                     (lambda (city) (format "sunny in %s" city))))
+      (let ((tool (car (toolspec-register (list (append plist (list :function f)))
+                                          :category toolspec-gptel-test--category))))
+        (should (eq tool (gptel-get-tool (list toolspec-gptel-test--category "own_weather"))))
+        (should (equal (funcall (gptel-tool-function tool) "Paris") "sunny in Paris"))))
+    ;; Async, with the callback first, as gptel calls it.
+    (let* ((tool (car (toolspec-register
+                       (list (append plist (list :async t :function (lambda (cb city) (funcall cb (upcase city)))))))))
+           (got nil))
+      (funcall (gptel-tool-function tool) (lambda (r) (setq got r)) "oslo")
+      (should (equal got "OSLO")))
+    ;; What is not a function is said, not dropped.
+    (let ((err (should-error (toolspec-register (list (append plist (list :function "not a function"))))
+                             :type 'toolspec-invalid-spec)))
+      (should (string-match-p "own_weather: :function must be a function" (cadr err))))))
+
+(ert-deftest toolspec-gptel-test-llm-args-carry-a-type-symbol ()
+  "llm needs a :type symbol on each argument: untyped ones get one."
+  (require 'toolspec-gptel)
+  (should (equal (toolspec--llm-args
+                  '((:name "a" :description "Any.")
+                    (:name "b" :type ["boolean" "string"])
+                    (:name "c" :type ["null" "integer"])
+                    (:name "d" :items (:type string))
+                    (:name "e" :properties (:k (:type string)))
+                    (:name "f" :type "number")
+                    (:name "g" :type integer)))
+                 '((:name "a" :description "Any." :type string)
+                   (:name "b" :type boolean)
+                   (:name "c" :type integer)
+                   (:name "d" :items (:type string) :type array)
+                   (:name "e" :properties (:k (:type string)) :type object)
+                   (:name "f" :type number)
+                   (:name "g" :type integer)))))
+
+(ert-deftest toolspec-gptel-test-untyped-args-reach-gptel-untyped ()
+  "gptel sends an argument without a type constraint as it is."
+  (toolspec-gptel-test--with-registry
+    (let* ((plist (car (toolspec-parse-json
+                        "{\"name\": \"t\", \"description\": \"T.\", \"inputSchema\": {\"type\": \"object\",
+                          \"properties\": {\"a\": {\"type\": \"any\", \"description\": \"A.\"},
+                                         \"b\": {\"type\": [\"boolean\", \"string\"], \"description\": \"B.\"}}}}")))
+           (tool (toolspec-gptel-test--register plist))
+           (sent (gptel--json-encode (gptel--parse-tools (toolspec-gptel-test--backend 'anthropic) (list tool))))
+           (schema (plist-get (aref (json-parse-string sent :object-type 'plist) 0) :input_schema)))
+      (should (equal (plist-get (plist-get schema :properties) :a) '(:description "A.")))
+      (should (equal (plist-get (plist-get schema :properties) :b) '(:type ["boolean" "string"] :description "B."))))))
+
+(ert-deftest toolspec-gptel-test-mcp-refs-survive-the-plist ()
+  "An MCP tool with $defs and $refs, read into a plist and written
+back, is the same; the plist's arguments are self-contained."
+  (let* ((json "{\"name\":\"create_pet\",\"description\":\"Create.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"body\":{\"$ref\":\"#/$defs/Pet\",\"description\":\"The pet.\"},\"flag\":{\"type\":[\"boolean\",\"string\"]},\"any\":{\"description\":\"Anything.\"}},\"required\":[\"body\"],\"title\":\"create_petArguments\",\"$defs\":{\"Pet\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}},\"x-vendor\":1}}")
+         (plist (car (toolspec-parse-json json 'mcp))))
+    (should (equal (plist-get (car (plist-get plist :args)) :properties) '(:name (:type string))))
+    ;; Compared as alists: every key, in its order.
+    (should (equal (json-parse-string (toolspec-to-json plist 'mcp) :object-type 'alist)
+                   (json-parse-string json :object-type 'alist)))
+    (should (equal (json-parse-string (toolspec-tools-to-json (list plist) 'mcp) :object-type 'alist)
+                   (json-parse-string (concat "{\"tools\":[" json "]}") :object-type 'alist)))))
+
 (provide 'toolspec-gptel-test)
 
 ;;; toolspec-gptel-test.el ends here

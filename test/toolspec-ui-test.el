@@ -340,13 +340,20 @@ every file, but its tool asks before each call, even imported with
       (should-not (get-buffer "*toolspec-import*")))))
 
 (ert-deftest toolspec-ui-import-format-error-shows-the-place ()
-  "JSON that is no tool: the error names the JSON path's place."
+  "JSON that is no tool: the preview lists it left out, at its place;
+with :strict, the import's error names the JSON path's place."
   (toolspec-ui-test--with-clean-state
     (let* ((json "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {}},\n  {\"name\": 42}\n]}\n")
-           (file (toolspec-ui-test--temp-file json))
-           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
-      (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
-      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12))))))
+           (file (toolspec-ui-test--temp-file json)))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (should (string-match-p "^1 tool, 1 error, 1 warning\n1 tool definition could not be read and is left out"
+                              (toolspec-ui-test--preview-text)))
+      (toolspec-ui-test--visit-preview-line "error: tools\\[1\\]\\.name: the tool name must be a string")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))
+      (let ((err (should-error (toolspec-import-file file :preview t :strict t) :type 'user-error)))
+        (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
+        (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))))))
 
 (ert-deftest toolspec-ui-import-buffer-registers-under-its-name ()
   "M-x toolspec-import-buffer previews a buffer's JSON and registers it."
@@ -992,6 +999,92 @@ as they are, without validating again."
     (should (equal (funcall messages 3) '("given")))
     (should (equal (funcall messages 0) nil))
     (should (equal (cdr result) '((warning "other" "none" t))))))
+
+(defconst toolspec-ui-test--catalog
+  (expand-file-name "fixtures/odd-catalog.json"
+                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
+  "A catalog of 10 definitions: 4 tools (with unknown type names), 6 unreadable.")
+
+(defconst toolspec-ui-test--catalog-readable
+  '("lookup_records" "set_flag" "convert_units" "plan_trip")
+  "The tools of `toolspec-ui-test--catalog' that can be read.")
+
+(defconst toolspec-ui-test--catalog-unreadable
+  '(("[1]" . "a tool needs a `name`")
+    ("[3]" . "found a number")
+    ("[5].parameters.properties" . "`properties` must be an object")
+    ("[6]" . "not a tool definition in any known format")
+    ("[8].input_schema.type" . "must be of type \"object\"")
+    ("[9].inputSchema.properties.node.properties.next.$ref" . "recursive $ref cycle"))
+  "Where each unreadable definition of the catalog goes wrong, and why.")
+
+(ert-deftest toolspec-ui-catalog-reads-every-readable-tool ()
+  "Reading a catalog with unreadable tools gives the others, and an
+error with its path for each one left out; STRICT refuses it."
+  (let ((tools (toolspec-read-file toolspec-ui-test--catalog)))
+    (should (equal (mapcar (lambda (tl) (plist-get tl :name)) tools) toolspec-ui-test--catalog-readable))
+    (should (equal toolspec-last-import-paths '("[0]" "[2]" "[4]" "[7]")))
+    (let ((errors (cl-remove-if-not (lambda (w) (eq (car w) 'error)) toolspec-last-import-warnings)))
+      (should (equal (mapcar #'cadr errors) (mapcar #'car toolspec-ui-test--catalog-unreadable)))
+      (cl-loop for (_ _ message) in errors
+               for (_ . phrase) in toolspec-ui-test--catalog-unreadable
+               do (should (string-match-p (regexp-quote phrase) message))
+               do (should (string-suffix-p "is left out" message))))
+    ;; Unknown type names are no type constraint: no :type in the plist.
+    (let ((query (car (plist-get (car tools) :args))))
+      (should (equal query '(:name "query" :description "What to look for."))))
+    (should (equal (plist-get (car (plist-get (nth 1 tools) :args)) :type) ["boolean" "string"]))
+    (should (assoc-default "[0].function.parameters.properties.query.type"
+                           (mapcar #'cdr toolspec-last-import-warnings)))
+    ;; No tool the reader made has an error for the validator.
+    (should-not (cl-some (lambda (ps) (assq 'error ps)) toolspec-last-import-problems)))
+  (let ((err (should-error (toolspec-read-file toolspec-ui-test--catalog nil t) :type 'toolspec-format-error)))
+    (should (string-match-p "\\[1\\]: a tool needs a `name`" (cadr err)))
+    (should (equal (plist-get (toolspec-error-details err) :path) "[1]")))
+  (should-error (toolspec-parse-json "[42, {\"frobnicate\": 1}]") :type 'toolspec-format-error))
+
+(ert-deftest toolspec-ui-catalog-import-registers-every-readable-tool ()
+  "toolspec-import-file registers the readable tools of a catalog and
+logs each one left out; with :strict it registers nothing."
+  (toolspec-ui-test--with-clean-state
+    (let ((made (toolspec-import-file toolspec-ui-test--catalog)))
+      (should (equal (mapcar #'gptel-tool-name made) toolspec-ui-test--catalog-readable))
+      (dolist (name toolspec-ui-test--catalog-readable)
+        (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
+      (should (string-match-p "odd-catalog\\.json: error: \\[5\\]\\.parameters\\.properties: "
+                              (toolspec-ui-test--messages))))
+    (toolspec-unregister toolspec-ui-test--catalog)
+    (should-error (toolspec-import-file toolspec-ui-test--catalog :strict t) :type 'toolspec-format-error)
+    (should-not (assoc "odd-catalog" gptel--known-tools))))
+
+(ert-deftest toolspec-ui-catalog-preview-shows-what-is-left-out ()
+  "The preview of a catalog lists its tools, says which definitions
+are left out and where (RET goes there), and registers the others."
+  (toolspec-ui-test--with-clean-state
+    (toolspec-ui-test--mx "toolspec-import-file" toolspec-ui-test--catalog)
+    (let ((text (toolspec-ui-test--preview-text)))
+      (should (string-match-p "^4 tools, 6 errors, [0-9]+ warnings$" text))
+      (should (string-match-p "^6 tool definitions could not be read and are left out: the errors below say where$" text))
+      (dolist (case toolspec-ui-test--catalog-unreadable)
+        (should (string-match-p (concat "^  error: " (regexp-quote (car case)) ": .*"
+                                        (regexp-quote (cdr case)))
+                                text)))
+      (dolist (name toolspec-ui-test--catalog-readable)
+        (should (string-match-p (concat "^" name "$") text)))
+      (should (string-match-p "args: +query:\\?, ids:\\? (optional), limit:integer (optional), fields:array (optional)" text))
+      (should (string-match-p "args: +value:boolean|string (optional)" text)))
+    ;; RET on a problem of a definition left out: its place in the file.
+    (toolspec-ui-test--visit-preview-line "error: \\[5\\]\\.parameters\\.properties")
+    (toolspec-ui-test--keys (kbd "RET"))
+    (let ((here (toolspec-ui-test--here))
+          (json (with-temp-buffer (insert-file-contents toolspec-ui-test--catalog) (buffer-string))))
+      (should (equal (buffer-file-name (car here)) toolspec-ui-test--catalog))
+      (should (equal (cdr here) (toolspec-ui-test--place-of json "\"properties\": \\(\\[\\)\"a\", \"b\"\\]" 1))))
+    (pop-to-buffer "*toolspec-import*")
+    (toolspec-ui-test--keys (kbd "C-c C-c"))
+    (dolist (name toolspec-ui-test--catalog-readable)
+      (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
+    (should (string-match-p "4 tools registered in category odd-catalog" (toolspec-ui-test--messages)))))
 
 (provide 'toolspec-ui-test)
 ;;; toolspec-ui-test.el ends here

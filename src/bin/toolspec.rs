@@ -272,7 +272,7 @@ fn read_options<'a>(from: &str, file: &'a str) -> ReadOptions<'a> {
         f => Format::parse(f).unwrap_or(Format::Auto),
     };
     let default_name = (file != "-").then(|| Path::new(file).file_stem().and_then(|s| s.to_str())).flatten();
-    ReadOptions { format, default_name, max_size: max_input() }
+    ReadOptions { format, default_name, max_size: max_input(), ..ReadOptions::default() }
 }
 
 fn line(file: &str, d: &Diagnostic) -> String {
