@@ -470,7 +470,7 @@ every file, but its tool asks before each call, even imported with
       (should (string-match-p "^  attendees +array of object +optional " text))
       (should (string-match-p "^Problems: none$" text))
       ;; The JSON of every dialect, indented, and parseable.
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (should (string-match (format "^%s:\n\\({\n\\(?:  .*\n\\)*}\\)$" dialect) text))
         (let ((json (json-parse-string (match-string 1 text) :object-type 'alist)))
           (should (member "create_calendar_event"
