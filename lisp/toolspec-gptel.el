@@ -32,6 +32,14 @@
 ;; toolspec checks the arguments the model sends against its JSON
 ;; Schema before its function runs, and hands the function nil, not
 ;; `:json-false' or `:null', for false and null.
+;;
+;; gptel sends a tool's registered name to whichever backend is in
+;; use, so a name some backend refuses ("math.sum") is registered as
+;; one every backend takes ("math_sum"), with a warning; the tool keeps
+;; its original name for binding, dispatch, describing and export
+;; (`toolspec-original-name').  And gptel sends, for the tools toolspec
+;; registered, toolspec's own JSON for the backend's dialect instead of
+;; its own serialisation (`toolspec-gptel-send-own-json').
 
 ;;; Code:
 

@@ -102,10 +102,11 @@ one document or registration.  Returns a list as long as NAMES: nil
 for a name kept, else its new name, made from the old one
 deterministically (\"math.sum\" becomes \"math_sum\")."
   (toolspec--ensure-module)
-  (append (json-parse-string
-           (toolspec--mod-safe-names (json-serialize (vconcat names)) (toolspec--name rule nil))
-           :array-type 'array :null-object nil)
-          nil))
+  (let ((new (json-parse-string
+              (toolspec--mod-safe-names (json-serialize (vconcat names)) (toolspec--name rule nil))
+              :array-type 'array :null-object nil)))
+    ;; null: every name is kept.
+    (if new (append new nil) (make-list (length names) nil))))
 
 (defconst toolspec-formats
   '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock openapi json-schema
@@ -681,10 +682,10 @@ for the tool is written from it too (see `toolspec-gptel-send-own-json').")
 (defun toolspec--export-name (tool)
   "The name TOOL (a plist or struct) is exported under: its original name."
   (cond
+   ((and (consp tool) (keywordp (car tool))) (plist-get tool :name))
    ((gethash tool toolspec--original-names))
    ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool)) (gptel-tool-name tool))
-   ((and (fboundp 'llm-tool-p) (llm-tool-p tool)) (llm-tool-name tool))
-   ((and (consp tool) (keywordp (car tool))) (plist-get tool :name))))
+   ((and (fboundp 'llm-tool-p) (llm-tool-p tool)) (llm-tool-name tool))))
 
 (defun toolspec--source-plist (tool)
   "The plist gptel tool TOOL was registered from, under its original name.

@@ -295,7 +295,8 @@ fn dialect_names(env: &Env) -> emacs::Result<Value<'_>> {
 /// NAMES, a JSON array of tool names (of one document or registration),
 /// made valid under RULE (a dialect name, or "gptel" for names every
 /// gptel backend takes) and different from each other: a JSON array as
-/// long as NAMES, null for a name kept, else its new name.
+/// long as NAMES, null for a name kept, else its new name; or null when
+/// every name is kept.
 #[defun]
 fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
     guard(env, || {
@@ -303,7 +304,11 @@ fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Res
         let names: Vec<String> = serde_json::from_str(&self::text(names, "the tool names")?)
             .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        Ok(serde_json::to_string(&crate::formats::safe_names(&refs, &rule)).expect("names serialise"))
+        let safe = crate::formats::safe_names(&refs, &rule);
+        if safe.iter().all(Option::is_none) {
+            return Ok("null".to_string());
+        }
+        Ok(serde_json::to_string(&safe).expect("names serialise"))
     })
 }
 

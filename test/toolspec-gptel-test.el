@@ -959,6 +959,24 @@ A type must be one string; recurses through properties, items, anyOf."
       (should (= (toolspec-unregister '("math.sum")) 1))
       (should-error (gptel-get-tool (list toolspec-gptel-test--category (nth 0 names)))))))
 
+(ert-deftest toolspec-gptel-test-export-names-distinct-across-kept-texts ()
+  "A name made valid in one export does not collide in the next.
+The text kept from exporting math.sum alone names it math_sum; exported
+with a tool named math_sum, it must get another name."
+  (let* ((dot (list :name "math.sum" :description "A." :args nil))
+         (underscore (list :name "math_sum" :description "B." :args nil))
+         (names (lambda (json) (mapcar (lambda (tool) (alist-get 'name (alist-get 'function tool)))
+                                       (toolspec-gptel-test--json-read json)))))
+    (should (equal (funcall names (toolspec-tools-to-json (list dot) 'openai)) '("math_sum")))
+    (let ((both (funcall names (toolspec-tools-to-json (list dot underscore) 'openai))))
+      (should (equal (nth 1 both) "math_sum"))
+      (should (string-match-p "\\`math_sum_[0-9a-f]\\{8\\}\\'" (nth 0 both))))
+    ;; Valid for MCP: kept.
+    (should (equal (mapcar (lambda (tool) (alist-get 'name tool))
+                           (alist-get 'tools (toolspec-gptel-test--json-read
+                                              (toolspec-tools-to-json (list dot underscore) 'mcp))))
+                   '("math.sum" "math_sum")))))
+
 (ert-deftest toolspec-gptel-test-gptel-sends-toolspec-json ()
   "Real gptel's `gptel--parse-tools' sends what the providers accept.
 For the tools toolspec registered, gptel sends toolspec's own JSON for

@@ -234,6 +234,9 @@ fn stable_hash(s: &str) -> String {
 /// of the original (then a counter, should even that be taken).  The
 /// result depends only on `names`, in their order.
 pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
+    if names.iter().all(|n| rule.valid(n)) {
+        return vec![None; names.len()];
+    }
     let mut taken: crate::model::FastSet<String> = names.iter().filter(|n| rule.valid(n)).map(|n| n.to_string()).collect();
     names
         .iter()
