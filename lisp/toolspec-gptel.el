@@ -701,15 +701,24 @@ Each TOOL maps to ((DIALECT . TEXT) ...).")
 (defun toolspec--gptel-own (tool dialect)
   "What toolspec writes for TOOL, a gptel tool it registered, in DIALECT.
 A plist as `json-parse-string' makes it, fresh for gptel to use; nil
-when TOOL is not one toolspec registered."
+when TOOL is not one toolspec registered, or toolspec cannot write it
+in DIALECT (a warning says why, once)."
   (when-let* ((plist (gethash tool toolspec--gptel-sources)))
     (let* ((cached (assoc dialect (gethash tool toolspec--gptel-json)))
            (text (or (cdr cached)
-                     (let ((text (toolspec-to-json plist dialect)))
+                     (let ((text (condition-case err
+                                     (toolspec-to-json plist dialect)
+                                   ;; gptel's own serialisation, then.
+                                   (toolspec-error
+                                    (display-warning 'toolspec
+                                                     (format "Tool %s is sent as gptel writes it: %s"
+                                                             (gptel-tool-name tool) (error-message-string err)))
+                                    :gptel))))
                        (push (cons dialect text) (gethash tool toolspec--gptel-json))
                        text))))
-      (json-parse-string text :object-type 'plist :array-type 'array
-                         :null-object :null :false-object :json-false))))
+      (and (stringp text)
+           (json-parse-string text :object-type 'plist :array-type 'array
+                              :null-object :null :false-object :json-false)))))
 
 (defun toolspec--parse-tools-advice (parse backend tools)
   "Around advice for `gptel--parse-tools' (PARSE) on BACKEND and TOOLS.

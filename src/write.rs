@@ -61,6 +61,8 @@ pub fn parameters(tool: &Tool, dialect: Dialect) -> Schema {
     match dialect {
         Dialect::Gemini => {
             finalize(&mut root, false);
+            // Past the inlining budget the references stay, and go.
+            let _ = formats::gemini::inline_refs(&mut root, &mut Vec::new());
             formats::gemini::sanitize(&mut root);
         }
         Dialect::OpenAiStrict => {

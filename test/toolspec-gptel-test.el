@@ -977,6 +977,26 @@ with a tool named math_sum, it must get another name."
                                               (toolspec-tools-to-json (list dot underscore) 'mcp))))
                    '("math.sum" "math_sum")))))
 
+(ert-deftest toolspec-gptel-test-gptel-sends-its-own-when-toolspec-cannot ()
+  "A tool toolspec cannot write for the backend is sent as gptel makes it.
+Its references double at each of 40 levels: inlining them for Gemini
+passes toolspec's budget, and the request is still built."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((defs (cl-loop for i from 1 below 40
+                          for ref = (list :$ref (format "#/$defs/L%d" (1- i)))
+                          append (list (intern (format ":L%d" i))
+                                       (list :type "array" :items (list :anyOf (vector ref ref))))))
+           (plist (list :name "bomb" :description "B."
+                        :args (list (list :name "a" :description "A." :$ref "#/$defs/L39"))
+                        :schema-extra (list :$defs (append (list :L0 (list :type "string")) defs))))
+           (tool (car (toolspec-register (list plist) :category toolspec-gptel-test--category)))
+           (sent (toolspec-gptel-test--sent-all (list tool) 'gemini))
+           (decl (aref (alist-get 'functionDeclarations (aref sent 0)) 0)))
+      (should (equal (alist-get 'name decl) "bomb"))
+      ;; gptel's own: the argument as the plist has it.
+      (should (equal (alist-get '$ref (alist-get 'a (alist-get 'properties (alist-get 'parameters decl))))
+                     "#/$defs/L39")))))
+
 (ert-deftest toolspec-gptel-test-gptel-sends-toolspec-json ()
   "Real gptel's `gptel--parse-tools' sends what the providers accept.
 For the tools toolspec registered, gptel sends toolspec's own JSON for

@@ -66,7 +66,8 @@ const OUTSIDE: &[(&str, Handling)] = &[
     ("exclusiveMaximum", Handling::Described),
     ("multipleOf", Handling::Described),
     ("uniqueItems", Handling::Described),
-    ("$schema, $id, $comment, additionalProperties", Handling::Dropped),
+    ("$ref", Handling::Transformed("local references are inlined; a recursive one is described")),
+    ("$schema, $id, $comment, additionalProperties, $defs, definitions", Handling::Dropped),
     ("any other keyword", Handling::Dropped),
 ];
 
@@ -100,11 +101,12 @@ pub const KEEP: &[&str] = &[
 ];
 
 /// Dropped without a warning: they say nothing the model needs.
-const QUIET: &[&str] = &["$schema", "$id", "$comment", "additionalProperties"];
+const QUIET: &[&str] = &["$schema", "$id", "$comment", "additionalProperties", "$defs", "definitions"];
 
 pub fn write(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
     let mut p = Parts::of(tool, false);
     let mut params = std::mem::take(&mut p.params);
+    inline_refs(&mut params, warnings)?;
     sanitize_at(&mut params, "parameters", warnings);
     let mut body = Map::new();
     body.insert("name".into(), p.name.clone());
@@ -116,6 +118,106 @@ pub fn write(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
     }
     p.put_extras(PROFILE.tool_keys, &mut body);
     Ok(Value::Object(body))
+}
+
+/// Most schema nodes inlining the `$ref`s of one tool may visit: a
+/// schema of references to references otherwise grows exponentially.
+pub const MAX_INLINED: usize = 100_000;
+
+/// Inline the local `$ref`s of `root`, a parameters schema, into the
+/// schemas holding them (their own keywords win), and drop the
+/// definitions: Gemini's `parameters` take no `$ref`.  A recursive
+/// reference cannot be inlined: it is said in the description, with a
+/// warning, as is a reference that does not resolve.
+pub fn inline_refs(root: &mut Schema, warnings: &mut Vec<Problem>) -> Result<()> {
+    if !has_ref(root) {
+        return Ok(());
+    }
+    let doc = Value::Object(root.clone());
+    let mut budget = MAX_INLINED;
+    inline(root, &doc, "parameters", &mut Vec::new(), &mut budget, warnings)?;
+    root.shift_remove("$defs");
+    root.shift_remove("definitions");
+    Ok(())
+}
+
+fn has_ref(node: &Schema) -> bool {
+    node.contains_key("$ref")
+        || node.values().any(|v| match v {
+            Value::Object(o) => has_ref(o),
+            Value::Array(a) => a.iter().any(|x| x.as_object().is_some_and(has_ref)),
+            _ => false,
+        })
+}
+
+fn inline(
+    node: &mut Schema,
+    doc: &Value,
+    path: &str,
+    stack: &mut Vec<String>,
+    budget: &mut usize,
+    warnings: &mut Vec<Problem>,
+) -> Result<()> {
+    if *budget == 0 {
+        // Placed at the parameters: the path reached is as long as the
+        // expansion is deep.
+        return Err(crate::error::Error::at(
+            crate::error::ErrorKind::Write,
+            "parameters",
+            format!("inlining its $refs for Gemini would make more than {MAX_INLINED} schema nodes (references to references)"),
+        ));
+    }
+    *budget -= 1;
+    let depth = stack.len();
+    // A reference to a reference is followed until a schema.
+    while let Some(Value::String(r)) = node.shift_remove("$ref") {
+        let at = crate::model::join(path, "$ref");
+        if stack.contains(&r) {
+            warnings.push(Problem::warning(at, format!("recursive reference {r}: Gemini cannot say it; moved into the description")));
+            describe(node, &[format!("same shape as {r}")]);
+            break;
+        }
+        match r.strip_prefix('#').and_then(|p| crate::schema::resolve_pointer(doc, p)) {
+            Some(Value::Object(target)) => {
+                for (k, v) in target {
+                    if k != "$defs" && k != "definitions" && !node.contains_key(k) {
+                        node.insert(k.clone(), v.clone());
+                    }
+                }
+                stack.push(r);
+            }
+            _ => {
+                warnings.push(Problem::warning(at, format!("reference {r} does not resolve here: left out")));
+                break;
+            }
+        }
+    }
+    for (key, value) in node.iter_mut() {
+        if key == "$defs" || key == "definitions" {
+            continue;
+        }
+        let here = crate::model::join(path, key);
+        match (slot(key), value) {
+            (Slot::Map, Value::Object(map)) => {
+                for (name, sub) in map.iter_mut() {
+                    if let Value::Object(s) = sub {
+                        inline(s, doc, &crate::model::join(&here, name), stack, budget, warnings)?;
+                    }
+                }
+            }
+            (Slot::Single, Value::Object(s)) => inline(s, doc, &here, stack, budget, warnings)?,
+            (Slot::List, Value::Array(list)) | (Slot::Single, Value::Array(list)) => {
+                for (i, sub) in list.iter_mut().enumerate() {
+                    if let Value::Object(s) = sub {
+                        inline(s, doc, &crate::model::index(&here, i), stack, budget, warnings)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.truncate(depth);
+    Ok(())
 }
 
 /// Rewrite a schema (recursively) into what Gemini accepts.
@@ -301,6 +403,45 @@ mod tests {
     fn integer_enum_goes_to_description() {
         let out = run(json!({"type": "integer", "enum": [1, 2]}));
         assert_eq!(out, json!({"type": "integer", "description": "(one of 1, 2)"}));
+    }
+
+    #[test]
+    fn refs_are_inlined_and_recursion_described() {
+        let mut s = json!({"type": "object", "$defs": {
+                "Pt": {"type": "object", "properties": {"x": {"type": "number"}}},
+                "Alias": {"$ref": "#/$defs/Pt"},
+                "Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+            "properties": {"p": {"$ref": "#/$defs/Alias", "description": "A point."},
+                           "n": {"$ref": "#/$defs/Node"},
+                           "bad": {"$ref": "#/$defs/Missing"}}})
+        .as_object()
+        .unwrap()
+        .clone();
+        let mut w = Vec::new();
+        inline_refs(&mut s, &mut w).unwrap();
+        let out = Value::Object(s);
+        assert_eq!(out["properties"]["p"], json!({"description": "A point.", "type": "object", "properties": {"x": {"type": "number"}}}));
+        assert_eq!(out["properties"]["n"]["properties"]["next"], json!({"description": "(same shape as #/$defs/Node)"}));
+        assert!(out.get("$defs").is_none());
+        let paths: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["parameters.properties.n.properties.next.$ref", "parameters.properties.bad.$ref"]);
+    }
+
+    #[test]
+    fn reference_bombs_are_bounded() {
+        // Each level refers to the one below twice: 2^40 nodes inlined.
+        let mut defs = Map::new();
+        defs.insert("L0".to_string(), json!({"type": "string"}));
+        for i in 1..40 {
+            defs.insert(format!("L{i}"), json!({"type": "array", "items": {"anyOf": [
+                {"$ref": format!("#/$defs/L{}", i - 1)}, {"$ref": format!("#/$defs/L{}", i - 1)}]}}));
+        }
+        let mut s = json!({"type": "object", "$defs": Value::Object(defs), "properties": {"a": {"$ref": "#/$defs/L39"}}})
+            .as_object()
+            .unwrap()
+            .clone();
+        let err = inline_refs(&mut s, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("more than 100000"), "{err}");
     }
 
     #[test]
