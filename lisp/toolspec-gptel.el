@@ -32,6 +32,14 @@
 ;; toolspec checks the arguments the model sends against its JSON
 ;; Schema before its function runs, and hands the function nil, not
 ;; `:json-false' or `:null', for false and null.
+;;
+;; gptel sends a tool's registered name to whichever backend is in
+;; use, so a name some backend refuses ("math.sum") is registered as
+;; one every backend takes ("math_sum"), with a warning; the tool keeps
+;; its original name for binding, dispatch, describing and export
+;; (`toolspec-original-name').  And gptel sends, for the tools toolspec
+;; registered, toolspec's own JSON for the backend's dialect instead of
+;; its own serialisation (`toolspec-gptel-send-own-json').
 
 ;;; Code:
 
@@ -114,6 +122,20 @@ a short error saying which argument is wrong and what was expected."
 (defcustom toolspec-normalize-arguments t
   "When non-nil, JSON false and null reach tool functions as nil.
 Otherwise they arrive as gptel parses them (`:json-false', `:null')."
+  :type 'boolean
+  :group 'toolspec)
+
+(defcustom toolspec-gptel-send-own-json t
+  "Whether gptel sends toolspec's JSON for the tools toolspec registered.
+gptel builds each request's tools from the registered plists by its
+own rules, per backend, and some of what it sends a backend refuses
+\(its Gemini backend passes `exclusiveMinimum', `const' and type lists
+through, which Gemini rejects).  When non-nil, the tools toolspec
+registered are sent as toolspec writes them for the backend's
+dialect (see `toolspec-to-json'): `gemini', `anthropic', `bedrock',
+`openai-responses', `ollama', or `openai' for every other
+OpenAI-compatible backend.  Other tools are sent as gptel makes them.
+This is advice around `gptel--parse-tools'."
   :type 'boolean
   :group 'toolspec)
 
@@ -323,6 +345,43 @@ put one there) is its binding; otherwise the first of
 (defvar toolspec--registered (make-hash-table :test 'equal)
   "Tools registered through toolspec, by source: SOURCE -> list of gptel tools.")
 
+(defun toolspec--gptel-names (tools)
+  "For each of TOOLS (plists), nil or the name to register it under.
+gptel sends a tool's registered name to whichever backend is in use:
+a name some backend refuses (\"math.sum\": OpenAI, Anthropic and
+Bedrock take `^[a-zA-Z0-9_-]{1,64}$', Gemini no leading digit) gets
+one every backend takes, different from the other TOOLS' names (see
+`toolspec-safe-names'), with one warning naming each renamed tool.
+The tool keeps its original name for binding, dispatch, describing
+and export."
+  (let* ((names (mapcar (lambda (tool) (plist-get tool :name)) tools))
+         (new (and (cl-every #'stringp names) (toolspec-safe-names names 'gptel)))
+         (pairs (cl-loop for old in names for n in new when n collect (format "%s as %s" old n))))
+    (when pairs
+      (display-warning
+       'toolspec
+       (format "%d tool name%s not valid for every gptel backend, registered under valid ones: %s"
+               (length pairs) (if (cdr pairs) "s are" " is")
+               (concat (mapconcat #'identity (seq-take pairs 10) ", ")
+                       (if (> (length pairs) 10) (format " and %d more" (- (length pairs) 10)) "")))
+       :warning))
+    (or new (make-list (length tools) nil))))
+
+(defun toolspec--unless-renamed (tool problems)
+  "PROBLEMS of TOOL without the error of a name providers refuse.
+Registration gives such a tool a valid name and warns (see
+`toolspec--gptel-names'), so the name no longer stops the import.
+The other name errors (no name, not a string) stay."
+  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
+      (cl-remove-if (lambda (p) (and (eq (car p) 'error) (equal (nth 1 p) "name"))) problems)
+    problems))
+
+(defun toolspec-original-name (tool)
+  "The name TOOL, a gptel tool toolspec registered, has in its source.
+That is the name its function is bound and dispatched under; gptel
+knows it by `gptel-tool-name', a name every backend takes."
+  (or (gethash tool toolspec--original-names) (gptel-tool-name tool)))
+
 (defun toolspec--require-gptel ()
   "Load gptel or signal a clear error."
   (unless (require 'gptel nil t)
@@ -385,7 +444,9 @@ many tools were removed."
                      (t (list what)))))
     (maphash (lambda (source tools)
                (let ((gone (if names
-                               (cl-remove-if-not (lambda (tl) (member (gptel-tool-name tl) names)) tools)
+                               (cl-remove-if-not (lambda (tl) (or (member (gptel-tool-name tl) names)
+                                                                  (member (gethash tl toolspec--original-names) names)))
+                                                 tools)
                              (and (equal source what) tools))))
                  (when gone
                    (toolspec--gptel-remove gone)
@@ -458,12 +519,25 @@ replaces its tools."
                             (when (gethash tool was) (puthash (gptel-tool-name tool) t names)))
                           names))))
       (when old (toolspec-unregister source))
-      (let ((made (mapcar (lambda (tool)
-                            (let ((bound (toolspec--bind (funcall copy tool) options)))
-                              (cl-remf bound :toolspec-bound)
-                              (cl-remf bound :toolspec-unscoped)
-                              (toolspec--gptel-make category bound)))
-                          tools)))
+      (let* ((names (toolspec--gptel-names tools))
+             (made (cl-mapcar
+                    (lambda (tool new)
+                      (let* ((tool (funcall copy tool))
+                             ;; Bound, and so dispatched, under its
+                             ;; original name.
+                             (bound (toolspec--bind tool options))
+                             (original (plist-get tool :name)))
+                        (cl-remf bound :toolspec-bound)
+                        (cl-remf bound :toolspec-unscoped)
+                        (when new
+                          (setq bound (plist-put bound :name new)))
+                        (let ((made (toolspec--gptel-make category bound)))
+                          (when new
+                            (puthash made original toolspec--original-names))
+                          (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
+                                   toolspec--gptel-sources)
+                          made)))
+                    tools names)))
         (toolspec--gptel-add category made)
         (when (and active (> (hash-table-count active) 0))
           (setq gptel-tools
@@ -500,26 +574,30 @@ than null; a type name given as a string, its symbol."
 ;;;###autoload
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
-OPTIONS are those of `toolspec-register'.  Needs the llm package."
+OPTIONS are those of `toolspec-register'.  A name some provider
+refuses is replaced as `toolspec-register' replaces it.  Needs the
+llm package."
   (unless (require 'llm nil t)
     (signal 'toolspec-module-error (list "llm is not installed" nil)))
-  (mapcar (lambda (tool)
-            (let ((bound (toolspec--bind (copy-tree tool) options)))
-              ;; An llm tool cannot ask before it runs.
-              (when (plist-get bound :toolspec-unscoped)
-                (setq bound (plist-put bound :function
-                                       (toolspec--unbound-function (plist-get bound :name))))
-                (setq bound (plist-put bound :async nil))
-                (display-warning
-                 'toolspec
-                 (format "Tool %s is not bound: its `toolspec-function-alist' entry names no :source, and llm tools cannot ask before running"
-                         (plist-get bound :name))))
-              (llm-make-tool :name (plist-get bound :name)
-                             :description (plist-get bound :description)
-                             :args (toolspec--llm-args (plist-get bound :args))
-                             :function (plist-get bound :function)
-                             :async (plist-get bound :async))))
-          tools))
+  (cl-mapcar (lambda (tool new)
+               (let ((bound (toolspec--bind (copy-tree tool) options)))
+                 ;; An llm tool cannot ask before it runs.
+                 (when (plist-get bound :toolspec-unscoped)
+                   (setq bound (plist-put bound :function
+                                          (toolspec--unbound-function (plist-get bound :name))))
+                   (setq bound (plist-put bound :async nil))
+                   (display-warning
+                    'toolspec
+                    (format "Tool %s is not bound: its `toolspec-function-alist' entry names no :source, and llm tools cannot ask before running"
+                            (plist-get bound :name))))
+                 ;; llm, like gptel, sends the name to every provider;
+                 ;; the function stays bound under the original.
+                 (llm-make-tool :name (or new (plist-get bound :name))
+                                :description (plist-get bound :description)
+                                :args (toolspec--llm-args (plist-get bound :args))
+                                :function (plist-get bound :function)
+                                :async (plist-get bound :async))))
+             tools (toolspec--gptel-names tools)))
 
 ;;;###autoload
 (defun toolspec-import-file (file &rest options)
@@ -548,7 +626,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (toolspec--check-problems tool p)
+                      (toolspec--check-problems tool (toolspec--unless-renamed tool p))
                     (toolspec-invalid-spec
                      (signal 'toolspec-invalid-spec
                              (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
@@ -586,8 +664,20 @@ number of tools registered."
 ;;;; Exporting
 
 (defun toolspec--as-tool (x)
-  "X, a tool plist, a gptel tool or a registered tool's name, as a tool."
-  (if (stringp x) (progn (toolspec--require-gptel) (gptel-get-tool x)) x))
+  "X, a tool plist, a gptel tool or a registered tool's name, as a tool.
+The name may be the one gptel knows or the original name of a tool
+toolspec registered under another."
+  (if (stringp x)
+      (progn (toolspec--require-gptel)
+             (or (toolspec--by-original-name x) (gptel-get-tool x)))
+    x))
+
+(defun toolspec--by-original-name (name)
+  "The gptel tool toolspec registered whose original name is NAME, or nil."
+  (cl-loop for (_category . entries) in gptel--known-tools
+           thereis (cl-loop for (_name . tool) in entries
+                            when (equal (gethash tool toolspec--original-names) name)
+                            return tool)))
 
 ;;;###autoload
 (defun toolspec-export (tools dialect &optional file)
@@ -618,6 +708,81 @@ one request: providers refuse a list whose tools share a name."
           (push name twice))
         (puthash name t seen)))
     (nreverse twice)))
+
+;;;; What gptel sends
+
+(declare-function gptel--parse-tools "ext:gptel-request")
+
+(defconst toolspec--gptel-backend-dialects
+  '((gptel--gh . nil)                   ; dispatches to a Responses or chat backend itself
+    (gptel-openai-responses . "openai-responses")
+    (gptel-openai . "openai")
+    (gptel-gemini . "gemini")
+    (gptel-anthropic . "anthropic")
+    (gptel-bedrock . "bedrock")
+    (gptel-ollama . "ollama"))
+  "Types of gptel backends, most specific first, and their dialects.
+A backend whose type is none of these (or includes none) is left to
+gptel.")
+
+(defun toolspec--gptel-dialect (backend)
+  "The dialect toolspec writes for gptel BACKEND, a backend struct, or nil."
+  (cl-loop for (type . dialect) in toolspec--gptel-backend-dialects
+           for pred = (intern (format "%s-p" type))
+           when (and (fboundp pred) (funcall pred backend))
+           return dialect))
+
+(defvar toolspec--gptel-json (make-hash-table :test #'eq :weakness 'key)
+  "The JSON toolspec wrote for gptel tools it registered.
+Each TOOL maps to ((DIALECT . TEXT) ...).")
+
+(defun toolspec--gptel-own (tool dialect)
+  "What toolspec writes for TOOL, a gptel tool it registered, in DIALECT.
+A plist as `json-parse-string' makes it, fresh for gptel to use; nil
+when TOOL is not one toolspec registered, or toolspec cannot write it
+in DIALECT (a warning says why, once)."
+  (when-let* ((plist (gethash tool toolspec--gptel-sources)))
+    (let* ((cached (assoc dialect (gethash tool toolspec--gptel-json)))
+           (text (or (cdr cached)
+                     (let ((text (condition-case err
+                                     (toolspec-to-json plist dialect)
+                                   ;; gptel's own serialisation, then.
+                                   (toolspec-error
+                                    (display-warning 'toolspec
+                                                     (format "Tool %s is sent as gptel writes it: %s"
+                                                             (gptel-tool-name tool) (error-message-string err)))
+                                    :gptel))))
+                       (push (cons dialect text) (gethash tool toolspec--gptel-json))
+                       text))))
+      (and (stringp text)
+           (json-parse-string text :object-type 'plist :array-type 'array
+                              :null-object :null :false-object :json-false)))))
+
+(defun toolspec--parse-tools-advice (parse backend tools)
+  "Around advice for `gptel--parse-tools' (PARSE) on BACKEND and TOOLS.
+With `toolspec-gptel-send-own-json', each tool toolspec registered
+is sent as toolspec writes it for BACKEND's dialect instead of as
+gptel makes it; gptel makes the others.  gptel's own serialisation
+is not run on toolspec's tools: its Gemini backend changes their
+arguments in place."
+  (let* ((dialect (and toolspec-gptel-send-own-json (toolspec--gptel-dialect backend)))
+         (tools (ensure-list tools))
+         (own (and dialect (mapcar (lambda (tool) (toolspec--gptel-own tool dialect)) tools))))
+    (if (not (cl-some #'identity own))
+        (funcall parse backend tools)
+      (let* ((others (cl-loop for tool in tools for mine in own unless mine collect tool))
+             (theirs (and others (funcall parse backend others)))
+             (theirs (append (if (equal dialect "gemini")
+                                 (and theirs (plist-get (aref theirs 0) :functionDeclarations))
+                               theirs)
+                             nil))
+             (merged (vconcat (mapcar (lambda (mine) (or mine (pop theirs))) own))))
+        (if (equal dialect "gemini")
+            (vector (list :functionDeclarations merged))
+          merged)))))
+
+(with-eval-after-load 'gptel-request
+  (advice-add 'gptel--parse-tools :around #'toolspec--parse-tools-advice))
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

@@ -930,8 +930,12 @@ interactively, ask for \"CATEGORY/NAME\"."
                 (if source
                     (format ", registered by toolspec from %s.\n"
                             (if (file-name-absolute-p source) (abbreviate-file-name source) source))
-                  ".\n")
-                "\n")
+                  ".\n"))
+        (let ((original (toolspec-original-name struct)))
+          (unless (equal original name)
+            (insert (format "Its name in %s is %s: gptel sends %s, a name every backend takes.\n"
+                            (if source "its file" "its source") original name))))
+        (insert "\n")
         (insert (or (plist-get plist :description) "(no description)") "\n\n")
         (insert (propertize "Function:" 'face 'toolspec-heading) " "
                 (cond ((and fn (symbolp fn)) (format "%s" fn))
@@ -957,7 +961,7 @@ interactively, ask for \"CATEGORY/NAME\"."
                         "\n")))
           (insert " none\n"))
         (insert "\n" (propertize "JSON by dialect" 'face 'toolspec-heading) "\n")
-        (dolist (dialect toolspec-dialects)
+        (dolist (dialect (toolspec-dialects))
           (insert "\n" (propertize (format "%s:" dialect) 'face 'toolspec-heading) "\n")
           (insert (condition-case err
                       (toolspec--pretty-json (toolspec-to-json struct dialect))
@@ -1151,7 +1155,7 @@ REPORT-FN is Flymake's callback."
          (dialect (progn
                     (unless tools (user-error "No tools chosen"))
                     (intern (completing-read (format-prompt "Dialect" toolspec-default-dialect)
-                                             (mapcar #'symbol-name toolspec-dialects) nil t nil nil
+                                             (mapcar #'symbol-name (toolspec-dialects)) nil t nil nil
                                              (symbol-name toolspec-default-dialect)))))
          (file (let ((insert-default-directory nil))
                  (read-file-name "Write to file (leave empty for a buffer): " nil ""))))

@@ -291,6 +291,34 @@ fn document_frame<'e>(env: &'e Env, dialect: Value<'e>) -> emacs::Result<Value<'
     env.cons(open, close)
 }
 
+/// The names of the JSON dialects toolspec writes, a list of strings in
+/// the registry's order (see `crate::formats`).
+#[defun]
+fn dialect_names(env: &Env) -> emacs::Result<Value<'_>> {
+    let names = crate::formats::names().into_iter().map(|n| n.into_lisp(env)).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &names[..])
+}
+
+/// NAMES, a JSON array of tool names (of one document or registration),
+/// made valid under RULE (a dialect name, or "gptel" for names every
+/// gptel backend takes) and different from each other: a JSON array as
+/// long as NAMES, null for a name kept, else its new name; or null when
+/// every name is kept.
+#[defun]
+fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
+    guard(env, || {
+        let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
+        let names: Vec<String> = serde_json::from_str(&self::text(names, "the tool names")?)
+            .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let safe = crate::formats::safe_names(&refs, &rule);
+        if safe.iter().all(Option::is_none) {
+            return Ok("null".to_string());
+        }
+        Ok(serde_json::to_string(&safe).expect("names serialise"))
+    })
+}
+
 /// Validate a printed tool plist; returns elisp text of the problems.
 #[defun]
 fn validate<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {

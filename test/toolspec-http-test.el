@@ -312,7 +312,7 @@ the limits of the process that renders them end them.")
         (should (gptel-tool-async quiet))
         (should-not (gptel-tool-confirm quiet)))
       ;; The executor stays out of every exported dialect.
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (should-not (string-match-p "executor\\|api\\.example" (toolspec-to-json plist dialect)))))))
 
 (ert-deftest toolspec-http-server-choice ()
@@ -691,7 +691,7 @@ secret, raw and base64-encoded."
                            (prin1-to-string tools)
                            (prin1-to-string plist)
                            (prin1-to-string toolspec-http--operations))))
-                (dolist (dialect toolspec-dialects)
+                (dolist (dialect (toolspec-dialects))
                   (push (toolspec-export tools dialect) haystacks)
                   (push (toolspec-to-json plist dialect) haystacks))
                 (dolist (hay haystacks)

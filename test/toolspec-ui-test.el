@@ -477,7 +477,7 @@ with :strict, the import's error names the JSON path's place."
       (should (string-match-p "^  attendees +array of object +optional " text))
       (should (string-match-p "^Problems: none$" text))
       ;; The JSON of every dialect, indented, and parseable.
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (should (string-match (format "^%s:\n\\({\n\\(?:  .*\n\\)*}\\)$" dialect) text))
         (let ((json (json-parse-string (match-string 1 text) :object-type 'alist)))
           (should (member "create_calendar_event"

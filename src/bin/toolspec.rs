@@ -60,13 +60,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Convert tool definitions into a JSON dialect, or into (gptel-make-tool ...) forms
-    #[command(after_help = "The tools of every FILE go into one document, in the shape the dialect's \
-clients load: an array for OpenAI, Ollama and Anthropic, {\"tools\": [...]} for MCP and Bedrock, \
-{\"functionDeclarations\": [...]} for Gemini.  With --to elisp, each tool becomes a \
-(gptel-make-tool ...) form with a placeholder :function to define, as M-x \
-toolspec-insert-gptel-form writes it.\n\nIn Emacs Lisp input only literal data is read: a tool \
-whose name, description or arguments are computed when the code runs is skipped with a warning \
-(exit status 1).")]
+    #[command(after_help = convert_help())]
     Convert(ConvertArgs),
     /// Check tool definitions: JSON spec files and Emacs Lisp source files
     #[command(after_help = "Each problem is printed as FILE:LINE:COLUMN: SEVERITY: PATH: MESSAGE, PATH \
@@ -111,6 +105,23 @@ fn format_names() -> Vec<&'static str> {
 
 fn dialect_names() -> Vec<&'static str> {
     DIALECT_NAMES.iter().map(|(n, _)| *n).chain(["elisp"]).collect()
+}
+
+/// The help of `convert`, its list of dialects made from the registry.
+fn convert_help() -> String {
+    format!(
+        "DIALECT is one of:\n{}  elisp{}  (gptel-make-tool ...) forms\n\n\
+The tools of every FILE go into one document, in the shape the dialect's clients load.  A tool \
+name the dialect refuses (OpenAI, Anthropic and Bedrock take ^[a-zA-Z0-9_-]{{1,64}}$) is written \
+as a valid one, different from the other tools' (math.sum becomes math_sum), with a warning \
+naming both; keywords a dialect refuses are rewritten or moved into the description, with a \
+warning.  With --to elisp, each tool becomes a (gptel-make-tool ...) form with a placeholder \
+:function to define, as M-x toolspec-insert-gptel-form writes it.\n\nIn Emacs Lisp input only \
+literal data is read: a tool whose name, description or arguments are computed when the code runs \
+is skipped with a warning (exit status 1).",
+        toolspec::formats::summary(),
+        " ".repeat(toolspec::formats::REGISTRY.iter().map(|p| p.name.len()).max().unwrap_or(5).saturating_sub(5)),
+    )
 }
 
 #[derive(Args)]
@@ -531,9 +542,14 @@ fn convert(args: ConvertArgs) -> Status {
         to_elisp(&tools, &args)
     } else {
         let tools: Vec<Tool> = tools.into_iter().map(|c| c.tool).collect();
-        Dialect::parse(&args.to)
-            .and_then(|d| write::write_tools(&tools, d))
-            .map(|v| write::to_text(&v, !args.compact) + "\n")
+        Dialect::parse(&args.to).and_then(|d| write::write_tools_warn(&tools, d)).map(|(v, warnings)| {
+            if !args.quiet {
+                for w in &warnings {
+                    eprintln!("toolspec: {}: {}: {}: {}", args.to, w.path, w.severity.as_str(), w.message);
+                }
+            }
+            write::to_text(&v, !args.compact) + "\n"
+        })
     };
     let text = match text {
         Ok(t) => t,
