@@ -360,17 +360,38 @@ fn print_number(n: &Number, out: &mut String) {
     }
 }
 
-/// An elisp string literal.
+/// An elisp string literal, read back by Emacs (`read`, or `load` of a
+/// file holding it) as `s`.  Newlines and tabs stay as they are; other
+/// control characters are escaped (`\r`, `\e`, `\N{U+0}`): a NUL in a
+/// file makes `load` decode it as raw bytes, an ESC sequence makes it
+/// decode it as ISO-2022, where quotes and backslashes no longer pair as
+/// printed.  The colon of `Local Variables:` is escaped too, so that no
+/// string starts a local variables list whose `coding:` would decode the
+/// file otherwise.
 pub fn print_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
+            c if c < ' ' => out.push_str(&format!("\\N{{U+{:X}}}", c as u32)),
+            ':' if ends_with_local_variables(out) => out.push_str("\\N{U+3A}"),
             _ => out.push(c),
         }
     }
     out.push('"');
+}
+
+/// Whether `out` ends with `Local Variables` in any case: what Emacs
+/// looks for, followed by a colon, to find a file's local variables.
+pub(crate) fn ends_with_local_variables(out: &str) -> bool {
+    const WORDS: &str = "local variables";
+    out.len() >= WORDS.len()
+        && out.is_char_boundary(out.len() - WORDS.len())
+        && out[out.len() - WORDS.len()..].eq_ignore_ascii_case(WORDS)
 }
 
 fn symbol_char_needs_escape(c: char, first: bool) -> bool {
@@ -395,7 +416,12 @@ pub fn print_symbol(name: &str, out: &mut String) {
         out.push_str("##");
         return;
     }
-    if name.parse::<f64>().is_ok() || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok() {
+    if name.parse::<f64>().is_ok()
+        || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok()
+        || name.ends_with("e+INF")
+        || name.ends_with("e+NaN")
+    {
+        // Read as a number, or (`1.0e+INF`, `0.0e+NaN`) as a float.
         out.push('\\');
     }
     print_symbol_name(name, out);

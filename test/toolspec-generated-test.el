@@ -1,0 +1,212 @@
+;;; toolspec-generated-test.el --- ERT tests: generated Lisp is safe to load -*- lexical-binding: t; -*-
+
+;; This file is part of toolspec.
+;; SPDX-License-Identifier: GPL-3.0-or-later
+
+;;; Commentary:
+
+;; The Lisp toolspec writes from a stranger's tool file (`toolspec
+;; convert --to elisp', `toolspec-gptel-form-text' with comments,
+;; M-x toolspec-insert-gptel-form) is loaded in a fresh batch Emacs
+;; with the real gptel.  Tool names, argument names and property keys
+;; carry forms after a newline, `)', `"', `;', `#'', a backslash, a NUL,
+;; an ISO-2022 escape sequence, and descriptions a `Local Variables:'
+;; list whose `coding: utf-7' would turn `+ACI-' into a quote.  Every
+;; planted form would write a marker file: none may exist after loading,
+;; and the tools must read back with the names they were given.
+;;
+;;   emacs --batch -Q -L lisp -L .deps/gptel -L test \
+;;     --eval '(setq toolspec-module-file "/path/to/libtoolspec.so")' \
+;;     -l test/toolspec-generated-test.el -f ert-run-tests-batch-and-exit
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'subr-x)
+(require 'json)
+(require 'gptel)
+(require 'toolspec-ui)
+
+(defun toolspec-generated-test--cases (marker)
+  "Hostile cases: (WHAT NAME DESCRIPTION) planting forms that write MARKER.
+NAME is used for the tool name, argument names and nested property
+keys; DESCRIPTION for the tool's description and an argument's."
+  (let ((form (format "(write-region \"\" nil %S)" marker)))
+    `(("newline" ,(concat "nl\n" form "\n") "Tool.")
+      ("paren" ,(concat "paren)" form "(") "Tool.")
+      ("quote" ,(concat "quote\"" form "\"") "Tool.")
+      ("semicolon" ,(concat "semi;\n" form) "Tool.")
+      ("function quote" ,(concat "fn#'" form) "Tool.")
+      ("backslash" ,(concat "bs\\\n" form) "Tool.")
+      ("NUL" ,(concat "nul\0\n" form) "Tool.")
+      ;; ISO-2022: after ESC $ B, bytes pair up, a backslash with the
+      ;; quote it escapes, and a quote is left to end the string.
+      ("ESC" ,(concat "esc\e$Ba\\\"\e(B" form "\"")
+       ,(concat "Tool \e$Ba\\\"\e(B) " form " (\""))
+      ;; A -*- line naming UTF-7, in which +AAo- is a newline.
+      ("-*- line" ,(concat " -*- coding: utf-7 -*- +AAo-" form) "Tool.")
+      ;; A local variables list naming UTF-7, in which +ACI- is a quote.
+      ("local variables" "lv"
+       ,(concat "Tool.\nLocal" " Variables:\ncoding: utf-7\nEnd:\n+ACI-) " form " (+ACI-")))))
+
+(defun toolspec-generated-test--json (name description)
+  "A JSON array of tools whose names are NAME, described by DESCRIPTION.
+The first tool is named NAME, the second has a plain name: the
+comment naming the function to define names its arguments."
+  (json-encode
+   (cl-loop for tool-name in (list (concat name "0") "plain")
+            vconcat
+            (list
+             `((name . ,tool-name)
+               (description . ,description)
+               (parameters
+                . ((type . "object")
+                   (properties
+                    . ((,name . ((type . "string") (description . ,description)))
+                       ("obj" . ((type . "object") (description . "Nested keys.")
+                                 (properties . ((,name . ((type . "string"))))))))))))))))
+
+(defun toolspec-generated-test--names (tools)
+  "The names in TOOLS, plists: (NAME ((ARG KEYS) ...)) for each tool.
+KEYS are the property keys of ARG's `:properties'."
+  (mapcar (lambda (tool)
+            (list (plist-get tool :name)
+                  (mapcar (lambda (arg)
+                            (list (plist-get arg :name)
+                                  (cl-loop for (k _) on (plist-get arg :properties) by #'cddr collect k)))
+                          (plist-get tool :args))))
+          tools))
+
+(defvar toolspec-generated-test--stderr nil
+  "Where the loading Emacs's standard error goes: nil, or a file.")
+
+(defun toolspec-generated-test--load (file names)
+  "Load FILE in a fresh batch Emacs with gptel; return what it says.
+NAMES are the tool names to look up once loaded: the result is
+\(STATUS OUTPUT NAMES-READ), NAMES-READ as
+`toolspec-generated-test--names' gives them for the tools registered."
+  (with-temp-buffer
+    (let* ((form
+            `(progn
+               (setq load-path ',load-path)
+               (require 'gptel)
+               (load ,file nil t)
+               (princ "\nRESULT:")
+               (let ((print-escape-newlines t) (print-escape-control-characters t)
+                     (print-length nil) (print-level nil))
+                 (prin1 (mapcar (lambda (name)
+                                  (let ((tool (gptel-get-tool name)))
+                                    (list (gptel-tool-name tool)
+                                          (mapcar (lambda (arg)
+                                                    (list (plist-get arg :name)
+                                                          (cl-loop for (k _) on (plist-get arg :properties)
+                                                                   by #'cddr collect k)))
+                                                  (gptel-tool-args tool)))))
+                                ',names)))
+               (terpri)))
+           (status (call-process (expand-file-name invocation-name invocation-directory)
+                                 nil (list t toolspec-generated-test--stderr) nil "--batch" "-Q" "-l" "cl-lib"
+                                 "--eval" (let ((print-escape-control-characters t)
+                                                              (print-escape-newlines t))
+                                                          (prin1-to-string form))))
+           (out (buffer-string)))
+      (list status out
+            (and (string-match "^RESULT:" out)
+                 (car (read-from-string out (match-end 0))))))))
+
+(defmacro toolspec-generated-test--each-case (bindings &rest body)
+  "Run BODY for each hostile case, in a fresh temporary directory.
+BINDINGS is (DIR JSON MARKER): the directory, the case's JSON file
+in it and the marker file its planted forms write.  Everything is
+deleted afterwards."
+  (declare (indent 1) (debug t))
+  (pcase-let ((`(,dir ,json ,marker) bindings))
+    (let ((case (make-symbol "case")))
+      `(let* ((,dir (make-temp-file "toolspec-gen-" t))
+              (,marker (expand-file-name "pwned" ,dir))
+              (,json (expand-file-name "hostile.json" ,dir)))
+         (unwind-protect
+             (dolist (,case (toolspec-generated-test--cases ,marker))
+               (ert-info ((car ,case) :prefix "Case: ")
+                 (let ((coding-system-for-write 'utf-8-unix))
+                   (write-region (apply #'toolspec-generated-test--json (cdr ,case)) nil ,json nil 'silent))
+                 ,@body))
+           (delete-directory ,dir t))))))
+
+(defun toolspec-generated-test--check (text file marker)
+  "Write TEXT to FILE, load it in a fresh Emacs, check nothing ran.
+The tools must read back with the names of the tools of the JSON
+file next to FILE, whose forms would write MARKER."
+  (let ((coding-system-for-write 'utf-8-unix))
+    (write-region text nil file nil 'silent))
+  (toolspec-generated-test--check-file file marker))
+
+(defun toolspec-generated-test--check-file (file marker)
+  "Load FILE in a fresh Emacs and check that nothing ran and names read back.
+MARKER is the file a planted form would write."
+  (let* ((expected (toolspec-generated-test--names
+                    (toolspec-read-file (expand-file-name "hostile.json" (file-name-directory file)))))
+         (r (toolspec-generated-test--load file (mapcar #'car expected))))
+    (should-not (file-exists-p marker))
+    (should (equal (car r) 0))
+    (should (equal (nth 2 r) expected))
+    ;; Every comment line is one line: what follows `;;' ends at the
+    ;; newline.
+    (with-temp-buffer
+      (insert-file-contents file)
+      (goto-char (point-min))
+      (should-not (re-search-forward "[\0\e\r]" nil t))
+      ;; No -*- line, neither first nor in any comment.
+      (while (re-search-forward "^ *;.*$" nil t)
+        (should-not (string-search "-*-" (match-string 0))))
+      (goto-char (point-min))
+      (should-not (let ((case-fold-search t)) (search-forward (concat "Local" " Variables:") nil t))))))
+
+(ert-deftest toolspec-generated-convert-to-elisp-loads-safely ()
+  "`toolspec convert --to elisp' of a hostile file loads without running a planted form."
+  (toolspec-generated-test--each-case (dir json marker)
+    (let ((out (expand-file-name "tools.el" dir)))
+      ;; The placeholder functions are named after the tools, or not.
+      (dolist (function '("my-%s-function" "my-tool-function"))
+        (should (memq (call-process (toolspec--program) nil nil nil
+                                    "convert" "--to" "elisp" json "--output" out
+                                    "--function" function)
+                      '(0 1)))
+        (toolspec-generated-test--check-file out marker)))))
+
+(ert-deftest toolspec-generated-gptel-form-text-loads-safely ()
+  "`toolspec-gptel-form-text' with comments writes text that loads safely."
+  (toolspec-generated-test--each-case (dir json marker)
+    (dolist (function (list (lambda (tool) (intern (format "my-%s-function" (plist-get tool :name))))
+                            (lambda (_) 'my-tool-function)))
+      (let ((text (mapconcat (lambda (tool)
+                               (toolspec-gptel-form-text tool `(function ,(funcall function tool)) "cat" t))
+                             (toolspec-read-file json) "\n")))
+        (toolspec-generated-test--check text (expand-file-name "tools.el" dir) marker)))))
+
+(ert-deftest toolspec-generated-insert-gptel-form-loads-safely ()
+  "M-x toolspec-insert-gptel-form, saved with C-x C-w, loads safely."
+  (toolspec-generated-test--each-case (dir json marker)
+    (let ((out (expand-file-name "tools.el" dir))
+          (before (buffer-list)))
+      (unwind-protect
+          (save-window-excursion
+            ;; The file is named at the prompt (a prefix argument asks
+            ;; for it): visiting it would apply its own local variables.
+            (when (file-exists-p out) (delete-file out))
+            (switch-to-buffer (get-buffer-create "notes"))
+            (fundamental-mode)
+            (execute-kbd-macro (vconcat (kbd "C-u M-x") "toolspec-insert-gptel-form" (kbd "RET")
+                                        json (kbd "RET")))
+            (should (eq (window-buffer) (get-buffer "*toolspec-gptel-form*")))
+            (execute-kbd-macro (vconcat (kbd "C-x C-w") out (kbd "RET")))
+            (should (file-exists-p out))
+            (toolspec-generated-test--check-file out marker))
+        (dolist (b (buffer-list))
+          (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
+            (with-current-buffer b (set-buffer-modified-p nil))
+            (kill-buffer b)))))))
+
+(provide 'toolspec-generated-test)
+;;; toolspec-generated-test.el ends here
