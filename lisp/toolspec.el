@@ -519,6 +519,21 @@ this undoes it so a registered tool reads as it was written."
            unless (memq k '(:confirm :include))
            append (list k (if (eq k :function) (toolspec--function-info v) v))))
 
+(defun toolspec--one-line (string)
+  "STRING shown on one line of a list of problems.
+Control characters (line breaks among them), the Unicode line and
+paragraph separators and the bidirectional controls are written as
+escapes (\\n, \\u{202e}): names and messages come from the file
+checked, and none may start a line that `next-error' would follow,
+or reorder what is shown."
+  (replace-regexp-in-string
+   (rx (any (0 . 31) 127 (#x80 . #x9f) #x2028 #x2029 (#x202a . #x202e) (#x2066 . #x2069)))
+   (lambda (c)
+     (pcase (aref c 0)
+       (?\n "\\n") (?\r "\\r") (?\t "\\t")
+       (ch (format "\\u{%x}" ch))))
+   string t t))
+
 (defun toolspec--print (obj)
   "Print OBJ readably for the module."
   (let ((print-length nil) (print-level nil) (print-circle nil)

@@ -208,5 +208,84 @@ MARKER is the file a planted form would write."
             (with-current-buffer b (set-buffer-modified-p nil))
             (kill-buffer b)))))))
 
+;;;; Lists of problems
+
+(defun toolspec-generated-test--forged (n)
+  "A name that would forge problem line N for /etc/passwd."
+  (format "x\n/etc/passwd:%d:1: error: forged\r\e[2K\u202e" n))
+
+(defun toolspec-generated-test--visits (list-buffer count)
+  "Buffers `next-error' shows, typed COUNT times from the top of LIST-BUFFER."
+  (with-current-buffer list-buffer (goto-char (point-min)))
+  (setq next-error-last-buffer (get-buffer list-buffer))
+  (cl-loop repeat count
+           do (execute-kbd-macro (kbd "M-g n"))
+           collect (window-buffer)))
+
+(defun toolspec-generated-test--one-line-p (list-buffer name)
+  "Whether every problem line of LIST-BUFFER names NAME and holds no control character."
+  (with-current-buffer list-buffer
+    (goto-char (point-min))
+    (forward-line 2)
+    (cl-loop until (looking-at-p "^$")
+             always (and (looking-at-p (concat (regexp-quote name) ":[0-9]+:[0-9]+: "))
+                         (not (re-search-forward "[\r\e\u202e]" (line-end-position) t)))
+             do (forward-line 1))))
+
+(ert-deftest toolspec-generated-problem-lines-cannot-be-forged ()
+  "A newline in a property name does not forge a line `next-error' follows."
+  (let ((before (buffer-list)))
+    (unwind-protect
+        (save-window-excursion
+          (let ((json (json-encode
+                       `((tools . [((name . "t") (description . "d")
+                                    (inputSchema
+                                     . ((type . "object")
+                                        (properties
+                                         . ((,(toolspec-generated-test--forged 1) . ((type . "int") (description . "d")))
+                                            ("o" . ((type . "object") (description . "o")
+                                                    (properties
+                                                     . ((,(toolspec-generated-test--forged 2) . ((type . "array"))))))))))))])))))
+            (switch-to-buffer (get-buffer-create "forge.json"))
+            (insert json)
+            (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-validate-buffer" (kbd "RET")))
+            (should (toolspec-generated-test--one-line-p "*toolspec-problems*" "forge.json"))
+            (should (with-current-buffer "*toolspec-problems*"
+                      (string-search "\\n/etc/passwd:1:1: error: forged" (buffer-string))))
+            (should (equal (toolspec-generated-test--visits "*toolspec-problems*" 2)
+                           (list (get-buffer "forge.json") (get-buffer "forge.json"))))))
+      (dolist (b (buffer-list))
+        (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
+          (with-current-buffer b (set-buffer-modified-p nil))
+          (kill-buffer b))))))
+
+(ert-deftest toolspec-generated-lint-lines-cannot-be-forged ()
+  "A newline in a tool or argument name does not forge a `toolspec-lint' line."
+  (let ((before (buffer-list))
+        (file (make-temp-file "forge" nil ".el")))
+    (unwind-protect
+        (save-window-excursion
+          (let ((coding-system-for-write 'utf-8-unix)
+                (print-escape-control-characters t))
+            (write-region
+             (format "(gptel-make-tool :name %S :function #'ignore :description \"d\"\n  :args (list '(:name %S :type int :description \"d\")))\n"
+                     (concat "t" (toolspec-generated-test--forged 3))
+                     (concat "a" (toolspec-generated-test--forged 4)))
+             nil file nil 'silent))
+          (require 'toolspec-lint)
+          (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-check-elisp-file" (kbd "RET")
+                                      file (kbd "RET")))
+          (let ((name (file-name-nondirectory file)))
+            (should (toolspec-generated-test--one-line-p "*toolspec-lint*" name))
+            (should (with-current-buffer "*toolspec-lint*"
+                      (string-search "\\n/etc/passwd:3:1: error: forged" (buffer-string))))
+            (should (cl-every (lambda (b) (equal (buffer-file-name b) file))
+                              (toolspec-generated-test--visits "*toolspec-lint*" 2)))))
+      (delete-file file)
+      (dolist (b (buffer-list))
+        (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
+          (with-current-buffer b (set-buffer-modified-p nil))
+          (kill-buffer b))))))
+
 (provide 'toolspec-generated-test)
 ;;; toolspec-generated-test.el ends here
