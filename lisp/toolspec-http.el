@@ -726,9 +726,15 @@ the call cannot be made (the text says why and what to do)."
                                title type))))))
 
 (defun toolspec-http--redact (text secrets)
-  "TEXT with every occurrence of SECRETS replaced."
-  (dolist (s secrets text)
-    (when (and (stringp s) (>= (length s) 4) (stringp text))
+  "TEXT with every occurrence of SECRETS replaced.
+Every secret that is not empty is replaced, whatever its length: a
+short one may take unrelated text that holds the same characters
+with it, which is the price of never showing it.  Longer secrets
+are replaced first, so that one holding another goes whole."
+  (dolist (s (sort (cl-remove-if-not (lambda (s) (and (stringp s) (> (length s) 0))) secrets)
+                   (lambda (a b) (> (length a) (length b))))
+             text)
+    (when (stringp text)
       (setq text (string-replace s "[redacted]" text)))))
 
 ;;;; HTTP

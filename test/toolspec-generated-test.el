@@ -287,5 +287,104 @@ MARKER is the file a planted form would write."
           (with-current-buffer b (set-buffer-modified-p nil))
           (kill-buffer b))))))
 
+;;;; Values crossing to the module
+
+(ert-deftest toolspec-generated-propertized-strings-are-strings ()
+  "Strings with text properties reach the module as strings, not vectors."
+  (let ((tool (list :name (propertize "get_it" 'face 'bold)
+                    :description (propertize "Get it." 'face 'italic 'help-echo "x")
+                    :args (list (list :name (propertize "q" 'face 'bold) :type 'string
+                                      :description (propertize "Query" 'face 'bold))))))
+    (should-not (toolspec-validate tool))
+    (should (equal (plist-get (cdr (car (read-from-string (toolspec-gptel-form-text tool)))) :name) "get_it"))
+    (should (string-match-p "\"name\":\"get_it\"" (toolspec-to-json tool 'openai)))
+    ;; The tool is not changed.
+    (should (get-text-property 0 'face (plist-get tool :name)))))
+
+(ert-deftest toolspec-generated-infinities-nan-and-the-empty-symbol ()
+  "1.0e+INF, NaN and the empty symbol cross to the module and are judged there."
+  (let ((tool '(:name "t" :description "d" :args ((:name "a" :type number :description "A")))))
+    (dolist (x (list 1.0e+INF -1.0e+INF 0.0e+NaN))
+      (let ((err (should-error (toolspec-validate-arguments tool (list :a x)) :type 'toolspec-plist-error)))
+        (should (string-match-p "\\`a: -?[01]\\.0e\\+\\(INF\\|NaN\\) has no JSON form" (cadr err)))
+        (should (equal (toolspec-error-details err) '(:path "a"))))))
+  (should-not (toolspec-validate-arguments
+               '(:name "t" :description "d" :args ((:name "a" :type string :description "A")))
+               (list :a (intern ""))))
+  (let ((tool (list :name "t" :description "d"
+                    :args (list (list :name "a" :type 'number :description "A" :maximum 1.0e+INF)))))
+    (should (equal (car (read-from-string (toolspec-gptel-form-text tool)))
+                   `(gptel-make-tool :name "t" :function #'ignore :description "d"
+                                     :args (list '(:name "a" :type number :description "A" :maximum 1.0e+INF)))))
+    (should (string-match-p "1\\.0e\\+INF has no JSON form"
+                            (cadr (should-error (toolspec-to-json tool 'openai) :type 'toolspec-error))))))
+
+(ert-deftest toolspec-generated-byte-order-mark ()
+  "A UTF-8 byte order mark is read by the module as by the command line."
+  (let ((file (make-temp-file "bom" nil ".json")))
+    (unwind-protect
+        (let ((json "[{\"name\":\"t\",\"description\":\"d\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}]"))
+          (let ((coding-system-for-write 'utf-8-with-signature-unix))
+            (write-region json nil file nil 'silent))
+          (should (equal (mapcar (lambda (x) (plist-get x :name)) (toolspec-read-file file)) '("t")))
+          (should (equal (mapcar (lambda (x) (plist-get x :name)) (toolspec-parse-json (concat (string #xfeff) json)))
+                         '("t"))))
+      (delete-file file))))
+
+(ert-deftest toolspec-generated-struct-args-not-a-list ()
+  "A gptel tool whose :args is not a list is a toolspec error, not `wrong-type-argument'."
+  (let ((tool (gptel-make-tool :name "toolspec_gen_bad_args" :function #'ignore :description "d" :args 'notalist)))
+    (unwind-protect
+        (progn
+          (should (string-match-p ":args must be a list"
+                                  (cadr (should-error (toolspec-validate-arguments tool '(:a 1))
+                                                      :type 'toolspec-plist-error))))
+          (should (equal (car (toolspec-validate tool)) '(error "args" ":args must be a list of argument plists, e.g. (list '(:name \"x\" :type string :description \"...\"))"))))
+      (setq gptel--known-tools (assoc-delete-all "misc" gptel--known-tools)))))
+
+(ert-deftest toolspec-generated-argument-errors-are-short ()
+  "An argument error quotes a long value cut, with a marker: not 1 MB for the model."
+  (let* ((tool '(:name "t" :description "d" :args ((:name "a" :type integer :description "A"))))
+         (big (make-string 1000000 ?x))
+         (wrapped (toolspec--wrap tool (lambda (&rest _) "ran") nil)))
+    (dolist (problems (list (toolspec-validate-arguments tool (list :a big))
+                            (toolspec-validate-arguments tool (json-encode `((a . ,big))))
+                            (toolspec-validate-arguments tool (json-encode (vector big)))))
+      (should (= (length problems) 1))
+      (should (< (length (nth 2 (car problems))) 1000))
+      (should (string-match-p "xxx\\.\\.\\. \\[100000[24] characters in all\\]" (nth 2 (car problems)))))
+    ;; What the model gets back when it sends such a call.
+    (let ((text (funcall wrapped big)))
+      (should (string-prefix-p "Error: invalid arguments for tool t: a: " text))
+      (should (< (length text) 1000)))))
+
+(ert-deftest toolspec-generated-short-secrets-are-redacted ()
+  "Secrets of fewer than 4 characters are redacted too; longer ones first."
+  (require 'toolspec-http)
+  (should (equal (toolspec-http--redact "{\"auth\":\"Bearer k9\"}" '("k9")) "{\"auth\":\"Bearer [redacted]\"}"))
+  (should (equal (toolspec-http--redact "token abc, user abcdef" '("abc" "abcdef" "" nil))
+                 "token [redacted], user [redacted]")))
+
+(ert-deftest toolspec-generated-circular-plists ()
+  "A circular plist is a `toolspec-plist-error' at once, not a loop that allocates."
+  ;; In a fresh Emacs with a time and memory bound: a loop fails the
+  ;; test instead of the machine.
+  (let* ((form `(progn
+                  (setq load-path ',load-path toolspec-module-file ,toolspec-module-file)
+                  (require 'toolspec)
+                  (let ((p (list :name "t" :description "d")))
+                    (setcdr (last p) p)
+                    (princ (format "RESULT %S" (condition-case err (toolspec-validate p) (error (car err))))))
+                  (let ((p (list :name (propertize "t" 'face 'bold) :description "d" :args nil)))
+                    (setcar (last p) (list p))
+                    (princ (format " %S" (condition-case err (toolspec-validate p) (error (car err))))))))
+         (out (with-temp-buffer
+                (call-process "sh" nil t nil "-c"
+                              "ulimit -v 4000000; exec timeout 60 \"$0\" --batch -Q --eval \"$1\""
+                              (expand-file-name invocation-name invocation-directory)
+                              (prin1-to-string form))
+                (buffer-string))))
+    (should (string-match-p "RESULT toolspec-plist-error toolspec-plist-error" out))))
+
 (provide 'toolspec-generated-test)
 ;;; toolspec-generated-test.el ends here
