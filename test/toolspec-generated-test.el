@@ -311,6 +311,10 @@ MARKER is the file a planted form would write."
   (should-not (toolspec-validate-arguments
                '(:name "t" :description "d" :args ((:name "a" :type string :description "A")))
                (list :a (intern ""))))
+  (should (equal (toolspec-validate
+                  (list :name "t" :description "d"
+                        :args (list (list :name "a" :type 'number :description "A" :enum (vector 1.0e+INF)))))
+                 '((error "args[0].enum[0]" ":enum values must match :type number: found 1.0e+INF, which has no JSON form"))))
   (let ((tool (list :name "t" :description "d"
                     :args (list (list :name "a" :type 'number :description "A" :maximum 1.0e+INF)))))
     (should (equal (car (read-from-string (toolspec-gptel-form-text tool)))
