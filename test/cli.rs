@@ -808,4 +808,11 @@ fn diagnostics_escape_names_that_would_forge_lines() {
     let o = run_in(&dir.0, &["convert", "forge.json", "--to", "openai"], None);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     one_line(&stderr(&o), "forge.json");
+    // A template's failure, under a file name of the same kind.
+    let name = "t\nforged.j2:5:1: error: x\r\u{1b}[2K\u{202e}.j2";
+    std::fs::write(dir.0.join(name), "{{ 1 + }}").unwrap();
+    let o = run_in(&dir.0, &["render", name, "-"], Some("{}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("toolspec: t\\nforged.j2:5:1: error: x\\r\\u{1b}[2K\\u{202e}.j2: template line 1"), "{}", stderr(&o));
 }

@@ -623,7 +623,7 @@ impl Reporter {
         if self.request {
             report.to_string() + "\n"
         } else {
-            format!("toolspec: {}: {}\n", self.label, report["message"].as_str().unwrap_or_default())
+            format!("toolspec: {}: {}\n", one_line(&self.label), one_line(report["message"].as_str().unwrap_or_default()))
         }
     }
 
