@@ -167,10 +167,13 @@ pub fn comment_text(s: &str) -> String {
     out
 }
 
-/// Where a value is printed: as code, or inside quoted or backquoted data.
+/// Where a value is printed: as the value of a key of the call (a list
+/// there is quoted: it is data, not a call to run), as code given as
+/// code (`:function`'s), or inside quoted or backquoted data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ctx {
     Code,
+    Raw,
     Quoted,
     Backquoted,
 }
@@ -240,7 +243,7 @@ fn function_text(f: &str) -> Result<String> {
             out.push_str("#'");
             print_symbol(s, &mut out);
         }
-        _ => print_flat(&v, &mut out, Ctx::Code),
+        _ => print_flat(&v, &mut out, Ctx::Raw),
     }
     crate::plist::dispose(v);
     Ok(out)
@@ -264,10 +267,18 @@ fn quoted(v: &Sexp) -> Option<(&'static str, &Sexp)> {
 }
 
 fn print_flat(v: &Sexp, out: &mut String, ctx: Ctx) {
-    if ctx == Ctx::Code && matches!(v, Sexp::Cons(_) | Sexp::Vector(_)) && needs_intern(v) && quoted(v).is_none() {
-        out.push('`');
-        print_flat(v, out, Ctx::Backquoted);
-        return;
+    let code = matches!(ctx, Ctx::Code | Ctx::Raw);
+    if code && matches!(v, Sexp::Cons(_) | Sexp::Vector(_)) && quoted(v).is_none() {
+        if needs_intern(v) {
+            out.push('`');
+            print_flat(v, out, Ctx::Backquoted);
+            return;
+        }
+        if ctx == Ctx::Code && matches!(v, Sexp::Cons(_)) {
+            out.push('\'');
+            print_flat(v, out, Ctx::Quoted);
+            return;
+        }
     }
     match v {
         Sexp::Null | Sexp::Nil | Sexp::Bool(false) => out.push_str("nil"),
@@ -308,15 +319,15 @@ fn print_flat(v: &Sexp, out: &mut String, ctx: Ctx) {
                 match ctx {
                     // Code: what follows is data, backquoted when it
                     // holds a symbol written with `intern`.
-                    Ctx::Code if needs_intern(x) => {
+                    Ctx::Code | Ctx::Raw if needs_intern(x) => {
                         if prefix == "'" && !matches!(x, Sexp::Symbol(_) | Sexp::Keyword(_)) {
                             out.push('`');
                             print_flat(x, out, Ctx::Backquoted);
                         } else {
-                            print_flat(x, out, Ctx::Code);
+                            print_flat(x, out, ctx);
                         }
                     }
-                    Ctx::Code => {
+                    Ctx::Code | Ctx::Raw => {
                         out.push_str(prefix);
                         print_flat(x, out, Ctx::Quoted);
                     }
@@ -402,6 +413,11 @@ impl Printer {
         let one_line = !text.contains('\n') && self.col + text.chars().count() <= WIDTH;
         if one_line || (self.ctx == Ctx::Code && needs_intern(v)) {
             self.put(&text);
+            return;
+        }
+        if self.ctx == Ctx::Code && matches!(v, Sexp::Cons(_)) && quoted(v).is_none() {
+            // A list as a key's value is data: quoted, not a call.
+            self.quoted(v);
             return;
         }
         if let Some((prefix, x)) = quoted(v) {

@@ -208,6 +208,24 @@ MARKER is the file a planted form would write."
             (with-current-buffer b (set-buffer-modified-p nil))
             (kill-buffer b)))))))
 
+(ert-deftest toolspec-generated-gptel-form-values-are-data ()
+  "Lists as a tool plist's values are written quoted: evaluating the form runs none."
+  (let* ((dir (make-temp-file "toolspec-gen-" t))
+         (marker (expand-file-name "pwned" dir))
+         (form `(write-region "" nil ,marker)))
+    (unwind-protect
+        (let* ((tool (list :name "t" :description form :async form :category form
+                           :args (list (list :name "a" :type 'string :description form))))
+               (text (toolspec-gptel-form-text tool nil nil t))
+               (call (car (read-from-string text))))
+          (should (eq (car call) 'gptel-make-tool))
+          ;; The arguments are evaluated as the call would evaluate them.
+          (let ((values (mapcar #'eval (cdr call))))
+            (should-not (file-exists-p marker))
+            (should (equal (plist-get values :description) form))
+            (should (equal (plist-get values :async) form))))
+      (delete-directory dir t))))
+
 ;;;; Lists of problems
 
 (defun toolspec-generated-test--forged (n)
