@@ -882,9 +882,13 @@ auth-source is asked only for the host OP's import approved."
 
 (defun toolspec-http--redact (text secrets)
   "TEXT with every occurrence of SECRETS replaced, in any of their forms.
-See `toolspec-http--redact-encodings'."
+See `toolspec-http--redact-encodings'.  Every secret that is not
+empty is replaced, whatever its length: a short one may take
+unrelated text that holds the same characters with it, which is the
+price of never showing it.  Longer secrets are replaced first, so
+that one holding another goes whole."
   (dolist (s (toolspec-http--longest-first secrets) text)
-    (when (and (stringp s) (>= (length s) 4) (stringp text))
+    (when (and (stringp s) (> (length s) 0) (stringp text))
       (setq text (toolspec-http--redact-encodings s text)))))
 
 (defun toolspec-http--longest-first (secrets)

@@ -1009,7 +1009,7 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
   "The buffer or file a problem line's NAME stands for."
   (if (and (buffer-live-p toolspec--problems-source)
            (equal name (with-current-buffer toolspec--problems-source
-                         (toolspec--problems-name))))
+                         (toolspec--one-line (toolspec--problems-name)))))
       toolspec--problems-source
     name))
 
@@ -1077,9 +1077,9 @@ problems."
         (erase-buffer)
         (insert (format "toolspec: checking %s\n\n" name))
         (pcase-dolist (`(,severity ,line ,col ,path ,message) diags)
-          (insert (format "%s:%d:%d: %s: %s%s\n" name line col severity
-                          (if (member path '(nil "")) "" (concat path ": "))
-                          message)))
+          (insert (format "%s:%d:%d: %s: %s%s\n" (toolspec--one-line name) line col severity
+                          (if (member path '(nil "")) "" (concat (toolspec--one-line path) ": "))
+                          (toolspec--one-line message))))
         (insert (if diags
                     (format "\n%s, %s\n"
                             (toolspec--plural (cl-count 'error diags :key #'car) "error")

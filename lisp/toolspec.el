@@ -512,7 +512,7 @@ Registration gives a tool a name every gptel backend takes (see
              append (let ((v (funcall accessor tool)))
                       (list (intern (format ":%s" slot))
                             (pcase slot
-                              ('args (mapcar #'toolspec--symbol-types v))
+                              ('args (if (proper-list-p v) (mapcar #'toolspec--symbol-types v) v))
                               ;; The name in its source, not the one made
                               ;; valid for every gptel backend.
                               ('name (gethash tool toolspec--original-names v))
@@ -560,20 +560,69 @@ under its original name."
 (defun toolspec--printable (plist)
   "PLIST with values that have no printed form replaced for the module.
 `:function' becomes a description of the function; `:confirm' and
-`:include' (possibly functions, and of no use in JSON) are left out."
+`:include' (possibly functions, and of no use in JSON) are left out.
+A PLIST that is circular or dotted is a `toolspec-plist-error'."
+  (unless (proper-list-p plist)
+    (signal 'toolspec-plist-error
+            (list "The tool plist is circular or dotted: a tool is a list (:name \"...\" :description \"...\" :args (...))"
+                  nil)))
   (cl-loop for (k v) on plist by #'cddr
            unless (memq k '(:confirm :include))
            append (list k (if (eq k :function) (toolspec--function-info v) v))))
 
+(defun toolspec--one-line (string)
+  "STRING shown on one line of a list of problems.
+Control characters (line breaks among them), the Unicode line and
+paragraph separators and the bidirectional controls are written as
+escapes (\\n, \\u{202e}): names and messages come from the file
+checked, and none may start a line that `next-error' would follow,
+or reorder what is shown."
+  (replace-regexp-in-string
+   (rx (any (0 . 31) 127 (#x80 . #x9f) #x2028 #x2029 (#x202a . #x202e) (#x2066 . #x2069)))
+   (lambda (c)
+     (pcase (aref c 0)
+       (?\n "\\n") (?\r "\\r") (?\t "\\t")
+       (ch (format "\\u{%x}" ch))))
+   string t t))
+
+(defun toolspec--without-properties (obj budget)
+  "OBJ with the strings in it, at any depth, copied without text properties.
+Lists and vectors holding such strings are copied; OBJ is not changed.
+BUDGET is a cons whose car is how many more objects may be visited:
+past it (OBJ is circular), signal `toolspec-plist-error'."
+  (when (< (setcar budget (1- (car budget))) 0)
+    (signal 'toolspec-plist-error
+            (list "The spec is circular: it holds itself, which has no JSON form" nil)))
+  (cond ((stringp obj) (substring-no-properties obj))
+        ((consp obj)
+         (let ((items nil))
+           (while (consp obj)
+             (push (toolspec--without-properties (car obj) budget) items)
+             (setq obj (cdr obj)))
+           (let ((copy (nreverse items)))
+             (setcdr (last copy) (toolspec--without-properties obj budget))
+             copy)))
+        ((vectorp obj) (vconcat (mapcar (lambda (x) (toolspec--without-properties x budget)) obj)))
+        (t obj)))
+
 (defun toolspec--print (obj)
-  "Print OBJ readably for the module."
+  "Print OBJ readably for the module.
+Strings with text properties (printed #(\"...\" 0 3 (face bold)), which
+the module would take for vectors) are printed without them."
   (let ((print-length nil) (print-level nil) (print-circle nil)
         (print-escape-newlines nil) (print-escape-nonascii nil)
         (print-escape-multibyte nil) (print-escape-control-characters nil)
         (print-quoted t) (float-output-format nil)
         (print-integers-as-characters nil))
     (condition-case err
-        (prin1-to-string obj)
+        (let ((text (prin1-to-string obj)))
+          ;; #(" starts a string with properties, and is rare otherwise
+          ;; (a string ending in #( before its closing quote).
+          (if (string-search "#(\"" text)
+              ;; Each object printed takes a character at least.
+              (prin1-to-string (toolspec--without-properties obj (list (length text))))
+            text))
+      (toolspec-error (signal (car err) (cdr err)))
       (error
        (signal 'toolspec-limit-error
                (list (format "Cannot pass the spec to toolspec: %s (is it circular or nested too deeply?)"

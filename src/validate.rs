@@ -65,7 +65,11 @@ fn describe(v: &Node<'_>) -> String {
         Node::Str(s) => format!("the string \"{s}\""),
         Node::Sym(s) => format!("the symbol `{s}'"),
         Node::Kw(k) => format!("the keyword :{k}"),
-        Node::Num(n) => format!("the number {n}"),
+        Node::Num(n) => match n.as_f64() {
+            Some(f) if f.is_nan() => "0.0e+NaN, which has no JSON form".into(),
+            Some(f) if f.is_infinite() => format!("{}1.0e+INF, which has no JSON form", if f < 0.0 { "-" } else { "" }),
+            _ => format!("the number {n}"),
+        },
         Node::Vector(_) => "a vector".into(),
         Node::Nil => "nil".into(),
         Node::List(_) if v.quoted().is_some() => "a quoted form".into(),
@@ -576,7 +580,7 @@ impl Validator {
                 // Without a type (or with a union), any value.
                 (_, None) => true,
                 (Node::Num(n), Some("integer")) => n.is_i64() || n.is_u64(),
-                (Node::Num(_), Some("number")) => true,
+                (Node::Num(n), Some("number")) => n.as_f64().is_some_and(f64::is_finite),
                 (Node::Kw("null"), _) => true,
                 (Node::Sym("t"), Some("boolean")) => true,
                 (Node::Kw("json-false"), Some("boolean")) => true,

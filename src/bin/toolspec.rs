@@ -9,7 +9,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
-use toolspec::check::{self, Checked, Diagnostic, Input, Level};
+use toolspec::check::{self, one_line, Checked, Diagnostic, Input, Level};
 use toolspec::gptel_form::{gptel_form, FormOptions};
 use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
@@ -286,11 +286,24 @@ fn read_options<'a>(from: &str, file: &'a str) -> ReadOptions<'a> {
     ReadOptions { format, default_name, max_size: max_input(), ..ReadOptions::default() }
 }
 
+/// FILE as named in a line of text: on one line (see [`check::one_line`]).
+fn shown(file: &str) -> std::borrow::Cow<'_, str> {
+    one_line(label(file))
+}
+
 fn line(file: &str, d: &Diagnostic) -> String {
     if d.path.is_empty() {
-        format!("{}:{}:{}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.message)
+        format!("{}:{}:{}: {}: {}", shown(file), d.line, d.column, d.level.as_str(), one_line(&d.message))
     } else {
-        format!("{}:{}:{}: {}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.path, d.message)
+        format!(
+            "{}:{}:{}: {}: {}: {}",
+            shown(file),
+            d.line,
+            d.column,
+            d.level.as_str(),
+            one_line(&d.path),
+            one_line(&d.message)
+        )
     }
 }
 
@@ -342,7 +355,7 @@ fn check_files(args: CheckArgs) -> Status {
             Err(e) => {
                 if args.format == OutputFormat::Text {
                     let _ = out.flush();
-                    eprintln!("toolspec: {}: cannot read: {e}", label(file));
+                    eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
                 }
                 files.push(json!({"file": label(file), "status": Status::Unusable as u8, "error": format!("cannot read: {e}")}));
                 (Status::Unusable, (0, 0, 0))
@@ -421,7 +434,7 @@ fn report_error(file: &str, text: &str, e: &Error) {
         (_, _, Some(p)) if text.trim_start().starts_with(['{', '[']) => toolspec::locate::locate(text, p),
         _ => (1, 1),
     };
-    eprintln!("{}:{l}:{c}: error: {}", label(file), check::error_message(e));
+    eprintln!("{}:{l}:{c}: error: {}", shown(file), one_line(&check::error_message(e)));
 }
 
 fn error_text(e: &Error) -> String {
@@ -443,7 +456,7 @@ struct Converted {
 /// file is unusable.
 fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<Converted>, Status> {
     let text = read_input(file).map_err(|e| {
-        eprintln!("toolspec: {}: cannot read: {e}", label(file));
+        eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
         Status::Unusable
     })?;
     match input_kind(&args.from, file, &text) {
@@ -461,8 +474,8 @@ fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<C
                         emacs: t.emacs,
                     }),
                     Err(why) => {
-                        let name = t.name.map(|n| format!(" \"{n}\"")).unwrap_or_default();
-                        eprintln!("{}:{l}:{c}: warning: tool{name} skipped: {why}", label(file));
+                        let name = t.name.map(|n| format!(" \"{}\"", one_line(&n))).unwrap_or_default();
+                        eprintln!("{}:{l}:{c}: warning: tool{name} skipped: {}", shown(file), one_line(&why));
                         *status = (*status).max(Status::Problems);
                     }
                 }
@@ -477,7 +490,13 @@ fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<C
             if !args.quiet {
                 let paths: Vec<&str> = imp.warnings.iter().map(|w| w.path.as_str()).collect();
                 for (w, (l, c)) in imp.warnings.iter().zip(toolspec::locate::locate_many(&text, &paths)) {
-                    eprintln!("{}:{l}:{c}: {}: {}: {}", label(file), w.severity.as_str(), w.path, w.message);
+                    eprintln!(
+                        "{}:{l}:{c}: {}: {}: {}",
+                        shown(file),
+                        w.severity.as_str(),
+                        one_line(&w.path),
+                        one_line(&w.message)
+                    );
                 }
             }
             Ok(imp.tools.into_iter().map(|tool| Converted { tool, function: None, emacs: Vec::new() }).collect())
@@ -554,7 +573,7 @@ fn convert(args: ConvertArgs) -> Status {
     let text = match text {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("toolspec: cannot write {}: {}", args.to, error_text(&e));
+            eprintln!("toolspec: cannot write {}: {}", args.to, one_line(&error_text(&e)));
             return Status::Unusable;
         }
     };
@@ -566,7 +585,7 @@ fn convert(args: ConvertArgs) -> Status {
         }
     };
     if let Err(e) = written {
-        eprintln!("toolspec: cannot write the output: {e}");
+        eprintln!("toolspec: cannot write the output: {}", one_line(&e));
         return Status::Unusable;
     }
     status
@@ -578,7 +597,7 @@ fn detect(args: DetectArgs) -> Status {
     let mut status = Status::Clean;
     let several = args.files.len() > 1;
     for file in &args.files {
-        let prefix = if several { format!("{}: ", label(file)) } else { String::new() };
+        let prefix = if several { format!("{}: ", shown(file)) } else { String::new() };
         let result = read_input(file).and_then(|text| {
             check::detect(Some(file), &text).map_err(|e| match e.kind {
                 ErrorKind::Json => format!("not JSON: {e}"),
@@ -588,7 +607,7 @@ fn detect(args: DetectArgs) -> Status {
         match result {
             Ok(d) => println!("{prefix}{}", d.describe()),
             Err(e) => {
-                eprintln!("toolspec: {}: {e}", label(file));
+                eprintln!("toolspec: {}: {}", shown(file), one_line(&e));
                 if several {
                     println!("{prefix}unknown");
                 }
@@ -620,7 +639,7 @@ impl Reporter {
         if self.request {
             report.to_string() + "\n"
         } else {
-            format!("toolspec: {}: {}\n", self.label, report["message"].as_str().unwrap_or_default())
+            format!("toolspec: {}: {}\n", one_line(&self.label), one_line(report["message"].as_str().unwrap_or_default()))
         }
     }
 
