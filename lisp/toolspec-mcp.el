@@ -208,8 +208,10 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 ;; on a plain pipe process.
 
 (defun toolspec-mcp--json (object)
-  "OBJECT as JSON text."
-  (json-serialize object :null-object :null :false-object :json-false))
+  "OBJECT as JSON text (a multibyte string)."
+  ;; Emacs 30's `json-serialize' returns UTF-8 bytes, Emacs 28's text.
+  (let ((json (json-serialize object :null-object :null :false-object :json-false)))
+    (if (multibyte-string-p json) json (decode-coding-string json 'utf-8 t))))
 
 (defun toolspec-mcp--parse (text)
   "TEXT, one JSON message, as Lisp: objects are alists."
@@ -376,6 +378,12 @@ let a server ask for more."
       (toolspec-mcp--give-up server "the streamable HTTP transport is not supported yet; use a stdio server (:command)"))
      ((not (stringp command))
       (toolspec-mcp--give-up server "its configuration has neither :command nor :url"))
+     ;; Emacs 28 reports a missing program only when the process ends.
+     ((not (if (file-name-directory command)
+               (file-executable-p (expand-file-name command "~/"))
+             (executable-find command)))
+      (toolspec-mcp--give-up server (format "cannot start %s: no such program%s" command
+                                            (if (file-name-directory command) "" " on `exec-path'"))))
      (t
       (let ((input (generate-new-buffer (format " *toolspec-mcp-input %s*" name))))
         (with-current-buffer input (set-buffer-multibyte t) (setq buffer-undo-list t))
@@ -739,7 +747,7 @@ CHECKER returns the tool plist that checks structured content."
 ;;;; Cancelling with gptel
 
 (defun toolspec-mcp--after-abort (&optional buffer)
-  "Cancel the MCP tool calls made for gptel's request in BUFFER.
+  "Cancel the tools' requests to MCP servers for gptel's request in BUFFER.
 Runs after `gptel-abort'."
   (let ((buffer (or buffer (current-buffer))))
     (dolist (call (cl-remove-if-not (lambda (c) (eq (car c) buffer)) toolspec-mcp--calls))
@@ -747,7 +755,7 @@ Runs after `gptel-abort'."
         (toolspec-mcp--cancel server (cddr call) "the user stopped the request")))))
 
 (defun toolspec-mcp--ensure-abort-advice ()
-  "Make `gptel-abort' cancel the MCP tool calls of the request it stops."
+  "Make `gptel-abort' cancel the MCP requests of the tools it stops."
   (when (fboundp 'gptel-abort)
     (advice-add 'gptel-abort :after #'toolspec-mcp--after-abort)))
 
