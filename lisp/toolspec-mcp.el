@@ -266,13 +266,17 @@ TIMEOUT seconds (then the request is cancelled on the server)."
     (when (cdr entry) (cancel-timer (cdr entry)))
     (funcall (car entry) answer)))
 
-(defun toolspec-mcp--cancel (server id reason)
-  "Cancel SERVER's request ID for REASON: tell the server, answer the caller."
-  (when (gethash id (toolspec-mcp--server-pending server))
+(defun toolspec-mcp--cancel (server id reason &optional silent)
+  "Cancel SERVER's request ID for REASON: tell the server, answer the caller.
+With SILENT non-nil, the caller is not answered: it was stopped."
+  (when-let* ((entry (gethash id (toolspec-mcp--server-pending server))))
     (ignore-errors
       (toolspec-mcp--notify server "notifications/cancelled"
                             `((requestId . ,id) (reason . ,reason))))
-    (toolspec-mcp--finish server id (list :error reason))))
+    (if (not silent)
+        (toolspec-mcp--finish server id (list :error reason))
+      (remhash id (toolspec-mcp--server-pending server))
+      (when (cdr entry) (cancel-timer (cdr entry))))))
 
 (defun toolspec-mcp--timeout (server id seconds)
   "SERVER's request ID took SECONDS: cancel it."
@@ -748,11 +752,14 @@ CHECKER returns the tool plist that checks structured content."
 
 (defun toolspec-mcp--after-abort (&optional buffer)
   "Cancel the tools' requests to MCP servers for gptel's request in BUFFER.
-Runs after `gptel-abort'."
+Runs after `gptel-abort'.  The tools do not answer gptel: while tools
+run, gptel has no request left to stop, and an answer would send the
+conversation on to the model."
   (let ((buffer (or buffer (current-buffer))))
     (dolist (call (cl-remove-if-not (lambda (c) (eq (car c) buffer)) toolspec-mcp--calls))
+      (setq toolspec-mcp--calls (delq call toolspec-mcp--calls))
       (when-let* ((server (gethash (cadr call) toolspec-mcp--connections)))
-        (toolspec-mcp--cancel server (cddr call) "the user stopped the request")))))
+        (toolspec-mcp--cancel server (cddr call) "the user stopped the request" t)))))
 
 (defun toolspec-mcp--ensure-abort-advice ()
   "Make `gptel-abort' cancel the MCP requests of the tools it stops."

@@ -129,9 +129,10 @@ ARGS is the arguments object as sent, read back as an alist."
                          (json-parse-string (toolspec-mcp--json (alist-get 'arguments params))
                                             :object-type 'alist))))
 
-(defun toolspec-mcp-test--chat (model prompt tools)
+(defun toolspec-mcp-test--chat (model prompt tools &optional during)
   "Send PROMPT with TOOLS through `gptel-request' to MODEL; wait for the end.
-Tool calls run without confirmation.  Return the final response."
+Tool calls run without confirmation.  DURING, if non-nil, is called
+in the request's buffer once it is sent.  Return the final response."
   (let* ((gptel--known-backends nil)
          (backend (gptel-make-openai "toolspec-mcp-loopback"
                     :host (format "127.0.0.1:%d" (toolspec-server-port model))
@@ -154,6 +155,7 @@ Tool calls run without confirmation.  Return the final response."
         :callback (lambda (response _info)
                     (when (or (stringp response) (null response) (eq response 'abort))
                       (setq done t final response))))
+      (when during (funcall during))
       (toolspec-mcp-test--wait "the conversation's end" (lambda () done)))
     final))
 
@@ -316,6 +318,40 @@ Tool calls run without confirmation.  Return the final response."
                                 (toolspec-mcp-test--run "time" "get_current_time" "UTC")))))))
 
 ;;;; Our own server: list changes, pages, errors, versions
+
+(ert-deftest toolspec-mcp-abort-cancels ()
+  "Stopping gptel's request cancels the tool call it waits for, on the server."
+  (let ((log (make-temp-file "toolspec-mcp-log")))
+    (unwind-protect
+        (toolspec-mcp-test--with `(("own" ,@(toolspec-mcp-test--own log)))
+          (toolspec-mcp-test--ready "own")
+          (toolspec-server-with
+              (model (list (toolspec-server-tool-calls-response '(("s" "sleep" "{}")))))
+            (catch 'toolspec-mcp-test--stopped
+              (toolspec-mcp-test--chat
+               model "Go" (list (toolspec-mcp-test--tool "own" "sleep"))
+               (lambda ()
+                 (toolspec-mcp-test--wait
+                  "the call on the server"
+                  (lambda () (cl-find "tools/call" (toolspec-mcp-test--log-lines log)
+                                      :key (lambda (m) (alist-get 'method m)) :test #'equal)))
+                 (gptel-abort (current-buffer))
+                 (throw 'toolspec-mcp-test--stopped t))))
+            (let ((call (cl-find "tools/call" (toolspec-mcp-test--log-lines log)
+                                 :key (lambda (m) (alist-get 'method m)) :test #'equal)))
+              (toolspec-mcp-test--wait
+               "the cancellation on the server"
+               (lambda ()
+                 (cl-find-if (lambda (m) (and (equal (alist-get 'method m) "notifications/cancelled")
+                                              (equal (alist-get 'requestId (alist-get 'params m))
+                                                     (alist-get 'id call))))
+                             (toolspec-mcp-test--log-lines log)))))
+            ;; The model is not asked again, and the call is forgotten.
+            (accept-process-output nil 0.5)
+            (should (= 1 (length (toolspec-server-requests model))))
+            (should-not toolspec-mcp--calls)
+            (should (= 0 (hash-table-count (toolspec-mcp--server-pending (toolspec-mcp-test--server "own")))))))
+      (delete-file log))))
 
 (ert-deftest toolspec-mcp-list-changed ()
   "Pages are all read; a list change re-registers, active tools stay active."
