@@ -34,9 +34,10 @@
 ;; a Claude Desktop or Claude Code configuration file, and
 ;; M-x toolspec-mcp-list to see the servers, their state and their log.
 ;;
-;; Transport: stdio (newline-delimited JSON-RPC).  Protocol: the
-;; handshake revisions (initialize, offering 2025-11-25 and accepting
-;; 2025-06-18 and 2025-03-26).
+;; Transports: stdio (newline-delimited JSON-RPC) and streamable HTTP
+;; (POST, JSON or server-sent-event answers, Mcp-Session-Id).
+;; Protocol: the handshake revisions (initialize, offering 2025-11-25
+;; and accepting 2025-06-18 and 2025-03-26).
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
@@ -48,6 +49,7 @@
 (eval-when-compile (require 'subr-x))
 (when (< emacs-major-version 29) (require 'subr-x))
 (require 'tabulated-list)
+(require 'url)
 (require 'toolspec)
 (require 'toolspec-gptel)
 
@@ -153,7 +155,7 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 `failed' or `disconnected'."
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
-  log (generation 0) listing relist)
+  log (generation 0) listing relist session)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -218,13 +220,25 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
   (json-parse-string text :object-type 'alist :array-type 'array
                      :null-object :null :false-object :json-false))
 
+(defun toolspec-mcp--http-p (server)
+  "Non-nil when SERVER is reached over HTTP."
+  (plist-get (toolspec-mcp--server-config server) :url))
+
+(defun toolspec-mcp--live-p (server)
+  "Non-nil when SERVER can take a message."
+  (if (toolspec-mcp--http-p server)
+      (memq (toolspec-mcp--server-state server) '(connecting ready))
+    (process-live-p (toolspec-mcp--server-process server))))
+
 (defun toolspec-mcp--send (server message)
   "Send MESSAGE, an alist, to SERVER."
-  (let ((proc (toolspec-mcp--server-process server)))
-    (unless (process-live-p proc)
-      (error "MCP server %s is not running" (toolspec-mcp--server-name server)))
-    (toolspec-mcp--trace server 'out message)
-    (process-send-string proc (concat (toolspec-mcp--json message) "\n"))))
+  (unless (toolspec-mcp--live-p server)
+    (error "MCP server %s is not running" (toolspec-mcp--server-name server)))
+  (toolspec-mcp--trace server 'out message)
+  (if (toolspec-mcp--http-p server)
+      (toolspec-mcp--http-post server message)
+    (process-send-string (toolspec-mcp--server-process server)
+                         (concat (toolspec-mcp--json message) "\n"))))
 
 (defun toolspec-mcp--trace (server direction message)
   "Keep MESSAGE, sent or received (DIRECTION `out' or `in'), in SERVER's trace.
@@ -361,6 +375,125 @@ let a server ask for more."
                           (if (stringp data) data (toolspec-mcp--json data)))))
     (_ nil)))
 
+;;;; Streamable HTTP
+;;
+;; Each message is POSTed to the server's URL; a request's answer comes
+;; back as one JSON body or as a stream of server-sent events whose
+;; `data' lines hold messages, the answer last.  The session the server
+;; gives with `initialize' (the Mcp-Session-Id header) goes with every
+;; later message, and so does the protocol version agreed on.
+
+(defvar url-http-response-status)
+(defvar url-request-noninteractive)
+
+(defun toolspec-mcp--ascii-json (object)
+  "OBJECT as JSON text in ASCII: other characters escaped as \\uXXXX.
+url.el refuses a request whose text is not all bytes, which it may
+make of non-ASCII data and headers together (Emacs 28)."
+  (replace-regexp-in-string
+   "[^\x00-\x7f]"
+   (lambda (c)
+     (let ((n (string-to-char c)))
+       (if (< n #x10000)
+           (format "\\u%04x" n)
+         (let ((m (- n #x10000)))
+           (format "\\u%04x\\u%04x" (+ #xd800 (ash m -10)) (+ #xdc00 (logand m #x3ff)))))))
+   (toolspec-mcp--json object) t t))
+
+(defun toolspec-mcp--http-headers (server)
+  "The HTTP headers of SERVER's messages, as url.el takes them."
+  (let ((session (toolspec-mcp--server-session server))
+        (protocol (toolspec-mcp--server-protocol server)))
+    (mapcar (lambda (h) (cons (encode-coding-string (format "%s" (car h)) 'utf-8)
+                              (encode-coding-string (format "%s" (cdr h)) 'utf-8)))
+            (append '(("Content-Type" . "application/json")
+                      ("Accept" . "application/json, text/event-stream"))
+                    (and session `(("Mcp-Session-Id" . ,session)))
+                    (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                    (plist-get (toolspec-mcp--server-config server) :headers)))))
+
+(defun toolspec-mcp--http-post (server message)
+  "POST MESSAGE to SERVER; dispatch what it answers."
+  (let ((url-request-method "POST")
+        (url-request-extra-headers (toolspec-mcp--http-headers server))
+        (url-request-data (toolspec-mcp--ascii-json message))
+        (url-request-noninteractive t)
+        (id (alist-get 'id message))
+        (generation (toolspec-mcp--server-generation server)))
+    (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
+                  (lambda (status)
+                    (unwind-protect
+                        (when (= generation (toolspec-mcp--server-generation server))
+                          (toolspec-mcp--http-answer server id status))
+                      (let ((kill-buffer-query-functions nil))
+                        (kill-buffer (current-buffer)))))
+                  nil t t)))
+
+(defun toolspec-mcp--http-answer (server id status)
+  "Handle the HTTP answer in this buffer to SERVER's message ID.
+STATUS is url.el's status plist.  ID is nil for a notification."
+  (let* ((code (and (boundp 'url-http-response-status) url-http-response-status))
+         (head-end (save-excursion (goto-char (point-min))
+                                   (and (re-search-forward "\r?\n\r?\n" nil t) (point))))
+         (headers (and head-end (buffer-substring-no-properties (point-min) head-end)))
+         (header (lambda (name)
+                   (and headers
+                        (let ((case-fold-search t))
+                          (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) headers)
+                               (string-trim (match-string 1 headers)))))))
+         (type (or (funcall header "content-type") ""))
+         (body (and head-end (decode-coding-string
+                              (buffer-substring-no-properties head-end (point-max)) 'utf-8))))
+    (when-let* ((session (funcall header "mcp-session-id")))
+      (setf (toolspec-mcp--server-session server) session))
+    (cond
+     ((or (plist-get status :error) (not (integerp code)) (>= code 300))
+      (let ((why (if (integerp code)
+                     (format "HTTP %d%s" code
+                             (if (and body (not (string-blank-p body)))
+                                 (concat ": " (truncate-string-to-width (string-trim body) 200))
+                               ""))
+                   (format "%s" (or (plist-get status :error) "no answer")))))
+        (toolspec-mcp--log server "POST failed: %s" why)
+        ;; The spec says 404; the TypeScript SDK's servers say 400
+        ;; "No valid session ID provided".
+        (when (and (or (eql code 404)
+                       (and (eql code 400) body (string-match-p "session" body)))
+                   (toolspec-mcp--server-session server)
+                   (eq (toolspec-mcp--server-state server) 'ready))
+          ;; The session has ended on the server: a new one is needed.
+          (toolspec-mcp--log server "session expired: connecting again")
+          (cl-incf (toolspec-mcp--server-generation server))
+          (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
+          (toolspec-mcp--start server))
+        (when id (toolspec-mcp--finish server id (list :error why)))))
+     ((> (length body) toolspec-mcp-max-message-size)
+      (when id (toolspec-mcp--finish server id
+                                     (list :error (format "answer longer than %d bytes (`toolspec-mcp-max-message-size')"
+                                                          toolspec-mcp-max-message-size)))))
+     ((string-prefix-p "text/event-stream" type)
+      (dolist (data (toolspec-mcp--sse-data body))
+        (toolspec-mcp--dispatch server data)))
+     ((and body (not (string-blank-p body)))
+      (toolspec-mcp--dispatch server body)))
+    ;; An answer that did not answer the request.
+    (when (and id (gethash id (toolspec-mcp--server-pending server)))
+      (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request" code))))))
+
+(defun toolspec-mcp--sse-data (text)
+  "The `data' of each event of TEXT, a server-sent event stream, in order."
+  (let (events lines)
+    (dolist (line (append (split-string text "\r?\n") '("")))
+      (cond
+       ((string-empty-p line)
+        ;; An event without data (one that only sets its id) is no message.
+        (let ((data (string-join (nreverse lines) "\n")))
+          (unless (string-blank-p data) (push data events)))
+        (setq lines nil))
+       ((string-match "\\`data: ?\\(.*\\)" line)
+        (push (match-string 1 line) lines))))
+    (nreverse events)))
+
 ;;;; Starting and stopping
 
 (defun toolspec-mcp--stderr-filter (server)
@@ -379,7 +512,9 @@ let a server ask for more."
     (toolspec-mcp--refresh-list)
     (cond
      ((plist-get config :url)
-      (toolspec-mcp--give-up server "the streamable HTTP transport is not supported yet; use a stdio server (:command)"))
+      (setf (toolspec-mcp--server-session server) nil)
+      (toolspec-mcp--log server "connecting to %s" (plist-get config :url))
+      (toolspec-mcp--initialize server))
      ((not (stringp command))
       (toolspec-mcp--give-up server "its configuration has neither :command nor :url"))
      ;; Emacs 28 reports a missing program only when the process ends.
@@ -497,7 +632,10 @@ let a server ask for more."
    (lambda (result)
      (cond
       ((plist-get result :error)
-       (toolspec-mcp--abandon server (format "initialize failed: %s" (plist-get result :error))))
+       (if (toolspec-mcp--http-p server)
+           (progn (toolspec-mcp--set-error server (format "initialize failed: %s" (plist-get result :error)))
+                  (toolspec-mcp--schedule-restart server))
+         (toolspec-mcp--abandon server (format "initialize failed: %s" (plist-get result :error)))))
       ((not (member (alist-get 'protocolVersion result) toolspec-mcp-protocol-versions))
        (toolspec-mcp--give-up server (format "it speaks protocol %S; this client speaks %s"
                                              (alist-get 'protocolVersion result)
@@ -648,7 +786,7 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
       (let ((server (gethash server-name toolspec-mcp--connections))
             (buffer (current-buffer)))
         (if (not (and server (eq (toolspec-mcp--server-state server) 'ready)
-                      (process-live-p (toolspec-mcp--server-process server))))
+                      (toolspec-mcp--live-p server)))
             (funcall callback
                      (format "Error: MCP server %s is down%s, so tool %s did not run. Tell the user; it may work again in a moment."
                              server-name
@@ -802,6 +940,18 @@ connected server starts it again."
 
 (defun toolspec-mcp--stop (server state)
   "Stop SERVER and leave it in STATE."
+  (when-let* (((toolspec-mcp--http-p server))
+              (session (toolspec-mcp--server-session server)))
+    ;; End the session on the server; its answer does not matter.
+    (let ((url-request-method "DELETE")
+          (url-request-extra-headers (toolspec-mcp--http-headers server))
+          (url-request-noninteractive t))
+      (ignore-errors
+        (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
+                      (lambda (_) (let ((kill-buffer-query-functions nil))
+                                    (kill-buffer (current-buffer))))
+                      nil t t)))
+    (setf (toolspec-mcp--server-session server) nil))
   (setf (toolspec-mcp--server-state server) state)
   (cl-incf (toolspec-mcp--server-generation server))
   (when (toolspec-mcp--server-restart-timer server)

@@ -317,6 +317,75 @@ in the request's buffer once it is sent.  Return the final response."
         (should (string-match-p "\"timezone\": *\"UTC\""
                                 (toolspec-mcp-test--run "time" "get_current_time" "UTC")))))))
 
+;;;; Streamable HTTP
+
+(defun toolspec-mcp-test--free-port ()
+  "A TCP port on 127.0.0.1 that nothing listens on now."
+  (let* ((proc (make-network-process :name "toolspec-mcp-test-port" :server t :host 'local
+                                     :family 'ipv4 :service t :noquery t))
+         (port (aref (process-contact proc :local) 4)))
+    (delete-process proc)
+    port))
+
+(defun toolspec-mcp-test--start-http-everything (port)
+  "Start the everything server's streamable HTTP transport on PORT; return it."
+  (let* ((buf (generate-new-buffer " *everything-http*"))
+         (proc (let ((process-environment (cons (format "PORT=%d" port) process-environment)))
+                 (make-process :name "everything-http" :buffer buf :noquery t
+                               :command (append (list "node")
+                                                (cdr (plist-get (toolspec-mcp-test--npm "server-everything") :args))
+                                                (list (car (plist-get (toolspec-mcp-test--npm "server-everything") :args))
+                                                      "streamableHttp"))))))
+    (toolspec-mcp-test--wait "the HTTP server"
+                             (lambda () (with-current-buffer buf
+                                          (string-match-p "listening on port" (buffer-string)))))
+    proc))
+
+(defun toolspec-mcp-test--stop-http (proc)
+  "Stop PROC, an HTTP server process, and its buffer."
+  (let ((buf (process-buffer proc)))
+    (delete-process proc)
+    (when (buffer-live-p buf) (kill-buffer buf))))
+
+(ert-deftest toolspec-mcp-http ()
+  "The everything server over streamable HTTP: session, SSE answers, gptel calls."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (http (toolspec-mcp-test--start-http-everything port))
+         (url-proxy-services nil))
+    (unwind-protect
+        (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)
+                                    :headers (("X-Test" . "1"))))
+          (toolspec-mcp-test--ready "web")
+          (let ((server (toolspec-mcp-test--server "web")))
+            (should (stringp (toolspec-mcp--server-session server)))
+            (should (equal (toolspec-mcp--server-protocol server) "2025-11-25"))
+            (should (member "get-sum" (toolspec-mcp--server-tools server))))
+          (should (equal (toolspec-mcp-test--run "web" "echo" "café ☕") "Echo: café ☕"))
+          (toolspec-server-with
+              (model (list (toolspec-server-tool-calls-response '(("sum" "get-sum" "{\"a\":2,\"b\":40}")
+                                                                  ("bad" "get-sum" "{\"a\":2}")))
+                           (toolspec-server-text-response "Done.")))
+            (toolspec-mcp-test--chat model "Go" (list (toolspec-mcp-test--tool "web" "get-sum")))
+            (let ((second (nth 1 (toolspec-server-requests model))))
+              (should (string-match-p "\\b42\\b" (toolspec-mcp-test--tool-message second "sum")))
+              (should (string-match-p "invalid arguments for tool get-sum: b"
+                                      (toolspec-mcp-test--tool-message second "bad")))))
+          (should (equal (toolspec-mcp-test--calls "web") '(("echo" (message . "café ☕"))
+                                                            ("get-sum" (a . 2) (b . 40)))))
+          ;; The server restarts and forgets the session: the next call
+          ;; fails, the client starts a new session, the call after works.
+          (let ((session (toolspec-mcp--server-session (toolspec-mcp-test--server "web"))))
+            (toolspec-mcp-test--stop-http http)
+            (setq http (toolspec-mcp-test--start-http-everything port))
+            (should (string-match-p "\\`Error: .*HTTP 40[04]: .*session" (toolspec-mcp-test--run "web" "echo" "x")))
+            (toolspec-mcp-test--wait "a new session"
+                                     (lambda () (let ((s (toolspec-mcp-test--server "web")))
+                                                  (and (eq (toolspec-mcp--server-state s) 'ready)
+                                                       (toolspec-mcp--server-session s)
+                                                       (not (equal (toolspec-mcp--server-session s) session))))))
+            (should (equal (toolspec-mcp-test--run "web" "echo" "again") "Echo: again"))))
+      (toolspec-mcp-test--stop-http http))))
+
 ;;;; Our own server: list changes, pages, errors, versions
 
 (ert-deftest toolspec-mcp-abort-cancels ()
