@@ -36,8 +36,11 @@
 ;;
 ;; Transports: stdio (newline-delimited JSON-RPC) and streamable HTTP
 ;; (POST, JSON or server-sent-event answers, Mcp-Session-Id).
-;; Protocol: the handshake revisions (initialize, offering 2025-11-25
-;; and accepting 2025-06-18 and 2025-03-26).
+;; Protocol: dual-era.  A `server/discover' probe finds servers of the
+;; stateless revision 2026-07-28 (version, capabilities and client in
+;; each request's `_meta'); the others get the handshake revisions
+;; (initialize, offering 2025-11-25 and accepting 2025-06-18 and
+;; 2025-03-26).
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
@@ -144,7 +147,17 @@ last one, it is left down.  A server that ran for
   "Functions called with a server's name when its tools are registered anew.")
 
 (defconst toolspec-mcp-protocol-versions '("2025-11-25" "2025-06-18" "2025-03-26")
-  "Protocol revisions this client speaks, the one it offers first.")
+  "Handshake-era protocol revisions this client speaks, the one it offers first.")
+
+(defconst toolspec-mcp-modern-version "2026-07-28"
+  "The stateless protocol revision this client speaks.")
+
+(defcustom toolspec-mcp-probe-timeout 5
+  "Seconds a server may take to answer the `server/discover' probe.
+A server of the handshake era may not answer it at all; after this
+long, the client falls back to `initialize'."
+  :type 'number
+  :group 'toolspec-mcp)
 
 ;;;; Servers
 
@@ -155,7 +168,7 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 `failed' or `disconnected'."
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
-  log (generation 0) listing relist session)
+  log (generation 0) listing relist session era)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -256,6 +269,9 @@ CALLBACK is called with the result alist, or with (:error MESSAGE)
 when the server answers with an error, dies, or takes more than
 TIMEOUT seconds (then the request is cancelled on the server)."
   (let* ((id (cl-incf (toolspec-mcp--server-next-id server)))
+         (params (if (memq (toolspec-mcp--server-era server) '(modern probing))
+                     (append params `((_meta . ,(toolspec-mcp--meta server))))
+                   params))
          (timer (and timeout
                      (run-at-time timeout nil #'toolspec-mcp--timeout server id timeout))))
     (puthash id (cons callback timer) (toolspec-mcp--server-pending server))
@@ -267,6 +283,14 @@ TIMEOUT seconds (then the request is cancelled on the server)."
        (when timer (cancel-timer timer))
        (funcall callback (list :error (error-message-string err)))))
     id))
+
+(defun toolspec-mcp--meta (server)
+  "The `_meta' of SERVER's requests in the stateless era.
+It carries what `initialize' used to: the protocol version, the
+client's capabilities (none) and the client."
+  `((io.modelcontextprotocol/protocolVersion . ,(toolspec-mcp--server-protocol server))
+    (io.modelcontextprotocol/clientCapabilities . ,(make-hash-table))
+    (io.modelcontextprotocol/clientInfo . ((name . "toolspec") (version . ,toolspec-version)))))
 
 (defun toolspec-mcp--notify (server method &optional params)
   "Send notification METHOD with PARAMS to SERVER."
@@ -345,7 +369,9 @@ With SILENT non-nil, the caller is not answered: it was stopped."
             (toolspec-mcp--finish server id
                                   (list :error (format "%s (code %s)"
                                                        (if (consp err) (alist-get 'message err) err)
-                                                       (if (consp err) (alist-get 'code err) "?"))))))
+                                                       (if (consp err) (alist-get 'code err) "?"))
+                                        :code (and (consp err) (alist-get 'code err))
+                                        :data (and (consp err) (alist-get 'data err))))))
          ((assq 'result message)
           (toolspec-mcp--finish server id (alist-get 'result message))))))))
 
@@ -400,22 +426,32 @@ make of non-ASCII data and headers together (Emacs 28)."
            (format "\\u%04x\\u%04x" (+ #xd800 (ash m -10)) (+ #xdc00 (logand m #x3ff)))))))
    (toolspec-mcp--json object) t t))
 
-(defun toolspec-mcp--http-headers (server)
-  "The HTTP headers of SERVER's messages, as url.el takes them."
+(defun toolspec-mcp--http-headers (server &optional message)
+  "The HTTP headers of SERVER's MESSAGE, as url.el takes them."
   (let ((session (toolspec-mcp--server-session server))
-        (protocol (toolspec-mcp--server-protocol server)))
+        (protocol (toolspec-mcp--server-protocol server))
+        (method (alist-get 'method message))
+        (name (alist-get 'name (alist-get 'params message))))
     (mapcar (lambda (h) (cons (encode-coding-string (format "%s" (car h)) 'utf-8)
                               (encode-coding-string (format "%s" (cdr h)) 'utf-8)))
             (append '(("Content-Type" . "application/json")
                       ("Accept" . "application/json, text/event-stream"))
                     (and session `(("Mcp-Session-Id" . ,session)))
                     (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                    ;; The stateless era mirrors the method and the tool
+                    ;; into headers (a name beyond ASCII is left out).
+                    (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
+                         `(("Mcp-Method" . ,method)))
+                    (and (memq (toolspec-mcp--server-era server) '(modern probing))
+                         (equal method "tools/call") (stringp name)
+                         (string-match-p "\\`[!-~]+\\'" name)
+                         `(("Mcp-Name" . ,name)))
                     (plist-get (toolspec-mcp--server-config server) :headers)))))
 
 (defun toolspec-mcp--http-post (server message)
   "POST MESSAGE to SERVER; dispatch what it answers."
   (let ((url-request-method "POST")
-        (url-request-extra-headers (toolspec-mcp--http-headers server))
+        (url-request-extra-headers (toolspec-mcp--http-headers server message))
         (url-request-data (toolspec-mcp--ascii-json message))
         (url-request-noninteractive t)
         (id (alist-get 'id message))
@@ -455,6 +491,11 @@ STATUS is url.el's status plist.  ID is nil for a notification."
                                ""))
                    (format "%s" (or (plist-get status :error) "no answer")))))
         (toolspec-mcp--log server "POST failed: %s" why)
+        ;; A JSON-RPC error in the body says more than the status.
+        (when (and id body (string-match-p "\\`[ \t\r\n]*{" body))
+          (let ((answer (ignore-errors (toolspec-mcp--parse body))))
+            (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
+              (toolspec-mcp--dispatch server body))))
         ;; The spec says 404; the TypeScript SDK's servers say 400
         ;; "No valid session ID provided".
         (when (and (or (eql code 404)
@@ -514,7 +555,7 @@ STATUS is url.el's status plist.  ID is nil for a notification."
      ((plist-get config :url)
       (setf (toolspec-mcp--server-session server) nil)
       (toolspec-mcp--log server "connecting to %s" (plist-get config :url))
-      (toolspec-mcp--initialize server))
+      (toolspec-mcp--open server))
      ((not (stringp command))
       (toolspec-mcp--give-up server "its configuration has neither :command nor :url"))
      ;; Emacs 28 reports a missing program only when the process ends.
@@ -549,7 +590,7 @@ STATUS is url.el's status plist.  ID is nil for a notification."
             (setf (toolspec-mcp--server-process server) proc)
             (toolspec-mcp--log server "started: %s" (mapconcat #'shell-quote-argument
                                                                (cons command (plist-get config :args)) " "))
-            (toolspec-mcp--initialize server))
+            (toolspec-mcp--open server))
         (error
          (toolspec-mcp--give-up server (format "cannot start %s: %s" command (error-message-string err)))))))))
 
@@ -592,6 +633,10 @@ STATUS is url.el's status plist.  ID is nil for a notification."
           (when (buffer-live-p (toolspec-mcp--server-input server))
             (kill-buffer (toolspec-mcp--server-input server)))
           (setf (toolspec-mcp--server-process server) nil)
+          ;; A server that died of the probe is of the handshake era.
+          (when (eq (toolspec-mcp--server-era server) 'probing)
+            (setf (toolspec-mcp--server-era server) 'legacy
+                  (toolspec-mcp--server-protocol server) nil))
           (unless (memq (toolspec-mcp--server-state server) '(disconnected failed))
             (unless (toolspec-mcp--server-error server)
               (setf (toolspec-mcp--server-error server) why))
@@ -621,6 +666,45 @@ STATUS is url.el's status plist.  ID is nil for a notification."
     (toolspec-mcp--start server)))
 
 ;;;; Handshake and tools
+
+(defun toolspec-mcp--open (server)
+  "Find SERVER's protocol era, then list its tools.
+As the spec's versioning page describes for dual-era clients: probe
+with `server/discover' in the stateless revision; a result naming it,
+or a modern error, means the stateless era; any other answer, or
+none within `toolspec-mcp-probe-timeout', means the handshake era and
+`initialize'.  The era found is kept for the server's restarts."
+  (pcase (toolspec-mcp--server-era server)
+    ('modern (toolspec-mcp--list-tools server))
+    ('legacy (toolspec-mcp--initialize server))
+    (_
+     (setf (toolspec-mcp--server-era server) 'probing
+           (toolspec-mcp--server-protocol server) toolspec-mcp-modern-version)
+     (toolspec-mcp--request
+      server "server/discover" nil
+      (lambda (result)
+        (let ((versions (append (if (plist-get result :error)
+                                    (and (eql (plist-get result :code) -32022)
+                                         (alist-get 'supported (plist-get result :data)))
+                                  (alist-get 'supportedVersions result))
+                                nil)))
+          (if (member toolspec-mcp-modern-version versions)
+              (progn
+                (setf (toolspec-mcp--server-era server) 'modern
+                      (toolspec-mcp--server-info server) result)
+                (toolspec-mcp--log server "stateless protocol %s: %s %s" toolspec-mcp-modern-version
+                                   (alist-get 'name (alist-get 'io.modelcontextprotocol/serverInfo
+                                                               (alist-get '_meta result)))
+                                   (alist-get 'version (alist-get 'io.modelcontextprotocol/serverInfo
+                                                                  (alist-get '_meta result))))
+                (toolspec-mcp--list-tools server))
+            (when (toolspec-mcp--live-p server)
+              (toolspec-mcp--log server "server/discover: %s; falling back to initialize"
+                                 (or (plist-get result :error) "no stateless version"))
+              (setf (toolspec-mcp--server-era server) 'legacy
+                    (toolspec-mcp--server-protocol server) nil)
+              (toolspec-mcp--initialize server)))))
+      toolspec-mcp-probe-timeout))))
 
 (defun toolspec-mcp--initialize (server)
   "Send `initialize' to SERVER; list its tools when it answers."
@@ -863,6 +947,13 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
   "The text the model gets for RESULT, a tools/call result.
 RAW is the tool's tools/list entry when it has an `outputSchema';
 CHECKER returns the tool plist that checks structured content."
+  (if (equal (alist-get 'resultType result) "input_required")
+      "Error: the server asks the user for more input to run this tool, which this client cannot give yet. Tell the user."
+    (toolspec-mcp--complete-result-text result raw checker)))
+
+(defun toolspec-mcp--complete-result-text (result raw checker)
+  "The text the model gets for RESULT, a complete tools/call result.
+RAW and CHECKER are as in `toolspec-mcp--result-text'."
   (let* ((blocks (append (alist-get 'content result) nil))
          (structured (assq 'structuredContent result))
          (error-p (eq (alist-get 'isError result) t))

@@ -219,6 +219,9 @@ in the request's buffer once it is sent.  Return the final response."
         (toolspec-mcp-test--with `(("memory" ,@(toolspec-mcp-test--npm "server-memory")
                                     :env (("MEMORY_FILE_PATH" . ,file))))
           (toolspec-mcp-test--ready "memory")
+          ;; The TypeScript SDK's servers speak the handshake revisions.
+          (should (eq (toolspec-mcp--server-era (toolspec-mcp-test--server "memory")) 'legacy))
+          (should (equal (toolspec-mcp--server-protocol (toolspec-mcp-test--server "memory")) "2025-11-25"))
           (toolspec-server-with
               (model (list (toolspec-server-tool-calls-response
                             '(("bad" "create_entities" "{\"entities\":\"Ada\"}")))
@@ -291,7 +294,19 @@ in the request's buffer once it is sent.  Return the final response."
               (should (string-match-p "the first commit"
                                       (toolspec-mcp-test--tool-message (nth 1 (toolspec-server-requests model)) "log"))))
             (should (equal (toolspec-mcp-test--calls "git")
-                           `(("git_log" (repo_path . ,repo) (max_count . 5)))))))
+                           `(("git_log" (repo_path . ,repo) (max_count . 5)))))
+            ;; The Python SDK 2.3 speaks the stateless revision: no
+            ;; initialize, the version and capabilities in each request.
+            (let ((server (toolspec-mcp-test--server "git")))
+              (should (eq (toolspec-mcp--server-era server) 'modern))
+              (should (equal (toolspec-mcp--server-protocol server) "2026-07-28"))
+              (let ((sent (cl-remove-if-not (lambda (m) (eq (car m) 'out))
+                                            (reverse (toolspec-mcp--server-trace server)))))
+                (should (equal (mapcar #'cadr sent) '("server/discover" "tools/list" "tools/call")))
+                (dolist (m sent)
+                  (let ((meta (alist-get '_meta (nth 2 m))))
+                    (should (equal (alist-get 'io.modelcontextprotocol/protocolVersion meta) "2026-07-28"))
+                    (should (alist-get 'io.modelcontextprotocol/clientCapabilities meta))))))))
       (delete-directory repo t))))
 
 (ert-deftest toolspec-mcp-time-crash ()
@@ -493,8 +508,11 @@ in the request's buffer once it is sent.  Return the final response."
                                    ("odd" ,@(toolspec-mcp-test--own log "1999-01-01")))
           (toolspec-mcp-test--ready "old")
           (should (equal (toolspec-mcp--server-protocol (toolspec-mcp-test--server "old")) "2025-03-26"))
-          (should (equal (alist-get 'protocolVersion (alist-get 'params (car (toolspec-mcp-test--log-lines log))))
-                         "2025-11-25"))
+          (let ((messages (toolspec-mcp-test--log-lines log)))
+            ;; The stateless probe first, refused, then the handshake.
+            (should (equal (alist-get 'method (nth 0 messages)) "server/discover"))
+            (should (equal (alist-get 'method (nth 1 messages)) "initialize"))
+            (should (equal (alist-get 'protocolVersion (alist-get 'params (nth 1 messages))) "2025-11-25")))
           (toolspec-mcp-connect "odd")
           (toolspec-mcp-test--wait "the refusal" (lambda () (eq (toolspec-mcp--server-state (toolspec-mcp-test--server "odd"))
                                                                 'failed)))
