@@ -168,7 +168,7 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 `failed' or `disconnected'."
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
-  log (generation 0) listing relist session era)
+  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal)))
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -270,7 +270,8 @@ when the server answers with an error, dies, or takes more than
 TIMEOUT seconds (then the request is cancelled on the server)."
   (let* ((id (cl-incf (toolspec-mcp--server-next-id server)))
          (params (if (memq (toolspec-mcp--server-era server) '(modern probing))
-                     (append params `((_meta . ,(toolspec-mcp--meta server))))
+                     (cons (cons '_meta (append (alist-get '_meta params) (toolspec-mcp--meta server)))
+                           (assq-delete-all '_meta (copy-sequence params)))
                    params))
          (timer (and timeout
                      (run-at-time timeout nil #'toolspec-mcp--timeout server id timeout))))
@@ -395,6 +396,17 @@ let a server ask for more."
      (when (eq (toolspec-mcp--server-state server) 'ready)
        (toolspec-mcp--log server "its tools changed: listing them again")
        (toolspec-mcp--list-tools server)))
+    ("notifications/progress"
+     (when-let* ((entry (gethash (alist-get 'progressToken params) (toolspec-mcp--server-progress server))))
+       (let ((text (format "%s%s%s"
+                           (alist-get 'progress params)
+                           (if (numberp (alist-get 'total params)) (format "/%s" (alist-get 'total params)) "")
+                           (if (stringp (alist-get 'message params)) (concat " " (alist-get 'message params)) ""))))
+         (toolspec-mcp--log server "progress of %s: %s" (car entry) text)
+         (unless (cdr entry)
+           (setcdr entry (make-progress-reporter
+                          (format "MCP %s: %s... " (toolspec-mcp--server-name server) (car entry)))))
+         (progress-reporter-update (cdr entry) nil text))))
     ("notifications/message"
      (toolspec-mcp--log server "%s: %s" (alist-get 'level params)
                         (let ((data (alist-get 'data params)))
@@ -821,6 +833,9 @@ A listing asked for while one runs starts again when it ends."
 
 ;;;; Calling tools
 
+(defvar toolspec-mcp--progress-counter 0
+  "The number of the last progress token made.")
+
 (defvar toolspec-mcp--calls nil
   "Tool calls waiting for their server: (BUFFER SERVER-NAME . ID) each.")
 
@@ -879,11 +894,17 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
                                "")
                              tool))
           (toolspec-mcp--ensure-abort-advice)
-          (let (id)
+          (let ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
+                id)
+            (puthash token (list tool) (toolspec-mcp--server-progress server))
             (setq id (toolspec-mcp--request
                       server "tools/call"
-                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values)))
+                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
+                        (_meta . ((progressToken . ,token))))
                       (lambda (result)
+                        (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
+                          (remhash token (toolspec-mcp--server-progress server))
+                          (when (cdr entry) (progress-reporter-done (cdr entry))))
                         (setq toolspec-mcp--calls
                               (cl-delete-if (lambda (c) (and (equal (cadr c) server-name) (eql (cddr c) id)))
                                             toolspec-mcp--calls))

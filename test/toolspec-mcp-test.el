@@ -265,6 +265,12 @@ in the request's buffer once it is sent.  Return the final response."
         (should (string-match-p "\\[image: image/png, [0-9.]+k\\]" (toolspec-mcp-test--tool-message second "i")))
         (should (string-match-p "\\[resource link: demo://resource/dynamic/[a-z]+/1 "
                                 (toolspec-mcp-test--tool-message second "l")))))
+    ;; Progress notifications are shown, and logged.
+    (should (string-match-p "Long running operation completed"
+                            (toolspec-mcp-test--run "everything" "trigger-long-running-operation" 1 3)))
+    (with-current-buffer (toolspec-mcp--log-buffer (toolspec-mcp-test--server "everything"))
+      (should (string-match-p "progress of trigger-long-running-operation: 3/3" (buffer-string))))
+    (should (= 0 (hash-table-count (toolspec-mcp--server-progress (toolspec-mcp-test--server "everything")))))
     ;; Text beyond ASCII, both ways (gptel's url.el path on Emacs 28
     ;; cannot send it to a model, so it is checked here).
     (should (equal (toolspec-mcp-test--run "everything" "echo" "café ☕") "Echo: café ☕"))
