@@ -368,12 +368,19 @@ and export."
     (or new (make-list (length tools) nil))))
 
 (defun toolspec--unless-renamed (tool problems)
-  "PROBLEMS of TOOL without the error of a name providers refuse.
+  "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
 Registration gives such a tool a valid name and warns (see
 `toolspec--gptel-names'), so the name no longer stops the import.
 The other name errors (no name, not a string) stay."
   (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
-      (cl-remove-if (lambda (p) (and (eq (car p) 'error) (equal (nth 1 p) "name"))) problems)
+      (mapcar (lambda (p)
+                (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
+                    (append (list 'warning "name"
+                                  (concat (nth 2 p) "; gptel gets a name every backend takes,"
+                                          " calls reach the tool under this one"))
+                            (nthcdr 3 p))
+                  p))
+              problems)
     problems))
 
 (defun toolspec-original-name (tool)
@@ -599,6 +606,11 @@ llm package."
                                 :async (plist-get bound :async))))
              tools (toolspec--gptel-names tools)))
 
+(defvar toolspec-last-import-left-out nil
+  "The tools the last `toolspec-import-file' left out for their errors.
+A list of (MESSAGE DETAILS), DETAILS a plist with `:file', `:tool'
+and `:problems', as in a `toolspec-invalid-spec' error.")
+
 ;;;###autoload
 (defun toolspec-import-file (file &rest options)
   "Read FILE, check its tools and register them with gptel.
@@ -606,10 +618,12 @@ OPTIONS are those of `toolspec-register' plus `:format', and for an
 OpenAPI document the selection keys `:tags', `:paths', `:operations'
 and `:server' (see `toolspec-read-openapi'); the category defaults
 to FILE's base name.  Importing FILE again
-replaces its tools.  Signals `toolspec-invalid-spec' when a tool
-has errors; warnings are logged to *Messages*, and so is each tool
-definition that cannot be read and is left out, unless `:strict' is
-non-nil: then such a definition refuses the whole file.  Returns the
+replaces its tools.  A tool with errors, and a tool definition that
+cannot be read, is left out: its problems are logged to *Messages*
+with the warnings, and those of the tools with errors are kept in
+`toolspec-last-import-left-out'.  With `:strict' non-nil, either
+refuses the whole file (`toolspec-invalid-spec', or the reader's
+error); so does a file whose every tool has errors.  Returns the
 gptel tools.
 
 With `:preview' non-nil, as interactively, nothing is registered
@@ -621,20 +635,33 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
              (toolspec--preview-file file options))
     (let* ((file (expand-file-name file))
            (tools (toolspec--read-file-for-import file options))
-           (problems toolspec-last-import-problems))
-      ;; The module validated the tools as it read them.
+           (problems toolspec-last-import-problems)
+           (kept nil)
+           (refused nil))
+      ;; The module validated the tools as it read them.  A tool with
+      ;; errors is left out, as a definition that cannot be read is;
+      ;; with :strict it refuses the file.
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (toolspec--check-problems tool (toolspec--unless-renamed tool p))
+                      (push (toolspec--check-problems tool (toolspec--unless-renamed tool p)) kept)
                     (toolspec-invalid-spec
-                     (signal 'toolspec-invalid-spec
-                             (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                                   (append (list :file file) (toolspec-error-details err)))))))
+                     (let ((err (list 'toolspec-invalid-spec
+                                      (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                                      (append (list :file file) (toolspec-error-details err)))))
+                       (when (plist-get options :strict)
+                         (signal (car err) (cdr err)))
+                       (push err refused)))))
+      (setq refused (nreverse refused))
+      (when (and refused (null kept))
+        (signal (car (car refused)) (cdr (car refused))))
+      (dolist (err refused)
+        (message "toolspec: %s (left out)" (cadr err)))
       (dolist (w toolspec-last-import-warnings)
         (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+      (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
-      (apply #'toolspec-register tools :source file :toolspec--fresh t
+      (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t
              (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
 
 ;;;###autoload

@@ -671,6 +671,9 @@ Return the plist kept in `toolspec--preview'."
                 (toolspec--read-or-report source (plist-get options :format) options))
                (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
+      ;; As `toolspec-import-file' takes them: a name providers refuse
+      ;; is registered under a valid one.
+      (plist-put e :problems (toolspec--unless-renamed (plist-get e :tool) (plist-get e :problems)))
       (plist-put e :binding (toolspec--binding-text
                              (plist-get e :tool)
                              ;; As `toolspec-import-register' will bind it.
@@ -757,26 +760,35 @@ Interactively, the region.  See `toolspec-import-buffer'."
 
 (defun toolspec-import-register ()
   "Register the previewed tools with gptel and close the preview.
-Refuses when a tool has errors: fix the JSON and reload the
-preview with \\<toolspec-import-mode-map>\\[revert-buffer]."
+Tools with errors are left out, after asking; with the import's
+`:strict' option, or when every tool has errors, nothing is
+registered: fix the JSON and reload the preview with
+\\<toolspec-import-mode-map>\\[revert-buffer]."
   (interactive nil toolspec-import-mode)
   (unless toolspec--preview (user-error "Not in an import preview"))
   (let* ((preview toolspec--preview)
          (source (plist-get preview :source))
-         (broken (cl-count-if (lambda (e) (assq 'error (plist-get e :problems)))
-                              (plist-get preview :entries)))
-         (category (plist-get preview :category)))
+         (entries (plist-get preview :entries))
+         (good (cl-remove-if (lambda (e) (assq 'error (plist-get e :problems))) entries))
+         (broken (- (length entries) (length good)))
+         (category (plist-get preview :category))
+         (reload (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
     (when (> broken 0)
-      (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
-                  (if (= broken 1) "1 tool has" (format "%d tools have" broken))
-                  (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
+      (let ((have (if (= broken 1) "1 tool has" (format "%d tools have" broken))))
+        (cond ((or (null good) (plist-get (plist-get preview :options) :strict))
+               (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
+                           have reload))
+              ((not (y-or-n-p (format "%s errors and will be left out; register the other %s? "
+                                      have (toolspec--plural (length good) "tool"))))
+               (user-error "Nothing registered: fix the JSON, then reload with %s" reload)))))
     (let ((made (apply #'toolspec-register
-                       (mapcar (lambda (e) (plist-get e :tool)) (plist-get preview :entries))
+                       (mapcar (lambda (e) (plist-get e :tool)) good)
                        :source (toolspec--source-id source)
                        :category category
                        (toolspec--approve-credentials preview))))
       (quit-window t)
-      (message "%s registered in category %s" (toolspec--plural (length made) "tool") category)
+      (message "%s registered in category %s%s" (toolspec--plural (length made) "tool") category
+               (if (> broken 0) (format " (%d left out)" broken) ""))
       made)))
 
 (defun toolspec-import-cancel ()
