@@ -1103,11 +1103,16 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
               (lambda (a b) (or (< (nth 1 a) (nth 1 b))
                                 (and (= (nth 1 a) (nth 1 b)) (< (nth 2 a) (nth 2 b)))))))
     (toolspec-error
-     (let ((pos (or (toolspec--error-position source err) '(1 . 1))))
-       (list (list 'error (car pos) (cdr pos)
-                   (plist-get (toolspec-error-details err) :path)
+     (let* ((pos (or (toolspec--error-position source err) '(1 . 1)))
+            (path (plist-get (toolspec-error-details err) :path))
+            (text (toolspec--error-text err)))
+       ;; The path is shown before the message: not in it again.
+       (when (and (stringp path) (not (string-empty-p path))
+                  (string-prefix-p (concat path ": ") text))
+         (setq text (substring text (+ 2 (length path)))))
+       (list (list 'error (car pos) (cdr pos) path
                    (format "%s: %s" (or (get (car err) 'error-message) "toolspec error")
-                           (toolspec--error-text err))))))))
+                           text)))))))
 
 (defvar-local toolspec--problems-source nil
   "The buffer whose problems this buffer lists.")

@@ -41,6 +41,31 @@
     (funcall (gptel-tool-function (gptel-get-tool (list category "create_issue")))
              '(:owner "o" :name "n") "T" nil nil nil)))
 
+;;;; 1. Problems shown once
+
+(ert-deftest toolspec-hour-validate-buffer-names-the-path-once ()
+  "An error that stops the reading names its JSON path once, in the list and in Flymake."
+  (toolspec-ui-test--with-clean-state
+    (let ((file (toolspec-ui-test--temp-file
+                 "{\"tools\": [{\"name\": \"a\", \"description\": \"A\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"strng\", \"description\": \"X\"}}}}]}\n"))
+          (path "tools[0].inputSchema.properties.x.type"))
+      (find-file file)
+      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (let ((lines (toolspec-ui-test--problem-lines)))
+        (should (= 1 (length lines)))
+        (should (string-match-p (format ":1:[0-9]+: error: %s: Not a valid tool definition: unknown type \"strng\""
+                                        (regexp-quote path))
+                                (car lines)))
+        ;; Once: the line splits in two at it.
+        (should (= 2 (length (split-string (car lines) (regexp-quote path))))))
+      (let ((diags nil))
+        (with-current-buffer (get-file-buffer file)
+          (toolspec-flymake (lambda (d &rest _) (setq diags d))))
+        (should (= 1 (length diags)))
+        (should (equal (flymake-diagnostic-text (car diags))
+                       (format "%s: Not a valid tool definition: unknown type \"strng\": use one of string, number, integer, boolean, array, object, null"
+                               path)))))))
+
 ;;;; 2. Registered is not active
 
 (ert-deftest toolspec-hour-activate-from-the-preview ()
