@@ -25,11 +25,163 @@
 (require 'toolspec-ui)
 (require 'toolspec-http)
 (require 'toolspec-seeds)
-(require 'toolspec-ui-test)
-(require 'toolspec-http-test)
-(require 'toolspec-seeds-test)
+(require 'auth-source)
+(require 'toolspec-http-server)
 
 (defvar gptel--tool-preview-alist)
+(defvar url-proxy-services)
+
+;;;; Helpers (this file is loaded with the other suites: it defines its own)
+
+(defconst toolspec-hour-test--examples
+  (expand-file-name "../examples"
+                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
+  "Directory of the example tool files.")
+
+(defun toolspec-hour-test--example (name)
+  "Absolute name of example file NAME."
+  (expand-file-name name toolspec-hour-test--examples))
+
+(defconst toolspec-hour-test--bad-json
+  "{
+  \"tools\": [
+    {
+      \"name\": \"ok_tool\",
+      \"description\": \"Fine.\",
+      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"description\": \"Query\"}}, \"required\": [\"q\"]}
+    },
+    {
+      \"name\": \"bad tool\",
+      \"description\": \"Has problems.\",
+      \"inputSchema\": {
+        \"type\": \"object\",
+        \"properties\": {
+          \"count\": {\"type\": \"int\", \"description\": \"How many\"},
+          \"tags\": {\"type\": \"array\", \"description\": \"Tags\"},
+          \"mode\": {\"enum\": [1, 2]},
+          \"opts\": {\"type\": \"object\", \"properties\": {\"r\": {\"type\": \"array\"}}}
+        },
+        \"required\": [\"count\"]
+      }
+    }
+  ]
+}
+"
+  "MCP tools with 3 errors.")
+
+(defconst toolspec-hour-test--broken-json
+  "{
+  \"tools\": [
+    {\"name\": \"x\",, \"description\": \"d\"}
+  ]
+}
+"
+  "Not JSON: a doubled comma at line 3, column 18.")
+
+(defvar toolspec-hour-test--files nil
+  "Temporary files made by the running test.")
+
+(defun toolspec-hour-test--temp-file (text)
+  "A new temporary .json file holding TEXT; deleted after the test."
+  (let ((file (make-temp-file "toolspec-hour-" nil ".json" text)))
+    (push file toolspec-hour-test--files)
+    file))
+
+(defmacro toolspec-hour-test--with-clean-state (&rest body)
+  "Run BODY with empty gptel and toolspec registries, then clean up.
+Buffers made meanwhile and the temporary files are removed."
+  (declare (indent 0) (debug t))
+  `(let ((gptel--known-tools nil)
+         (gptel-tools nil)
+         (gptel--tool-preview-alist nil)
+         (toolspec--registered (make-hash-table :test 'equal))
+         (toolspec--import-options (make-hash-table :test 'equal))
+         (toolspec-function-alist nil)
+         (toolspec-hour-test--files nil)
+         (before (buffer-list)))
+     (unwind-protect
+         (save-window-excursion
+           (switch-to-buffer "*scratch*")
+           (delete-other-windows)
+           ,@body)
+       (dolist (b (buffer-list))
+         (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
+           (with-current-buffer b (set-buffer-modified-p nil))
+           (kill-buffer b)))
+       (dolist (f toolspec-hour-test--files)
+         (when (file-exists-p f) (delete-file f))))))
+
+(defun toolspec-hour-test--keys (&rest keys)
+  "Type KEYS in the selected window: strings as text, vectors as keys."
+  (execute-kbd-macro (apply #'vconcat keys)))
+
+(defun toolspec-hour-test--mx (command &rest inputs)
+  "Run COMMAND with M-x, answering its prompts with INPUTS (each then RET)."
+  (apply #'toolspec-hour-test--keys
+         (kbd "M-x") command (kbd "RET")
+         (mapcan (lambda (i) (list i (kbd "RET"))) inputs)))
+
+(defun toolspec-hour-test--messages ()
+  "Text of the *Messages* buffer."
+  (with-current-buffer (messages-buffer) (buffer-string)))
+
+(defun toolspec-hour-test--preview-text ()
+  "Text of the import preview buffer."
+  (with-current-buffer "*toolspec-import*" (buffer-string)))
+
+(defun toolspec-hour-test--problem-lines ()
+  "The problem lines of *toolspec-problems*."
+  (with-current-buffer "*toolspec-problems*"
+    (cl-remove-if-not (lambda (l) (string-match-p ":[0-9]+:[0-9]+: " l))
+                      (split-string (buffer-string) "\n"))))
+
+(defconst toolspec-hour-test--secret
+  (format "tsk-%s" (md5 (format "%s %s %s" (random) (float-time) (emacs-pid))))
+  "The secret planted in the test authinfo file, made at run time.")
+
+(defmacro toolspec-hour-test--with-env (&rest body)
+  "Run BODY with clean registries, no proxy and an empty authinfo file `authinfo'."
+  (declare (indent 0) (debug t))
+  `(let* ((authinfo (make-temp-file "toolspec-authinfo"))
+          (auth-sources (list authinfo))
+          (auth-source-do-cache nil)
+          (url-proxy-services nil)
+          (toolspec-http--operations (make-hash-table :test 'equal))
+          (toolspec-http-servers nil)
+          (toolspec-http-timeout 10))
+     (ignore authinfo)
+     (auth-source-forget-all-cached)
+     (unwind-protect
+         (toolspec-hour-test--with-clean-state ,@body)
+       (delete-file authinfo)
+       (auth-source-forget-all-cached))))
+
+(defun toolspec-hour-test--authinfo (file &rest lines)
+  "Write LINES to the authinfo FILE."
+  (with-temp-file file (insert (string-join lines "\n") "\n"))
+  (auth-source-forget-all-cached))
+
+(defun toolspec-hour-test--tool (name server auth)
+  "An OpenAPI tool plist NAME, without arguments, calling SERVER with AUTH."
+  (list :name name :description (format "The %s operation." name) :args nil
+        :executor (list :type "openapi" :server server :method "GET" :path "/"
+                        :parameters [] :body :null :auth auth :filter :null
+                        :outputModules [] :bootstrap :json-false :bootstrapValues nil
+                        :lookup [] :title "Pets API" :operationId name)))
+
+(defun toolspec-hour-test--call (tool &rest args)
+  "Call gptel TOOL, an async tool, with ARGS; wait for and return its result."
+  (let ((result nil) (got nil)
+        (deadline (+ (float-time) 15)))
+    (apply (gptel-tool-function tool) (lambda (r) (setq result r got t)) args)
+    (while (and (not got) (< (float-time) deadline))
+      (accept-process-output nil 0.02))
+    (unless got (ert-fail "The tool did not call back"))
+    result))
+
+(defun toolspec-hour-test--header (request name)
+  "Header NAME (lower case) of REQUEST as the API server recorded it."
+  (cdr (assoc name (plist-get request :headers))))
 
 (defun toolspec-hour-test--create-issue (&rest args)
   "Stand-in function for the create_issue tool: return ARGS as text."
@@ -45,13 +197,13 @@
 
 (ert-deftest toolspec-hour-validate-buffer-names-the-path-once ()
   "An error that stops the reading names its JSON path once, in the list and in Flymake."
-  (toolspec-ui-test--with-clean-state
-    (let ((file (toolspec-ui-test--temp-file
+  (toolspec-hour-test--with-clean-state
+    (let ((file (toolspec-hour-test--temp-file
                  "{\"tools\": [{\"name\": \"a\", \"description\": \"A\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"strng\", \"description\": \"X\"}}}}]}\n"))
           (path "tools[0].inputSchema.properties.x.type"))
       (find-file file)
-      (toolspec-ui-test--mx "toolspec-validate-buffer")
-      (let ((lines (toolspec-ui-test--problem-lines)))
+      (toolspec-hour-test--mx "toolspec-validate-buffer")
+      (let ((lines (toolspec-hour-test--problem-lines)))
         (should (= 1 (length lines)))
         (should (string-match-p (format ":1:[0-9]+: error: %s: Not a valid tool definition: unknown type \"strng\""
                                         (regexp-quote path))
@@ -71,46 +223,46 @@
 (ert-deftest toolspec-hour-activate-from-the-preview ()
   "a in the preview registers and activates; y registers only and says so.
 `toolspec-activate-tools' makes y activate too."
-  (toolspec-ui-test--with-clean-state
-    (let ((file (toolspec-ui-test--example "mcp-tools-list.json")))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+  (toolspec-hour-test--with-clean-state
+    (let ((file (toolspec-hour-test--example "mcp-tools-list.json")))
+      (toolspec-hour-test--mx "toolspec-import-file" file)
       (should (string-match-p "a: register and activate (add to `gptel-tools')"
-                              (toolspec-ui-test--preview-text)))
-      (toolspec-ui-test--keys "y")
+                              (toolspec-hour-test--preview-text)))
+      (toolspec-hour-test--keys "y")
       (should (= 2 (length (gethash file toolspec--registered))))
       (should-not gptel-tools)
       (should (string-match-p "2 tools registered in category mcp-tools-list, not active yet: pick them in .gptel-menu. (Tools), or register with a next time"
-                              (toolspec-ui-test--messages)))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
-      (toolspec-ui-test--keys "a")
+                              (toolspec-hour-test--messages)))
+      (toolspec-hour-test--mx "toolspec-import-file" file)
+      (toolspec-hour-test--keys "a")
       (should (equal (sort (mapcar #'gptel-tool-name gptel-tools) #'string<)
                      '("create_issue" "read_text_file")))
       (should (cl-every (lambda (tool) (memq tool (gethash file toolspec--registered))) gptel-tools))
-      (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-ui-test--messages))))
+      (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-hour-test--messages))))
     (setq gptel-tools nil)
     (let ((toolspec-activate-tools t))
-      (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "openai-chat.json"))
-      (toolspec-ui-test--keys "y")
+      (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--example "openai-chat.json"))
+      (toolspec-hour-test--keys "y")
       (should (= 2 (length gptel-tools)))
       ;; And from Lisp.
-      (toolspec-import-file (toolspec-ui-test--example "mcp-tools-list.json"))
+      (toolspec-import-file (toolspec-hour-test--example "mcp-tools-list.json"))
       (should (= 4 (length gptel-tools))))))
 
 ;;;; 3. Binding from where you are
 
 (ert-deftest toolspec-hour-bind-from-the-preview ()
   "b asks for a function and saves a scoped entry; describe names it."
-  (toolspec-ui-test--with-clean-state
-    (let* ((file (toolspec-ui-test--example "mcp-tools-list.json"))
+  (toolspec-hour-test--with-clean-state
+    (let* ((file (toolspec-hour-test--example "mcp-tools-list.json"))
            (custom-file (make-temp-file "toolspec-custom" nil ".el"))
            ;; As in an Emacs started without -Q, where Customize saves.
            (user-init-file custom-file))
-      (push custom-file toolspec-ui-test--files)
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (push custom-file toolspec-hour-test--files)
+      (toolspec-hour-test--mx "toolspec-import-file" file)
       (should (string-match-p "^create_issue\n.*\n.*\n  binding: unbound (returns an error to the model): b binds it$"
-                              (toolspec-ui-test--preview-text)))
+                              (toolspec-hour-test--preview-text)))
       (should (looking-at "create_issue$"))
-      (toolspec-ui-test--keys "b" "toolspec-hour-test--create-issue" (kbd "RET") "y")
+      (toolspec-hour-test--keys "b" "toolspec-hour-test--create-issue" (kbd "RET") "y")
       (should (equal toolspec-function-alist
                      `(("create_issue" toolspec-hour-test--create-issue :source ,file))))
       ;; Saved, as Customize saves it.
@@ -122,14 +274,14 @@
                      `(("create_issue" toolspec-hour-test--create-issue :source ,file))))
       ;; The preview shows it: a function name, and where it comes from.
       (should (string-match-p "^create_issue\n.*\n.*\n  binding: toolspec-hour-test--create-issue (from `toolspec-function-alist')$"
-                              (toolspec-ui-test--preview-text)))
-      (toolspec-ui-test--keys "y")
+                              (toolspec-hour-test--preview-text)))
+      (toolspec-hour-test--keys "y")
       (should (equal (toolspec-hour-test--call-create-issue "mcp-tools-list")
                      (format "issue %S" '((:owner "o" :name "n") "T" nil nil nil))))
-      (toolspec-ui-test--mx "toolspec-describe-tool" "mcp-tools-list/create_issue")
+      (toolspec-hour-test--mx "toolspec-describe-tool" "mcp-tools-list/create_issue")
       (let ((text (with-current-buffer (help-buffer) (buffer-string))))
         (should (string-match-p "^Function: toolspec-hour-test--create-issue (its arguments checked by toolspec first)$" text)))
-      (toolspec-ui-test--mx "toolspec-describe-tool" "mcp-tools-list/read_text_file")
+      (toolspec-hour-test--mx "toolspec-describe-tool" "mcp-tools-list/read_text_file")
       (should (string-match-p "^Function: unbound: it answers the model that it has no implementation$"
                               (with-current-buffer (help-buffer) (buffer-string)))))))
 
@@ -137,17 +289,17 @@
 
 (ert-deftest toolspec-hour-directories-keep-bindings ()
   "A file imported with :functions keeps them when its directory is loaded."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-hour-test--with-clean-state
     (let* ((dir (make-temp-file "toolspec-dir" t))
            (file (expand-file-name "issues.json" dir)))
       (unwind-protect
           (progn
-            (copy-file (toolspec-ui-test--example "mcp-tools-list.json") file)
+            (copy-file (toolspec-hour-test--example "mcp-tools-list.json") file)
             (toolspec-import-file file :functions '(("create_issue" . toolspec-hour-test--create-issue)))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues")))
             (let ((toolspec-tool-directories (list dir)))
-              (toolspec-ui-test--mx "toolspec-load-tool-directories"))
-            (should (string-match-p "toolspec: 2 tools registered" (toolspec-ui-test--messages)))
+              (toolspec-hour-test--mx "toolspec-load-tool-directories"))
+            (should (string-match-p "toolspec: 2 tools registered" (toolspec-hour-test--messages)))
             (should (= 2 (length (gethash file toolspec--registered))))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues"))))
         (delete-directory dir t)))))
@@ -176,16 +328,16 @@ paths:
   "The preview, describe and gptel's confirmation show method, URL, server and auth.
 The category is the API's title; its operation's camelCase name
 draws no style warning."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-hour-test--with-clean-state
     (toolspec-http-server-with (api (lambda (_) '(:body (:pets []))))
       (let* ((gptel--tool-preview-alist nil)
              (server (toolspec-http-server-url api "/v1"))
              (host (replace-regexp-in-string "\\`http://" "" server))
              (file (make-temp-file "toolspec-pets" nil ".yaml"
                                    (format toolspec-hour-test--pets-yaml server))))
-        (push file toolspec-ui-test--files)
-        (toolspec-ui-test--mx "toolspec-import-openapi" file "")
-        (let ((text (toolspec-ui-test--preview-text)))
+        (push file toolspec-hour-test--files)
+        (toolspec-hour-test--mx "toolspec-import-openapi" file "")
+        (let ((text (toolspec-hour-test--preview-text)))
           (should (string-match-p "(gptel category \"pet-shop\")" text))
           (should (string-match-p "^1 tool, 0 errors, 0 warnings$" text))
           (should-not (string-match-p "snake_case" text))
@@ -194,8 +346,8 @@ draws no style warning."
                            (regexp-quote server))
                    text)))
         ;; Approve the credential when registering.
-        (toolspec-ui-test--keys "y" "y")
-        (toolspec-ui-test--mx "toolspec-describe-tool" "pet-shop/listPets")
+        (toolspec-hour-test--keys "y" "y")
+        (toolspec-hour-test--mx "toolspec-describe-tool" "pet-shop/listPets")
         (let ((text (with-current-buffer (help-buffer) (buffer-string))))
           (should (string-match-p (format "^  Method  GET\n  URL     %s/pets\n  Server  %s\n  Auth    bearer credential of 127.0.0.1 from auth-source (approved)$"
                                           (regexp-quote server) (regexp-quote server))
@@ -210,8 +362,9 @@ draws no style warning."
 
 (ert-deftest toolspec-hour-arcade-shows-where-calls-go ()
   "An Arcade tool's confirmation names the worker and the values."
-  (toolspec-seeds-test--with-registry
-    (let ((tools (toolspec-import-file (toolspec-seeds-test--example "arcade.json")
+  (toolspec-hour-test--with-clean-state
+    (let* ((toolspec--seed-tools (make-hash-table :test 'equal))
+           (tools (toolspec-import-file (toolspec-hour-test--example "arcade.json")
                                        :worker "http://127.0.0.1:9/worker/tools/invoke")))
       (should tools)
       (should (equal (with-temp-buffer
@@ -226,22 +379,23 @@ draws no style warning."
   "No credential: the echo area names the host and the line to add.
 Once the line is added, the next call finds it, with auth-source's
 cache on."
-  (toolspec-ht--with-env
+  (toolspec-hour-test--with-env
     (let ((auth-source-do-cache t))
       (toolspec-http-server-with (api (lambda (_) '(:body (:ok t))))
-        (let ((tool (car (toolspec-ht--register
-                          (list (toolspec-ht--tool "bearer_op" nil :server (toolspec-http-server-url api)
-                                                   :auth '(:type "service_http" :authorizationType "bearer"))))))
+        (let ((tool (car (toolspec-register
+                          (list (toolspec-hour-test--tool "bearer_op" (toolspec-http-server-url api)
+                                                          '(:type "service_http" :authorizationType "bearer")))
+                          :source "pets-api" :credentials '("127.0.0.1"))))
               (start (with-current-buffer (messages-buffer) (point-max))))
-          (should (string-match-p "auth-source has none" (toolspec-ht--call tool)))
+          (should (string-match-p "auth-source has none" (toolspec-hour-test--call tool)))
           (should (string-match-p
                    "toolspec: bearer_op (API \"Pets API\") sent nothing: auth-source has no credential for 127.0.0.1; add the line \"machine 127.0.0.1 password YOUR-SECRET\" to ~/.authinfo.gpg"
                    (with-current-buffer (messages-buffer) (buffer-substring start (point-max)))))
           ;; The user adds it; no `auth-source-forget-all-cached'.
-          (with-temp-file authinfo (insert "machine 127.0.0.1 password " toolspec-ht--secret "\n"))
-          (should (string-match-p "\"ok\"" (toolspec-ht--call tool)))
-          (should (equal (toolspec-ht--header (car (toolspec-http-server-requests api)) "authorization")
-                         (concat "Bearer " toolspec-ht--secret))))))))
+          (with-temp-file authinfo (insert "machine 127.0.0.1 password " toolspec-hour-test--secret "\n"))
+          (should (string-match-p "\"ok\"" (toolspec-hour-test--call tool)))
+          (should (equal (toolspec-hour-test--header (car (toolspec-http-server-requests api)) "authorization")
+                         (concat "Bearer " toolspec-hour-test--secret))))))))
 
 ;;;; 8. OpenAPI names and counts
 
@@ -260,19 +414,19 @@ cache on."
 
 (ert-deftest toolspec-hour-directory-warnings-are-one-line ()
   "A skipped file is one line: file, place and what is wrong, no raw data."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-hour-test--with-clean-state
     (let* ((dir (make-temp-file "toolspec-dir" t))
            (bad (expand-file-name "bad.json" dir))
            (broken (expand-file-name "broken.json" dir)))
       (unwind-protect
           (progn
-            (write-region toolspec-ui-test--bad-json nil bad)
-            (write-region toolspec-ui-test--broken-json nil broken)
+            (write-region toolspec-hour-test--bad-json nil bad)
+            (write-region toolspec-hour-test--broken-json nil broken)
             (let* ((toolspec-tool-directories (list dir))
                    (start (with-current-buffer (messages-buffer) (point-max)))
                    (warnings
                     (progn
-                      (toolspec-ui-test--mx "toolspec-load-tool-directories")
+                      (toolspec-hour-test--mx "toolspec-load-tool-directories")
                       ;; In batch, `display-warning' writes each as a message.
                       (sort (mapcar (lambda (l) (string-remove-prefix "Warning (toolspec): " l))
                                     (cl-remove-if-not
@@ -293,29 +447,29 @@ cache on."
 
 (ert-deftest toolspec-hour-unregister-interactively ()
   "M-x toolspec-unregister completes sources and tool names."
-  (toolspec-ui-test--with-clean-state
-    (let ((file (toolspec-ui-test--example "mcp-tools-list.json")))
+  (toolspec-hour-test--with-clean-state
+    (let ((file (toolspec-hour-test--example "mcp-tools-list.json")))
       (toolspec-import-file file)
-      (toolspec-import-file (toolspec-ui-test--example "openai-chat.json"))
-      (toolspec-ui-test--mx "toolspec-unregister" "read_text_file")
+      (toolspec-import-file (toolspec-hour-test--example "openai-chat.json"))
+      (toolspec-hour-test--mx "toolspec-unregister" "read_text_file")
       (should (equal (mapcar #'car (cdr (assoc "mcp-tools-list" gptel--known-tools)))
                      '("create_issue")))
-      (should (string-match-p "toolspec: 1 tool unregistered: read_text_file" (toolspec-ui-test--messages)))
-      (toolspec-ui-test--mx "toolspec-unregister" file)
+      (should (string-match-p "toolspec: 1 tool unregistered: read_text_file" (toolspec-hour-test--messages)))
+      (toolspec-hour-test--mx "toolspec-unregister" file)
       (should-not (assoc "mcp-tools-list" gptel--known-tools))
       (should (assoc "openai-chat" gptel--known-tools)))))
 
 (ert-deftest toolspec-hour-quit-asks-before-discarding ()
   "q in a preview of tools that could be registered asks; n keeps it."
-  (toolspec-ui-test--with-clean-state
-    (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
-    (should-error (toolspec-ui-test--keys "qn") :type 'user-error)
+  (toolspec-hour-test--with-clean-state
+    (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--example "mcp-tools-list.json"))
+    (should-error (toolspec-hour-test--keys "qn") :type 'user-error)
     (should (get-buffer "*toolspec-import*"))
-    (toolspec-ui-test--keys "qy")
+    (toolspec-hour-test--keys "qy")
     (should-not (get-buffer "*toolspec-import*"))
     ;; Tools with errors cannot be registered: q closes at once.
-    (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--temp-file toolspec-ui-test--bad-json))
-    (toolspec-ui-test--keys "q")
+    (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--temp-file toolspec-hour-test--bad-json))
+    (toolspec-hour-test--keys "q")
     (should-not (get-buffer "*toolspec-import*"))))
 
 ;;;; 10. Customize
@@ -338,13 +492,13 @@ cache on."
 
 (ert-deftest toolspec-hour-arcade-token-from-auth-source ()
   "`auth-source' sends the worker host's secret; a stored string warns how to move it."
-  (toolspec-ht--with-env
+  (toolspec-hour-test--with-env
     (let ((worker "http://127.0.0.1:9/worker")
           (toolspec-arcade--token-warned nil)
           (start (with-current-buffer (messages-buffer) (point-max))))
-      (toolspec-ht--authinfo authinfo (concat "machine 127.0.0.1 password " toolspec-ht--secret))
+      (toolspec-hour-test--authinfo authinfo (concat "machine 127.0.0.1 password " toolspec-hour-test--secret))
       (let ((toolspec-arcade-token 'auth-source))
-        (should (equal (toolspec-arcade--token '(:name "t") nil worker) toolspec-ht--secret)))
+        (should (equal (toolspec-arcade--token '(:name "t") nil worker) toolspec-hour-test--secret)))
       (let ((toolspec-arcade-token "plain-token"))
         (should (equal (toolspec-arcade--token '(:name "t") nil worker) "plain-token"))
         (should (equal (toolspec-arcade--token '(:name "t") nil worker) "plain-token")))
