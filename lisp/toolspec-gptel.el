@@ -68,12 +68,12 @@
 (defcustom toolspec-tool-directories nil
   "Directories whose JSON tool files `toolspec-load-tool-directories' imports."
   :type '(repeat directory)
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-tool-file-regexp "\\.json\\'"
   "Regexp matching the tool spec files in `toolspec-tool-directories'."
   :type 'regexp
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-function-alist nil
   "Alist mapping tool names (strings) to the elisp functions that run them.
@@ -97,7 +97,18 @@ have it bound without the question."
                                (const :source)
                                (choice (string :tag "File or directory")
                                        (repeat (string :tag "File or directory"))))))
-  :group 'toolspec)
+  :group 'toolspec-gptel)
+
+(defcustom toolspec-activate-tools nil
+  "When non-nil, tools toolspec registers are also made active.
+Active tools are those in `gptel-tools': gptel offers them to the
+model in every request.  With nil, the default, tools are only
+registered: pick them in `gptel-menu' (its Tools), or press a in
+the import preview (`toolspec-import-register-and-activate').  The
+`:activate' option of `toolspec-register' overrides this for one
+import."
+  :type 'boolean
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-function-resolvers
   '(toolspec-resolve-from-options
@@ -110,20 +121,20 @@ and returns nil, a function, or a plist (:function F [:async BOOL]
 \[:confirm BOOL]).  The first non-nil answer wins; when none
 answers, the tool tells the model it has no implementation."
   :type '(repeat function)
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-check-arguments t
   "When non-nil, check tool call arguments against the tool's schema.
 A call whose arguments do not match is not run: the model receives
 a short error saying which argument is wrong and what was expected."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-normalize-arguments t
   "When non-nil, JSON false and null reach tool functions as nil.
 Otherwise they arrive as gptel parses them (`:json-false', `:null')."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-gptel-send-own-json t
   "Whether gptel sends toolspec's JSON for the tools toolspec registered.
@@ -137,7 +148,7 @@ dialect (see `toolspec-to-json'): `gemini', `anthropic', `bedrock',
 OpenAI-compatible backend.  Other tools are sent as gptel makes them.
 This is advice around `gptel--parse-tools'."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (autoload 'toolspec-http-make-executor "toolspec-http")
 (autoload 'toolspec-gloodata-executor "toolspec-seeds")
@@ -389,6 +400,22 @@ That is the name its function is bound and dispatched under; gptel
 knows it by `gptel-tool-name', a name every backend takes."
   (or (gethash tool toolspec--original-names) (gptel-tool-name tool)))
 
+(defvar toolspec--import-options (make-hash-table :test 'equal)
+  "The options each source was last registered with: SOURCE -> plist.
+`toolspec-load-tool-directories' imports a file again with them, so
+that the `:functions' it was imported with stay its bindings.")
+
+(defvar toolspec--bindings (make-hash-table :test 'eq :weakness 'key)
+  "What toolspec bound each gptel tool to: TOOL -> (FUNCTION PLIST OPTIONS).
+FUNCTION is the function found for it (before the argument checks),
+PLIST the tool plist and OPTIONS the import options.")
+
+(defun toolspec-bound-function (tool)
+  "The function toolspec bound TOOL, a gptel tool, to; nil if none.
+It is what runs the tool once its arguments are checked: a symbol
+when a function was named for it."
+  (car (gethash tool toolspec--bindings)))
+
 (defun toolspec--require-gptel ()
   "Load gptel or signal a clear error."
   (unless (require 'gptel nil t)
@@ -443,7 +470,20 @@ another source registered since under the same name stays."
   "Remove tools registered through toolspec from gptel.
 WHAT is a source (a file name or the `:source' given when
 registering), a tool name, or a list of tool names.  Returns how
-many tools were removed."
+many tools were removed.  Interactively, ask for a source or a
+tool name, with completion."
+  (interactive
+   (progn
+     (toolspec--require-gptel)
+     (let ((candidates nil))
+       (maphash (lambda (source tools)
+                  (when tools
+                    (push source candidates)
+                    (dolist (tool tools) (push (gptel-tool-name tool) candidates))))
+                toolspec--registered)
+       (unless candidates (user-error "No tools are registered through toolspec"))
+       (list (completing-read "Unregister the tools of a file, or a tool: "
+                              (delete-dups (nreverse candidates)) nil t)))))
   (toolspec--require-gptel)
   (let ((removed 0)
         (names (cond ((and (stringp what) (gethash what toolspec--registered)) nil)
@@ -462,7 +502,10 @@ many tools were removed."
                             toolspec--registered))))
              toolspec--registered)
     (when (and (stringp what) (null (gethash what toolspec--registered)))
-      (remhash what toolspec--registered))
+      (remhash what toolspec--registered)
+      (remhash what toolspec--import-options))
+    (when (called-interactively-p 'any)
+      (message "toolspec: %d tool%s unregistered: %s" removed (if (= removed 1) "" "s") what))
     removed))
 
 (defun toolspec--flag (v)
@@ -488,7 +531,8 @@ many tools were removed."
             (and confirm (list :confirm confirm))
             (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
             (list :toolspec-bound (plist-get binding :bound)
-                  :toolspec-unscoped (plist-get binding :unscoped)))))
+                  :toolspec-unscoped (plist-get binding :unscoped)
+                  :toolspec-function (and (plist-get binding :bound) (plist-get binding :function))))))
 
 ;;;###autoload
 (defun toolspec-register (tools &rest options)
@@ -503,6 +547,9 @@ OPTIONS is a plist:
   :credentials host or list of hosts whose auth-source credentials
              the tools may send to their server (OpenAPI tools, see
              `toolspec-http-approved-credentials'); none by default
+  :activate  non-nil: also add the tools to `gptel-tools', so that
+             gptel offers them to the model (default
+             `toolspec-activate-tools')
 A `:function' a tool plist carries itself (one written in Lisp)
 binds that tool, before any of OPTIONS.  Registering a source again
 replaces its tools."
@@ -533,9 +580,11 @@ replaces its tools."
                              ;; Bound, and so dispatched, under its
                              ;; original name.
                              (bound (toolspec--bind tool options))
+                             (fn (plist-get bound :toolspec-function))
                              (original (plist-get tool :name)))
                         (cl-remf bound :toolspec-bound)
                         (cl-remf bound :toolspec-unscoped)
+                        (cl-remf bound :toolspec-function)
                         (when new
                           (setq bound (plist-put bound :name new)))
                         (let ((made (toolspec--gptel-make category bound)))
@@ -543,15 +592,23 @@ replaces its tools."
                             (puthash made original toolspec--original-names))
                           (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
                                    toolspec--gptel-sources)
+                          (puthash made (list fn tool options) toolspec--bindings)
                           made)))
                     tools names)))
         (toolspec--gptel-add category made)
+        (when (if (plist-member options :activate) (plist-get options :activate) toolspec-activate-tools)
+          (setq gptel-tools (append gptel-tools
+                                    (cl-remove-if (lambda (tool) (memq tool gptel-tools)) made))))
         (when (and active (> (hash-table-count active) 0))
           (setq gptel-tools
                 (append gptel-tools
                         (cl-remove-if-not (lambda (tool) (gethash (gptel-tool-name tool) active)) made))))
         (when source
-          (puthash source made toolspec--registered))
+          (puthash source made toolspec--registered)
+          (puthash source (cl-loop for (k v) on options by #'cddr
+                                   unless (memq k '(:source :toolspec--fresh :preview :activate))
+                                   append (list k v))
+                   toolspec--import-options))
         made))))
 
 (defun toolspec--llm-args (args)
@@ -662,7 +719,35 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
       (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t
-             (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
+             (append options (list :category (or (plist-get options :category)
+                                                 (toolspec-openapi-category tools)
+                                                 (file-name-base file))))))))
+
+(defun toolspec--skipped-text (file err)
+  "One line saying FILE was skipped for toolspec error ERR.
+FILE:LINE:COLUMN when ERR says where, then what is wrong: the
+first problem of a tool with errors and how many others there are."
+  (let* ((details (toolspec-error-details err))
+         (line (plist-get details :line))
+         (column (plist-get details :column))
+         (problems (cl-remove-if-not (lambda (p) (eq (car-safe p) 'error))
+                                     (plist-get details :problems)))
+         (what (or (get (car err) 'error-message) "error"))
+         (message (if (stringp (cadr err)) (cadr err) (format "%S" (cdr err))))
+         (shown (abbreviate-file-name file)))
+    ;; The message of an import error starts with the file's name.
+    (when (string-prefix-p (concat shown ": ") message)
+      (setq message (substring message (+ 2 (length shown)))))
+    (when problems
+      (setq message (concat (toolspec-format-problem (car problems))
+                            (if (cdr problems)
+                                (format " (and %d more: M-x toolspec-import-file shows them all)"
+                                        (length (cdr problems)))
+                              ""))))
+    (format "Skipped %s%s: %s: %s"
+            shown (if (and line column) (format ":%s:%s" line column) "")
+            what (replace-regexp-in-string "\s-*
+\s-*" " " message))))
 
 ;;;###autoload
 (defun toolspec-load-tool-directories ()
@@ -679,9 +764,13 @@ number of tools registered."
     (cl-loop for file in files
              for i from 1
              do (condition-case err
-                    (cl-incf count (length (toolspec-import-file file)))
+                    ;; A file imported before, with `:functions' say, keeps
+                    ;; the options it was imported with.
+                    (cl-incf count (length (apply #'toolspec-import-file file
+                                                  (gethash (expand-file-name file)
+                                                           toolspec--import-options))))
                   (toolspec-error
-                   (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err)))))
+                   (display-warning 'toolspec (toolspec--skipped-text file err))))
              (when progress (progress-reporter-update progress i)))
     (when progress (progress-reporter-done progress))
     (when (called-interactively-p 'any)

@@ -188,10 +188,10 @@ The place is the start of GROUP (default the whole match)."
     (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
     (let ((text (toolspec-ui-test--preview-text)))
       (should (string-match-p
-               "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from toolspec-resolve-from-alist)$"
+               "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from `toolspec-function-alist')$"
                text))
       (should (string-match-p
-               "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model)$" text)))
+               "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model): b binds it$" text)))
     ;; The call below is about the binding, not about argument checks.
     (let ((toolspec-check-arguments nil))
       (toolspec-ui-test--keys "y"))
@@ -243,7 +243,7 @@ every file, but its tool asks before each call, even imported with
                            (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) t)))
             (toolspec-ui-test--mx "toolspec-import-file" theirs)
             (should (string-match-p
-                     "^  binding: toolspec-ui-test--create-issue, asks first (from toolspec-resolve-from-alist): its entry names no :source, so a tool of this name from any file gets it$"
+                     "^  binding: toolspec-ui-test--create-issue, asks first (from `toolspec-function-alist'): its entry names no :source, so a tool of this name from any file gets it$"
                      (toolspec-ui-test--preview-text))))
         (delete-directory dir t)))))
 
@@ -337,7 +337,8 @@ every file, but its tool asks before each call, even imported with
         ;; The second element of the top-level array.
         (should (equal (cdr here) (toolspec-ui-test--place-of json "^  },\n  \\({\\)" 1))))
       (pop-to-buffer "*toolspec-import*")
-      (toolspec-ui-test--keys "q")
+      ;; The tools could be registered: q asks first.
+      (toolspec-ui-test--keys "qy")
       (should-not (get-buffer "*toolspec-import*"))
       (should-not gptel--known-tools)
       (should (string-match-p "Import cancelled: nothing registered" (toolspec-ui-test--messages))))))

@@ -151,6 +151,9 @@ struct ConvertArgs {
     /// Do not report what reading changed to make the input fit
     #[arg(long, short)]
     quiet: bool,
+    /// Write the output even when the tools have errors (the exit status is still 1)
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -454,12 +457,25 @@ struct Converted {
 
 /// The tools of one file, warnings printed; Err with the status when the
 /// file is unusable.
-fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<Converted>, Status> {
+fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status, errors: &mut usize) -> Result<Vec<Converted>, Status> {
     let text = read_input(file).map_err(|e| {
         eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
         Status::Unusable
     })?;
-    match input_kind(&args.from, file, &text) {
+    let kind = input_kind(&args.from, file, &text);
+    // The errors `check' finds: the output would carry them (or leave
+    // out what they are about), so they are reported and stop the writing.
+    let checked = match kind {
+        Input::Elisp => check::check_elisp(&text),
+        Input::Json => check::check_json(&text, &read_options(&args.from, file)),
+    };
+    if !checked.unusable {
+        for d in checked.diagnostics.iter().filter(|d| d.level == Level::Error) {
+            eprintln!("{}", line(file, d));
+            *errors += 1;
+        }
+    }
+    match kind {
         Input::Elisp => {
             let found = check::elisp_tools(&text).map_err(|e| {
                 report_error(file, &text, &e);
@@ -543,8 +559,9 @@ fn to_elisp(tools: &[Converted], args: &ConvertArgs) -> Result<String, Error> {
 fn convert(args: ConvertArgs) -> Status {
     let mut status = Status::Clean;
     let mut tools = Vec::new();
+    let mut errors = 0;
     for file in &args.files {
-        match tools_of(file, &args, &mut status) {
+        match tools_of(file, &args, &mut status, &mut errors) {
             Ok(t) => tools.extend(t),
             Err(s) => status = status.max(s),
         }
@@ -552,6 +569,16 @@ fn convert(args: ConvertArgs) -> Status {
     if status == Status::Unusable {
         eprintln!("toolspec: nothing written");
         return status;
+    }
+    if errors > 0 {
+        status = status.max(Status::Problems);
+        if !args.force {
+            eprintln!(
+                "toolspec: {errors} error{}: nothing written (fix them, or write anyway with --force)",
+                if errors == 1 { "" } else { "s" }
+            );
+            return status;
+        }
     }
     if tools.is_empty() {
         eprintln!("toolspec: no tool definitions found: nothing written");

@@ -580,9 +580,9 @@ impl<'a> Doc<'a> {
                     what.push(format!("paths {}", opts.paths.join(", ")));
                 }
                 format!(
-                    "no operation matches the selection ({}) among the document's {} operations",
+                    "no operation matches the selection ({}) among the document's {}",
                     what.join("; "),
-                    self.ops.len()
+                    if self.ops.len() == 1 { "1 operation".to_string() } else { format!("{} operations", self.ops.len()) }
                 )
             };
             return Err(Error::shape("paths", msg));
