@@ -687,6 +687,7 @@ With `:preview' non-nil, as interactively, nothing is registered
 yet: the tools and their problems are shown in a preview buffer,
 where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; returns that buffer."
   (interactive (list (read-file-name "Import tools from JSON file: " nil nil t) :preview t))
+  (setq toolspec-last-import-left-out nil)
   (if (plist-get options :preview)
       (progn (require 'toolspec-ui)
              (toolspec--preview-file file options))
@@ -749,6 +750,26 @@ first problem of a tool with errors and how many others there are."
             what (replace-regexp-in-string "\s-*
 \s-*" " " message))))
 
+(defun toolspec--left-out-text (file)
+  "One line saying what the last import of FILE left out, or nil.
+The definitions that could not be read and the tools with errors:
+how many, the first one's problem, and where to see them all."
+  (let* ((unreadable (cl-remove-if-not (lambda (w) (eq (car w) 'error))
+                                       toolspec-last-import-warnings))
+         (n (+ (length unreadable) (length toolspec-last-import-left-out))))
+    (when (> n 0)
+      (format "%s: %d tool definition%s left out: %s%s"
+              (abbreviate-file-name file) n (if (= n 1) "" "s")
+              (if unreadable
+                  (toolspec-format-problem (car unreadable))
+                (let ((details (cadr (car toolspec-last-import-left-out))))
+                  (format "tool \"%s\": %s" (plist-get details :tool)
+                          (toolspec-format-problem
+                           (assq 'error (plist-get details :problems))))))
+              (if (> n 1)
+                  (format " (and %d more: M-x toolspec-import-file shows them all)" (1- n))
+                "")))))
+
 ;;;###autoload
 (defun toolspec-load-tool-directories ()
   "Import every tool file in `toolspec-tool-directories'.
@@ -766,9 +787,12 @@ number of tools registered."
              do (condition-case err
                     ;; A file imported before, with `:functions' say, keeps
                     ;; the options it was imported with.
-                    (cl-incf count (length (apply #'toolspec-import-file file
-                                                  (gethash (expand-file-name file)
-                                                           toolspec--import-options))))
+                    (progn
+                      (cl-incf count (length (apply #'toolspec-import-file file
+                                                    (gethash (expand-file-name file)
+                                                             toolspec--import-options))))
+                      (let ((left-out (toolspec--left-out-text file)))
+                        (when left-out (display-warning 'toolspec left-out))))
                   (toolspec-error
                    (display-warning 'toolspec (toolspec--skipped-text file err))))
              (when progress (progress-reporter-update progress i)))

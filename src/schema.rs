@@ -453,8 +453,9 @@ impl<'a> Normalizer<'a> {
                 self.warnings.push(Problem::warning(
                     path.to_string(),
                     format!(
-                        "unknown type \"{s}\": read as no type constraint (any value); the JSON types are \
-                         string, number, integer, boolean, array, object, null"
+                        "unknown type \"{s}\"{}: read as no type constraint (any value); the JSON types are \
+                         string, number, integer, boolean, array, object, null",
+                        type_hint(s)
                     ),
                 ));
                 Ok(None)
@@ -641,6 +642,25 @@ impl<'a> Normalizer<'a> {
         self.warnings.push(Problem::warning(at, format!("{message}: {fix}")));
         Ok(out)
     }
+}
+
+/// ` (did you mean "string"?)` for a type name one or two edits from a
+/// JSON type's (`strng`, `integr`), or nothing: a typo reads as no type
+/// constraint, and the warning should say what was probably meant.
+fn type_hint(name: &str) -> String {
+    const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+    // A typo, not a name from another language (`Object[]`, `ArrayList`).
+    if name.len() < 3 || !name.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return String::new();
+    }
+    let lower = name.to_ascii_lowercase();
+    JSON_TYPES
+        .iter()
+        .map(|t| (strsim::damerau_levenshtein(&lower, t), *t))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, t)| format!(" (did you mean \"{t}\"?)"))
+        .unwrap_or_default()
 }
 
 /// Resolve a JSON pointer fragment (without the `#`) in `root`.

@@ -836,9 +836,9 @@ fn diagnostics_escape_names_that_would_forge_lines() {
         assert_eq!(code(&o), 1, "{}", stderr(&o));
         one_line(&stdout(&o), file);
     }
-    // The warnings of a conversion, on standard error.
-    let o = run_in(&dir.0, &["convert", "forge.json", "--to", "openai"], None);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The problems of a conversion written anyway, on standard error.
+    let o = run_in(&dir.0, &["convert", "--force", "forge.json", "--to", "openai"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     one_line(&stderr(&o), "forge.json");
     // A template's failure, under a file name of the same kind.
     let name = "t\nforged.j2:5:1: error: x\r\u{1b}[2K\u{202e}.j2";

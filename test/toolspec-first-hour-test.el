@@ -196,27 +196,39 @@ Buffers made meanwhile and the temporary files are removed."
 ;;;; 1. Problems shown once
 
 (ert-deftest toolspec-hour-validate-buffer-names-the-path-once ()
-  "An error that stops the reading names its JSON path once, in the list and in Flymake."
+  "Every type typo of a file is reported in one pass, each naming its
+JSON path once and the type probably meant, in the list and in Flymake."
   (toolspec-hour-test--with-clean-state
     (let ((file (toolspec-hour-test--temp-file
-                 "{\"tools\": [{\"name\": \"a\", \"description\": \"A\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"strng\", \"description\": \"X\"}}}}]}\n"))
-          (path "tools[0].inputSchema.properties.x.type"))
+                 "{\"tools\": [{\"name\": \"a\", \"description\": \"A\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"strng\", \"description\": \"X\"}, \"y\": {\"type\": \"integr\", \"description\": \"Y\"}}}}]}\n"))
+          (paths '(("tools[0].inputSchema.properties.x.type" . "strng") ("tools[0].inputSchema.properties.y.type" . "integr")))
+          (meant '("string" "integer")))
       (find-file file)
       (toolspec-hour-test--mx "toolspec-validate-buffer")
-      (let ((lines (toolspec-hour-test--problem-lines)))
-        (should (= 1 (length lines)))
-        (should (string-match-p (format ":1:[0-9]+: error: %s: Not a valid tool definition: unknown type \"strng\""
-                                        (regexp-quote path))
-                                (car lines)))
-        ;; Once: the line splits in two at it.
-        (should (= 2 (length (split-string (car lines) (regexp-quote path))))))
+      (let ((lines (cl-remove-if-not (lambda (l) (string-match-p "unknown type" l))
+                                     (toolspec-hour-test--problem-lines))))
+        (should (= 2 (length lines)))
+        (cl-loop for (path . typo) in paths
+                 for want in meant
+                 for line = (cl-find-if (lambda (l) (string-search path l)) lines)
+                 do (should line)
+                 do (should (string-match-p
+                             (concat ":1:[0-9]+: "
+                                     (regexp-quote (format "warning: %s: unknown type \"%s\" (did you mean \"%s\"?)"
+                                                           path typo want)))
+                             line))
+                 ;; Once: the line splits in two at it.
+                 do (should (= 2 (length (split-string line (regexp-quote path)))))))
       (let ((diags nil))
         (with-current-buffer (get-file-buffer file)
           (toolspec-flymake (lambda (d &rest _) (setq diags d))))
-        (should (= 1 (length diags)))
-        (should (equal (flymake-diagnostic-text (car diags))
-                       (format "%s: Not a valid tool definition: unknown type \"strng\": use one of string, number, integer, boolean, array, object, null"
-                               path)))))))
+        (setq diags (cl-remove-if-not (lambda (d) (string-match-p "unknown type" (flymake-diagnostic-text d))) diags))
+        (should (= 2 (length diags)))
+        (should (equal (sort (mapcar #'flymake-diagnostic-text diags) #'string<)
+                       (cl-loop for (path . typo) in paths
+                                for want in meant
+                                collect (format "%s: unknown type \"%s\" (did you mean \"%s\"?): read as no type constraint (any value); the JSON types are string, number, integer, boolean, array, object, null"
+                                                path typo want))))))))
 
 ;;;; 2. Registered is not active
 
@@ -436,9 +448,12 @@ cache on."
                                                    "\n")))
                             #'string<))))
               (should (= 2 (length warnings)))
+              ;; A tool with errors is left out; the file's other tool
+              ;; is registered.
               (should (equal (nth 0 warnings)
-                             (format "Skipped %s: Invalid tool spec: error: name: \"bad tool\" is not a valid tool name: providers accept ^[a-zA-Z0-9_-]{1,64}$, e.g. \"bad_tool\" (and 2 more: M-x toolspec-import-file shows them all)"
+                             (format "%s: 1 tool definition left out: tool \"bad tool\": error: args[1].items: an array needs :items describing its elements, e.g. :items (:type string)"
                                      (abbreviate-file-name bad))))
+              (should (gptel-get-tool (list "bad" "ok_tool")))
               (should (string-prefix-p (format "Skipped %s:3:18: Invalid JSON: " (abbreviate-file-name broken))
                                        (nth 1 warnings)))
               (dolist (w warnings)
