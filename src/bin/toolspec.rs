@@ -15,7 +15,7 @@ use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
 use toolspec::{plist, Error, ErrorKind, Tool};
 
-mod serve;
+mod serve; // src/bin/serve/mod.rs: a file in src/bin would be a program of its own
 
 /// Largest file read, in bytes (--max-input-size), as in Emacs
 /// (`toolspec-max-input-size`).
