@@ -47,6 +47,7 @@
 (when (< emacs-major-version 29) (require 'subr-x))
 (require 'toolspec)
 (require 'toolspec-gptel)
+(require 'json)
 
 (declare-function gptel-tool-name "ext:gptel-request")
 (declare-function gptel-tool-description "ext:gptel-request")
@@ -142,6 +143,8 @@ Called with a prompt; non-nil means run."
 
 (defvar toolspec-mcp-server--connections nil
   "The live client connections.")
+
+(defvar toolspec-mcp-server-mode)
 
 (defvar toolspec-mcp-server--timer nil
   "The timer that checks the exposed tools for changes.")
@@ -606,6 +609,150 @@ with `toolspec-normalize-arguments', false is nil too."
                 (funcall answer (toolspec-mcp-server--result-text result) nil))))
         ((error quit)
          (funcall answer (format "Error: tool %s failed: %s" name (error-message-string err)) t))))))
+
+;;;; Status
+
+;;;###autoload
+(defun toolspec-mcp-server-status ()
+  "Show the MCP server's socket, exposed tools, clients and call counts.
+In the buffer, \\`l' shows the log and \\`g' updates."
+  (interactive)
+  (with-current-buffer (get-buffer-create "*toolspec-mcp-server*")
+    (let ((inhibit-read-only t)
+          (tools (condition-case nil (toolspec-mcp-server-exposed-tools) (error nil))))
+      (erase-buffer)
+      (insert (format "MCP server: %s\n" (if toolspec-mcp-server-mode "on" "off"))
+              (format "Socket:     %s\n" (toolspec-mcp-server--socket))
+              (format "Clients:    %d connected, %d since the mode was turned on\n"
+                      (length toolspec-mcp-server--connections)
+                      (plist-get toolspec-mcp-server--stats :connections))
+              (format "Calls:      %d (%d errors, %d refused by you)\n"
+                      (plist-get toolspec-mcp-server--stats :calls)
+                      (plist-get toolspec-mcp-server--stats :errors)
+                      (plist-get toolspec-mcp-server--stats :refused))
+              (format "Tools:      %d exposed (`toolspec-mcp-server-tools')\n" (length tools)))
+      (dolist (tool tools)
+        (insert (format "  %-30s %s%s\n" (gptel-tool-name tool) (or (gptel-tool-category tool) "")
+                        (if (gptel-tool-confirm tool) "  (asks you first)" ""))))
+      (insert "\nl: the log    g: update    q: quit\n"))
+    (toolspec-mcp-server-status-mode)
+    (goto-char (point-min))
+    (pop-to-buffer (current-buffer))))
+
+(defun toolspec-mcp-server-show-log ()
+  "Show the MCP server's log buffer."
+  (interactive)
+  (pop-to-buffer (get-buffer-create toolspec-mcp-server--log-buffer)))
+
+(defvar toolspec-mcp-server-status-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "l" #'toolspec-mcp-server-show-log)
+    (define-key map "g" #'toolspec-mcp-server-status)
+    map)
+  "Keymap of `toolspec-mcp-server-status-mode'.")
+
+(define-derived-mode toolspec-mcp-server-status-mode special-mode "MCP server"
+  "The buffer of `toolspec-mcp-server-status'.")
+
+;;;; Installing in clients
+
+(defun toolspec-mcp-server--client-files ()
+  "The MCP client configuration files `toolspec-mcp-server-install' can write.
+An alist (DESCRIPTION . FILE)."
+  (list (cons "Claude Code (user, ~/.claude.json)" (expand-file-name "~/.claude.json"))
+        (cons "Claude Desktop"
+              (expand-file-name (if (eq system-type 'darwin)
+                                    "~/Library/Application Support/Claude/claude_desktop_config.json"
+                                  "Claude/claude_desktop_config.json")
+                                (if (eq system-type 'darwin) "/"
+                                  (or (getenv "XDG_CONFIG_HOME") "~/.config"))))
+        (cons "This project's .mcp.json"
+              (expand-file-name ".mcp.json"
+                                (or (and (fboundp 'project-current) (project-current)
+                                         (fboundp 'project-root) (project-root (project-current)))
+                                    default-directory)))))
+
+(defun toolspec-mcp-server--entry ()
+  "The `mcpServers' entry running `toolspec serve' for this Emacs."
+  (let ((program (or (ignore-errors (toolspec--program)) "toolspec")))
+    `((command . ,program)
+      (args . ,(vconcat (list "serve")
+                        (and toolspec-mcp-server-socket
+                             (list "--socket" (toolspec-mcp-server--socket))))))))
+
+(defun toolspec-mcp-server-install-text (file &optional name)
+  "The text of client configuration FILE with the entry NAME for this Emacs.
+NAME defaults to \"emacs\".  The rest of FILE is kept as it is,
+key order included; a missing FILE gives a new document."
+  (let* ((name (intern (or name "emacs")))
+         (config (if (file-exists-p file)
+                     (with-temp-buffer
+                       (insert-file-contents file)
+                       (if (string-blank-p (buffer-string))
+                           nil
+                         (condition-case err
+                             (json-parse-buffer :object-type 'alist :array-type 'array
+                                                :null-object :null :false-object :json-false)
+                           (error (user-error "%s is not JSON (%s): fix it first"
+                                              file (error-message-string err))))))
+                   nil)))
+    (unless (listp config)
+      (user-error "%s holds no JSON object" file))
+    (let* ((servers (alist-get 'mcpServers config))
+           (servers (if (assq name servers)
+                        (mapcar (lambda (cell)
+                                  (if (eq (car cell) name) (cons name (toolspec-mcp-server--entry)) cell))
+                                servers)
+                      (append servers (list (cons name (toolspec-mcp-server--entry)))))))
+      (setq config (if (assq 'mcpServers config)
+                       (mapcar (lambda (cell) (if (eq (car cell) 'mcpServers) (cons 'mcpServers servers) cell))
+                               config)
+                     (append config (list (cons 'mcpServers servers)))))
+      (with-temp-buffer
+        (insert (toolspec-mcp-server--json config))
+        (json-pretty-print-buffer)
+        (goto-char (point-max))
+        (insert "\n")
+        (buffer-string)))))
+
+;;;###autoload
+(defun toolspec-mcp-server-install (file)
+  "Add this Emacs's MCP server to the client configuration FILE.
+Interactively, choose Claude Code, Claude Desktop, the project's
+.mcp.json or another file.  The change is shown as a diff and written only if you
+agree."
+  (interactive
+   (let* ((files (append (toolspec-mcp-server--client-files) (list (list "Another file"))))
+          (choice (completing-read "Install the Emacs MCP server for: " files nil t)))
+     (list (or (cdr (assoc choice files))
+               (read-file-name "MCP client configuration file: ")))))
+  (let* ((new (toolspec-mcp-server-install-text file))
+         (old (if (file-exists-p file)
+                  (with-temp-buffer (insert-file-contents file) (buffer-string))
+                "")))
+    (if (equal new old)
+        (message "%s already starts this Emacs's MCP server" file)
+      (let ((diff (get-buffer-create "*toolspec-mcp-server-install*"))
+            (old-file (make-temp-file "toolspec-mcp-old" nil ".json" old))
+            (new-file (make-temp-file "toolspec-mcp-new" nil ".json" new)))
+        (unwind-protect
+            (with-current-buffer diff
+              (let ((inhibit-read-only t))
+                (erase-buffer)
+                (call-process "diff" nil t nil "-u" "--label" file "--label" (concat file " (new)")
+                              old-file new-file)
+                (diff-mode)
+                (goto-char (point-min))))
+          (delete-file old-file)
+          (delete-file new-file))
+        (display-buffer diff)
+        (if (y-or-n-p (format "Write %s? " file))
+            (let ((coding-system-for-write 'utf-8-unix))
+              (make-directory (file-name-directory file) t)
+              (write-region new nil file)
+              (message "Wrote %s: restart the client to see your Emacs's tools" file))
+          (message "%s left as it was" file))
+        (when-let* ((w (get-buffer-window diff))) (quit-window nil w))))))
 
 ;;;; The mode
 

@@ -234,5 +234,57 @@
       (should (string-match-p "run tool rm with {\"path\":\"/tmp/x\"}" (car asked)))
       (delete-process c))))
 
+(ert-deftest toolspec-mcps-status ()
+  "M-x toolspec-mcp-server-status counts clients and calls; l shows the log."
+  (toolspec-mcps-test--with-server
+    (let ((c (toolspec-mcps-test--connect)))
+      (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}}")
+      (save-window-excursion
+        (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-mcp-server-status" (kbd "RET")))
+        (with-current-buffer "*toolspec-mcp-server*"
+          (should (string-match-p "^MCP server: on$" (buffer-string)))
+          (should (string-match-p "^Clients: +1 connected" (buffer-string)))
+          (should (string-match-p "^Calls: +1 (0 errors, 0 refused by you)" (buffer-string)))
+          (should (string-match-p "^Tools: +3 exposed" (buffer-string)))
+          (should (string-match-p "^  add +toolspec-mcps-test$" (buffer-string))))
+        (set-buffer "*toolspec-mcp-server*")
+        (execute-kbd-macro "l")
+        (should (equal (buffer-name (window-buffer (selected-window))) "*toolspec-mcp-server-log*"))
+        (with-current-buffer "*toolspec-mcp-server-log*"
+          (should (string-match-p "call add {\"a\":1,\"b\":2}" (buffer-string)))))
+      (delete-process c))))
+
+(ert-deftest toolspec-mcps-install ()
+  "M-x toolspec-mcp-server-install shows the diff, writes only on y, keeps the rest."
+  (let* ((dir (file-name-as-directory (make-temp-file "toolspec-mcps-install" t)))
+         (file (expand-file-name ".mcp.json" dir))
+         (before "{\"mcpServers\":{\"fs\":{\"command\":\"npx\",\"args\":[\"-y\",\"x\"]}},\"other\":false}\n")
+         (toolspec-mcp-server-socket nil))
+    (unwind-protect
+        (progn
+          (write-region before nil file)
+          (save-window-excursion
+            (dolist (answer '("n" "y"))
+              (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-mcp-server-install" (kbd "RET")
+                                          "Another file" (kbd "RET")
+                                          (kbd "C-a C-k") file (kbd "RET") answer))
+              (with-current-buffer "*toolspec-mcp-server-install*"
+                (should (string-match-p "^\\+ *\"emacs\": {" (buffer-string)))
+                (should (string-match-p "^\\+ *\"serve\"" (buffer-string))))
+              (when (equal answer "n")
+                (should (equal (with-temp-buffer (insert-file-contents file) (buffer-string)) before)))))
+          (let ((config (json-parse-string (with-temp-buffer (insert-file-contents file) (buffer-string))
+                                           :object-type 'alist :false-object :json-false)))
+            (should (equal (mapcar #'car (alist-get 'mcpServers config)) '(fs emacs)))
+            (should (equal (alist-get 'args (alist-get 'fs (alist-get 'mcpServers config))) ["-y" "x"]))
+            (should (equal (alist-get 'args (alist-get 'emacs (alist-get 'mcpServers config))) ["serve"]))
+            (should (eq (alist-get 'other config) :json-false))
+            (should (equal (alist-get 'command (alist-get 'emacs (alist-get 'mcpServers config)))
+                           (toolspec--program))))
+          ;; Again: nothing to change.
+          (should (equal (toolspec-mcp-server-install-text file)
+                         (with-temp-buffer (insert-file-contents file) (buffer-string)))))
+      (delete-directory dir t))))
+
 (provide 'toolspec-mcp-server-test)
 ;;; toolspec-mcp-server-test.el ends here
