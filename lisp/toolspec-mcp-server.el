@@ -719,8 +719,8 @@ key order included; a missing FILE gives a new document."
 (defun toolspec-mcp-server-install (file)
   "Add this Emacs's MCP server to the client configuration FILE.
 Interactively, choose Claude Code, Claude Desktop, the project's
-.mcp.json or another file.  The change is shown as a diff and written only if you
-agree."
+.mcp.json or another file.  The change is shown as a diff and
+written only if you agree."
   (interactive
    (let* ((files (append (toolspec-mcp-server--client-files) (list (list "Another file"))))
           (choice (completing-read "Install the Emacs MCP server for: " files nil t)))
