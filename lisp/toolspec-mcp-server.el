@@ -84,7 +84,10 @@ or a predicate called with each gptel tool."
 (defcustom toolspec-mcp-server-tool-properties nil
   "MCP fields of exposed tools that gptel does not keep, by tool name.
 An alist (NAME . PLIST), PLIST among :title STRING, :annotations
-PLIST (e.g. (:readOnlyHint t)) and :outputSchema SCHEMA-PLIST."
+PLIST (e.g. (:readOnlyHint t)), :outputSchema SCHEMA-PLIST and
+:schema-extra PLIST, keywords of the root of the tool's input schema
+other than its properties (`$defs', `$schema', `additionalProperties'),
+which arguments are checked against too."
   :type '(alist :key-type string :value-type plist)
   :set #'toolspec-mcp-server--set-tools
   :group 'toolspec-mcp-server)
@@ -236,6 +239,7 @@ its category goes in `_meta'."
             (and (plist-get props :title) (list :title (plist-get props :title)))
             (and annotations (list :annotations annotations))
             (and (plist-get props :outputSchema) (list :outputSchema (plist-get props :outputSchema)))
+            (and (plist-get props :schema-extra) (list :schema-extra (plist-get props :schema-extra)))
             (and (gptel-tool-category tool)
                  (list :_meta (list :toolspec/category (gptel-tool-category tool)))))))
 
@@ -491,11 +495,12 @@ MODERN non-nil adds `resultType' as the 2026-07-28 revision wants."
 
 (defun toolspec-mcp-server--problems (tool args-json)
   "Problems of ARGS-JSON, an arguments object text, under TOOL's schema."
-  (let ((plist (or (gethash tool toolspec-mcp-server--checkers)
-                   (puthash tool (list :name (gptel-tool-name tool)
-                                       :description (or (gptel-tool-description tool) "")
-                                       :args (gptel-tool-args tool))
-                            toolspec-mcp-server--checkers))))
+  ;; The plist the listing is written from, so that the arguments are
+  ;; checked against the schema the client was shown; kept while it
+  ;; does not change.
+  (let* ((now (toolspec-mcp-server-tool-plist tool))
+         (kept (gethash tool toolspec-mcp-server--checkers))
+         (plist (if (equal kept now) kept (puthash tool now toolspec-mcp-server--checkers))))
     (toolspec--check-call (toolspec--checker plist) args-json "json")))
 
 (defun toolspec-mcp-server--values (tool args-json)

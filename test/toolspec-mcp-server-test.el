@@ -286,5 +286,29 @@
                          (with-temp-buffer (insert-file-contents file) (buffer-string)))))
       (delete-directory dir t))))
 
+(ert-deftest toolspec-mcps-schema-extra ()
+  "Root `$defs' of `toolspec-mcp-server-tool-properties' are listed and checked."
+  (toolspec-mcps-test--with-server
+    (gptel-make-tool :name "where" :category toolspec-mcps-test--category
+                     :description "Where." :args (list '(:name "address" :$ref "#/$defs/address"))
+                     :function (lambda (address) (plist-get address :city)))
+    (let ((toolspec-mcp-server-tool-properties
+           '(("where" :schema-extra (:$defs (:address (:type "object" :properties (:city (:type "string"))
+                                                           :required ["city"]))
+                                     :additionalProperties :json-false))))
+          (c (toolspec-mcps-test--connect)))
+      (let* ((tools (alist-get 'tools (alist-get 'result (cdr (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")))))
+             (schema (alist-get 'inputSchema (aref tools 0))))
+        (should (equal (alist-get 'required (alist-get 'address (alist-get '$defs schema))) ["city"]))
+        (should (eq (alist-get 'additionalProperties schema) :json-false)))
+      (should (equal (toolspec-mcps-test--call-text
+                      (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"where\",\"arguments\":{\"address\":{\"city\":\"Oslo\"}}}}"))
+                     '("Oslo" . nil)))
+      (let ((r (toolspec-mcps-test--call-text
+                (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"where\",\"arguments\":{\"address\":{}}}}"))))
+        (should (cdr r))
+        (should (string-match-p "address\\.city: required argument missing" (car r))))
+      (delete-process c))))
+
 (provide 'toolspec-mcp-server-test)
 ;;; toolspec-mcp-server-test.el ends here
