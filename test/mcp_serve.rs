@@ -68,9 +68,29 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 #[test]
 fn http_refuses_other_addresses() {
     for addr in ["0.0.0.0:0", "192.0.2.1:8080", "[::]:0"] {
-        let out = Command::new(BIN).args(["serve", "--http", addr]).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{addr}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let mut child = Command::new(BIN)
+            .args(["serve", "--http", addr])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A listener that started would never exit: give it 10 s.
+        let mut status = None;
+        for _ in 0..100 {
+            if let Some(s) = child.try_wait().unwrap() {
+                status = Some(s);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        if status.is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("toolspec serve --http {addr} started instead of refusing");
+        }
+        assert_eq!(status.unwrap().code(), Some(2), "{addr}");
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
         assert!(err.contains("refused: only a loopback address"), "{err}");
     }
 }
