@@ -259,7 +259,7 @@ of `toolspec-mcp-server-tool-plist', without the indentation."
 
 (defun toolspec-mcp-server--check-changes ()
   "Tell connected clients when the exposed tools changed."
-  (when toolspec-mcp-server--process
+  (when (and toolspec-mcp-server--process toolspec-mcp-server--connections)
     (let ((now (condition-case nil (toolspec-mcp-server--signature) (error nil))))
       (unless (equal now toolspec-mcp-server--signature)
         (setq toolspec-mcp-server--signature now)

@@ -48,6 +48,12 @@
                                               :description "Made by grow."
                                               :function (lambda () "grown here"))
                              "made"))
+(gptel-make-tool :name "bounce" :category "mcptest"
+                 :description "Turn the server off, and on again 1.5 s later."
+                 :function (lambda ()
+                             (run-at-time 0.1 nil #'toolspec-mcp-server-mode -1)
+                             (run-at-time 1.5 nil #'toolspec-mcp-server-mode 1)
+                             "bouncing"))
 (gptel-make-tool :name "private" :category "elsewhere"
                  :description "Not exposed." :function (lambda () "secret"))
 

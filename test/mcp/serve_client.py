@@ -161,6 +161,17 @@ def main():
                 ok(True, "handshake: notifications/tools/list_changed received")
                 names = [t.name for t in (await s.list_tools()).tools]
                 ok("grown" in names, f"handshake: the new tool is listed: {names}")
+                # Emacs's server goes away and comes back: the bridge
+                # answers meanwhile, reconnects and says the list changed.
+                changed.clear()
+                ok(text_of(await s.call_tool("bounce", {})) == ("bouncing", False), "handshake: the server bounces")
+                await asyncio.sleep(0.5)
+                text, err = text_of(await s.call_tool("add", {"a": 1, "b": 2}))
+                ok(err and "Emacs is not serving tools on" in text, f"handshake: while Emacs is away: {text[:50]}...")
+                await asyncio.wait_for(changed.wait(), 10)
+                ok(text_of(await s.call_tool("add", {"a": 1, "b": 2})) == ("3", False),
+                   "handshake: reconnected, told the list changed, calls work again")
+                names = [t.name for t in (await s.list_tools()).tools]
                 exported[:] = [{"name": n} for n in names]
             await session(sock, work)
 
