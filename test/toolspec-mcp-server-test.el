@@ -310,5 +310,26 @@
         (should (string-match-p "address\\.city: required argument missing" (car r))))
       (delete-process c))))
 
+(ert-deftest toolspec-mcps-output-schema ()
+  "A declared `outputSchema' is listed; a JSON object result is structuredContent too."
+  (toolspec-mcps-test--with-server
+    (gptel-make-tool :name "stats" :category toolspec-mcps-test--category
+                     :description "Stats." :function (lambda () "{\"count\":3}"))
+    (let ((toolspec-mcp-server-tool-properties
+           '(("stats" :title "Statistics"
+              :outputSchema (:type "object" :properties (:count (:type "integer"))))))
+          (c (toolspec-mcps-test--connect)))
+      (let ((tool (aref (alist-get 'tools (alist-get 'result (cdr (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}")))) 0)))
+        (should (equal (alist-get 'title tool) "Statistics"))
+        (should (equal (alist-get 'outputSchema tool) '((type . "object") (properties (count (type . "integer")))))))
+      (let ((result (alist-get 'result (cdr (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}")))))
+        (should (equal (alist-get 'structuredContent result) '((count . 3))))
+        (should (equal (alist-get 'text (aref (alist-get 'content result) 0)) "{\"count\":3}")))
+      ;; Without a declared outputSchema, text only.
+      (let* ((toolspec-mcp-server-tool-properties nil)
+             (result (alist-get 'result (cdr (toolspec-mcps-test--ask c "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"stats\",\"arguments\":{}}}")))))
+        (should-not (assq 'structuredContent result)))
+      (delete-process c))))
+
 (provide 'toolspec-mcp-server-test)
 ;;; toolspec-mcp-server-test.el ends here
