@@ -22,6 +22,9 @@ note "test data (scripts/fetch-test-data.sh)"
 bash scripts/fetch-test-data.sh || { echo "FAILED: fetching the test data"; failed=$((failed + 1)); }
 
 # cargo: sum "test result: ... N passed; M failed" lines.
+# test/mcp_serve.rs drives `toolspec serve' with the Python MCP SDK of
+# the provider checks' venv: set it up first (idempotent).
+bash scripts/setup-providers.sh </dev/null >/dev/null 2>&1 || echo "note: scripts/setup-providers.sh failed: test/mcp_serve.rs will say why"
 note "cargo test"
 if cargo test --color never 2>&1 | tee "$log/cargo.txt"; then :; else status=1; fi
 read -r p f < <(awk '/^test result:/ { for (i=1;i<=NF;i++) { if ($(i+1) ~ /^passed;/) p+=$i; if ($(i+1) ~ /^failed;/) f+=$i } } END { print p+0, f+0 }' "$log/cargo.txt")
@@ -105,6 +108,18 @@ if bash scripts/setup-providers.sh </dev/null; then
   done
 else
   echo "FAILED: the provider-acceptance setup (real MCP servers, validators)"; failed=$((failed + 1))
+fi
+
+# The MCP conformance suite's server scenarios against `toolspec serve
+# --http' and an Emacs serving tools (scripts/mcp-server-conformance.sh).
+note "MCP server conformance"
+bash scripts/mcp-server-conformance.sh 2>&1 | tee "$log/mcp-server-conformance.txt"
+line=$(grep -E "^mcp server conformance: [0-9]+ passed, [0-9]+ failed" "$log/mcp-server-conformance.txt" | tail -n1)
+if [ -z "$line" ]; then
+  echo "FAILED: the MCP server conformance suite did not run"; failed=$((failed + 1))
+else
+  read -r p f < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")
+  passed=$((passed + p)); failed=$((failed + f))
 fi
 
 rm -rf "$log"

@@ -15,6 +15,8 @@ use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
 use toolspec::{plist, Error, ErrorKind, Tool};
 
+mod serve; // src/bin/serve/mod.rs: a file in src/bin would be a program of its own
+
 /// Largest file read, in bytes (--max-input-size), as in Emacs
 /// (`toolspec-max-input-size`).
 static MAX_INPUT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -75,6 +77,9 @@ unless --strict makes warnings count), 1 when there are, 2 when a FILE cannot be
     /// Render a Jinja template (an OpenAPI x-filter, x-output-modules or x-bootstrap-value) over JSON data
     #[command(after_help = RENDER_HELP)]
     Render(RenderArgs),
+    /// Serve the tools Emacs exposes (toolspec-mcp-server-mode) to an MCP client, on stdio or HTTP
+    #[command(after_help = serve::SERVE_HELP)]
+    Serve(serve::ServeArgs),
 }
 
 const RENDER_HELP: &str = "\
@@ -234,6 +239,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check_files(a),
         Command::Detect(a) => detect(a),
         Command::Render(a) => render(a),
+        Command::Serve(a) => return ExitCode::from(serve::serve(a)),
     };
     ExitCode::from(status as u8)
 }
