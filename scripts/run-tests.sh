@@ -110,17 +110,23 @@ else
   echo "FAILED: the provider-acceptance setup (real MCP servers, validators)"; failed=$((failed + 1))
 fi
 
-# The MCP conformance suite's server scenarios against `toolspec serve
-# --http' and an Emacs serving tools (scripts/mcp-server-conformance.sh).
-note "MCP server conformance"
-bash scripts/mcp-server-conformance.sh 2>&1 | tee "$log/mcp-server-conformance.txt"
-line=$(grep -E "^mcp server conformance: [0-9]+ passed, [0-9]+ failed" "$log/mcp-server-conformance.txt" | tail -n1)
-if [ -z "$line" ]; then
-  echo "FAILED: the MCP server conformance suite did not run"; failed=$((failed + 1))
-else
+# The official MCP conformance suite: its client scenarios against
+# toolspec-mcp.el, its server scenarios against `toolspec serve --http'
+# and an Emacs serving tools.  Each script prints "NAME: N passed, M failed".
+run_conformance() {
+  local name=$1 script=$2
+  note "$name"
+  bash "$script" 2>&1 | tee "$log/$name.txt"
+  local line; line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log/$name.txt" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "FAILED: $name did not run"; failed=$((failed + 1)); return
+  fi
+  local p f
   read -r p f < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")
   passed=$((passed + p)); failed=$((failed + f))
-fi
+}
+run_conformance "mcp conformance" scripts/mcp-conformance.sh
+run_conformance "mcp server conformance" scripts/mcp-server-conformance.sh
 
 rm -rf "$log"
 echo
