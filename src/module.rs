@@ -131,6 +131,14 @@ fn max_size(max: Value<'_>) -> usize {
     max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
 }
 
+/// The import budget Lisp sets (`toolspec-max-import-size`), if it does.
+fn import_limit(env: &Env) -> Option<usize> {
+    let symbol = env.intern("toolspec-max-import-size").ok()?;
+    env.call("boundp", [symbol]).ok()?.is_not_nil().then_some(())?;
+    let n = env.call("symbol-value", [symbol]).ok()?.into_rust::<i64>().ok()?;
+    Some(n.max(0) as usize)
+}
+
 /// Reading options from what Lisp passed: FORMAT (nil for auto), NAME.
 fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize) -> crate::Result<ReadOptions<'a>> {
     Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max })
@@ -151,8 +159,10 @@ fn parse_json<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let s = run(env, || self::text(text, "the JSON text"))?;
-    streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+    crate::budget::within(import_limit(env), || {
+        streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
+            crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+        })
     })
 }
 
@@ -222,8 +232,10 @@ fn read_file<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let bytes = run(env, || source_bytes(file, true, max))?;
-    streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+    crate::budget::within(import_limit(env), || {
+        streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
+            crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+        })
     })
 }
 
@@ -451,7 +463,9 @@ fn openapi_read<'e>(
     })?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
-    let out = streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)));
+    let out = crate::budget::within(import_limit(env), || {
+        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)))
+    });
     doc.free_later();
     out
 }
