@@ -217,6 +217,13 @@ struct Found {
 /// How many tool definitions and loop iterations one analysis follows.
 const BUDGET: usize = 20_000;
 
+/// How much matching of problems and run-time parts one tool may take
+/// (their numbers multiplied): past it, a note instead.
+const MAX_MATCHING: usize = 10_000_000;
+
+/// How many problems of one tool are reported at most.
+const MAX_TOOL_FINDINGS: usize = 1_000;
+
 /// How many parts (atoms, lists, vectors) the values one analysis copies
 /// may have in all: each use of a variable copies its value, and values
 /// built from copies grow exponentially (`(setq b (append a a))`...), so
@@ -1093,14 +1100,40 @@ impl<'s> Analyzer<'s> {
         }
         self.findings.append(&mut conv.findings);
         let problems = validate::validate(&sexp);
-        for p in problems {
-            if suppressed(&p, &unknowns) {
+        // Each problem is matched against each unknown part, and each
+        // unknown part against the others: past a bound, one note.
+        let work = problems.len().max(unknowns.len()).saturating_mul(unknowns.len().max(1));
+        if work > MAX_MATCHING {
+            self.finding(
+                Level::Note,
+                t.node.at,
+                "",
+                format!(
+                    "not checked: too large: the tool spec has {} problems and {} parts known only when the code runs, \
+                     too many to sort out; fix the first ones, or write the spec out",
+                    problems.len(),
+                    unknowns.len()
+                ),
+                tool_name,
+            );
+        }
+        let mut shown = 0;
+        for p in problems.iter().take_while(|_| work <= MAX_MATCHING) {
+            if suppressed(p, &unknowns) {
                 continue;
             }
-            let at = place(&t.node, &p);
+            shown += 1;
+            if shown > MAX_TOOL_FINDINGS {
+                let more = problems.len() - MAX_TOOL_FINDINGS;
+                let message = format!("{more} more problems of this tool (or fewer, some may be run-time parts) not shown");
+                self.finding(Level::Note, t.node.at, "", message, tool_name);
+                break;
+            }
+            let at = place(&t.node, p);
             self.finding(p.severity.into(), at, &p.path, p.message.clone(), tool_name);
         }
-        for u in &unknowns {
+        drop(problems);
+        for u in unknowns.iter().take_while(|_| work <= MAX_MATCHING).take(MAX_TOOL_FINDINGS) {
             if let (Some(what), false) = (&u.what, u.splice) {
                 if u.path != "function" && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path)) {
                     self.finding(Level::Note, u.at, &u.path, format!("not checked: {what} is known only when the code runs"), tool_name);

@@ -192,6 +192,25 @@ fn elisp_values_copied_from_variables_are_bounded_for_the_whole_analysis() {
     assert_eq!(tools[0].2.tool.as_ref().unwrap().args.len(), 16);
 }
 
+/// A tool of 32,768 arguments within the copy budget, half of them with
+/// a mistake, half known only at run time: matching each problem and
+/// each such part against each other such part took minutes; now the
+/// analysis ends at once, with about a thousand findings at most.
+#[test]
+fn elisp_tools_with_many_problems_and_run_time_parts_are_bounded() {
+    // `s0` refers to itself: each copy holds a part unknown until run time.
+    let mut text = String::from("(setq s0 (list '(:name \"a\" :type strin)))\n(push s0 s0)\n");
+    for i in 1..=15 {
+        text += &format!("(setq s{i} (append s{p} s{p}))\n", p = i - 1);
+    }
+    text += "(gptel-make-tool :name \"many\" :description \"Many.\" :function #'ignore :args s15)\n";
+    let started = Instant::now();
+    let c = within(Duration::from_secs(120), move || check::check_elisp(&text));
+    assert!(started.elapsed() < Duration::from_secs(60), "{:?}", started.elapsed());
+    assert!(c.diagnostics.len() <= 1_010, "{}", c.diagnostics.len());
+    assert!(c.diagnostics.iter().any(|d| d.message.contains("not checked: too large")), "{:?}", c.diagnostics.first());
+}
+
 #[test]
 fn elisp_chains_of_variables_do_not_overflow_the_stack() {
     let text = chained_elisp(100_000);
