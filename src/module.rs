@@ -132,11 +132,24 @@ fn max_size(max: Value<'_>) -> usize {
 }
 
 /// The import budget Lisp sets (`toolspec-max-import-size`), if it does.
-fn import_limit(env: &Env) -> Option<usize> {
-    let symbol = env.intern("toolspec-max-import-size").ok()?;
-    env.call("boundp", [symbol]).ok()?.is_not_nil().then_some(())?;
-    let n = env.call("symbol-value", [symbol]).ok()?.into_rust::<i64>().ok()?;
-    Some(n.max(0) as usize)
+/// A quit (or error) of the calls that read it is the import's: passed on.
+fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
+    let symbol = env.intern("toolspec-max-import-size")?;
+    if env.call("boundp", [symbol])?.is_not_nil() {
+        let v = env.call("symbol-value", [symbol])?;
+        if v.is_not_nil() {
+            // Not an integer: the default budget.
+            return Ok(v.into_rust::<i64>().ok().map(|n| n.max(0) as usize));
+        }
+    }
+    Ok(None)
+}
+
+/// How much of its budget (`toolspec-max-import-size`) the last import
+/// used, in bytes; 0 when asked again before another import.
+#[defun]
+fn last_import_size() -> emacs::Result<i64> {
+    Ok(i64::try_from(crate::budget::last_used()).unwrap_or(i64::MAX))
 }
 
 /// Reading options from what Lisp passed: FORMAT (nil for auto), NAME.
@@ -159,7 +172,7 @@ fn parse_json<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let s = run(env, || self::text(text, "the JSON text"))?;
-    crate::budget::within(import_limit(env), || {
+    crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
             crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
         })
@@ -232,7 +245,7 @@ fn read_file<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let bytes = run(env, || source_bytes(file, true, max))?;
-    crate::budget::within(import_limit(env), || {
+    crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
             crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
         })
@@ -463,7 +476,7 @@ fn openapi_read<'e>(
     })?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
-    let out = crate::budget::within(import_limit(env), || {
+    let out = crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)))
     });
     doc.free_later();
