@@ -133,6 +133,7 @@ Each file is loaded when a tool of its kind is first bound.")
   "Compiled argument checkers, by tool plist.")
 
 (declare-function toolspec--mod-compile-args "toolspec-module")
+(declare-function toolspec--mod-last-import-size "toolspec-module")
 (declare-function toolspec--mod-check-args "toolspec-module")
 
 (defun toolspec--checker (tool)
@@ -463,9 +464,12 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
 (defun toolspec-load-tool-directories ()
   "Import every tool file in `toolspec-tool-directories'.
 A file that fails to import is reported and skipped; returns the
-number of tools registered."
+number of tools registered.  The files share one budget,
+`toolspec-max-import-size': once their imports have used it, the
+files left are skipped with a `toolspec-limit-error' each."
   (interactive)
   (let* ((count 0)
+         (left toolspec-max-import-size)
          (files (cl-loop for dir in toolspec-tool-directories
                          when (file-directory-p dir)
                          append (directory-files dir t toolspec-tool-file-regexp)))
@@ -474,7 +478,10 @@ number of tools registered."
     (cl-loop for file in files
              for i from 1
              do (condition-case err
-                    (cl-incf count (length (toolspec-import-file file)))
+                    (let ((toolspec-max-import-size left))
+                      (unwind-protect
+                          (cl-incf count (length (toolspec-import-file file)))
+                        (setq left (max 0 (- left (toolspec--mod-last-import-size))))))
                   (toolspec-error
                    (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err)))))
              (when progress (progress-reporter-update progress i)))

@@ -128,12 +128,26 @@ pub fn current() -> Option<Arc<Budget>> {
 }
 
 /// Run `f` as (part of) one import: under the budget already under way on
-/// this thread, else under a new one of `limit` (the default when None).
+/// this thread, else under a new one of `limit` (the default when None),
+/// whose use is then noted for [`last_used`].
 pub fn within<R>(limit: Option<usize>, f: impl FnOnce() -> R) -> R {
     if current().is_some() {
         return f();
     }
-    with(Some(Arc::new(Budget::new(limit.unwrap_or_else(|| DEFAULT.load(Ordering::Relaxed))))), f)
+    let budget = Arc::new(Budget::new(limit.unwrap_or_else(|| DEFAULT.load(Ordering::Relaxed))));
+    let r = with(Some(budget.clone()), f);
+    LAST_USED.store(budget.used(), Ordering::Relaxed);
+    r
+}
+
+/// What the last import [`within`] started used of its budget.
+static LAST_USED: AtomicUsize = AtomicUsize::new(0);
+
+/// What the last import used of its budget, forgotten once asked (0
+/// again until the next import): for a caller making several imports
+/// within one budget (Emacs's `toolspec-load-tool-directories`).
+pub fn last_used() -> usize {
+    LAST_USED.swap(0, Ordering::Relaxed)
 }
 
 /// Run `f` with `budget` as this thread's (for a thread an import starts).

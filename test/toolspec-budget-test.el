@@ -30,6 +30,11 @@
   "The project's root directory.")
 
 (defvar toolspec-module-file)
+(defvar toolspec-tool-directories)
+(defvar toolspec-max-import-size)
+(declare-function toolspec-read-file "toolspec")
+(declare-function toolspec-load-tool-directories "toolspec-gptel")
+(declare-function toolspec--mod-last-import-size "toolspec-module")
 
 (defconst toolspec-budget-test--memory (* 1536 1024)
   "The child Emacs's memory limit for a Lisp file, in KiB (`ulimit -v').")
@@ -62,7 +67,8 @@ Return (STATUS . OUTPUT)."
     file))
 
 (defun toolspec-budget-test--doubling (how n)
-  "Emacs Lisp doubling a list N times through variables, HOW: append, list or splice."
+  "Emacs Lisp doubling a list N times through variables.
+HOW is how: append, list or splice."
   (concat
    ";;; tools.el --- Tools  -*- lexical-binding: t; -*-\n"
    "(setq s0 (list '(:name \"a\" :type string :description \"A\")))\n"
@@ -76,7 +82,7 @@ Return (STATUS . OUTPUT)."
    (format "(gptel-make-tool :name \"boom\" :description \"Boom.\" :function #'ignore :args s%d)\n" n)))
 
 (defun toolspec-budget-test--fan-out-tools (tools props)
-  "JSON of TOOLS MCP tools each `$ref'-ing one schema of PROPS properties."
+  "JSON of TOOLS MCP tools, each `$ref'-ing one schema of PROPS properties."
   (concat "{\"tools\":["
           (mapconcat (lambda (i)
                        (format "{\"name\":\"t%d\",\"description\":\"T.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"$ref\":\"#/$defs/big\"}}}}" i))
@@ -86,7 +92,7 @@ Return (STATUS . OUTPUT)."
           "}}}}"))
 
 (defun toolspec-budget-test--fan-out-openapi (ops props)
-  "An OpenAPI document of OPS operations sharing one schema of PROPS properties."
+  "An OpenAPI document of OPS operations sharing a schema of PROPS properties."
   (concat "{\"openapi\":\"3.0.0\",\"info\":{\"title\":\"t\",\"version\":\"1\"},\"paths\":{"
           (mapconcat (lambda (i)
                        (format "\"/x%d\":{\"post\":{\"operationId\":\"op%d\",\"requestBody\":{\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/Big\"}}}},\"responses\":{\"200\":{\"description\":\"ok\"}}}}" i i))
@@ -181,6 +187,31 @@ Return (STATUS . OUTPUT)."
                                 (split-string (cdr r) "\n"))))
       (should (string-match-p "^JSONDIAG .*toolspec-max-import-size" (cdr r)))
       (should (string-match-p "^ALIVE$" (cdr r))))))
+
+(ert-deftest toolspec-budget-tool-directories-share-one-budget ()
+  "`toolspec-load-tool-directories' imports its files within one budget."
+  (require 'toolspec-gptel)
+  (toolspec-budget-test--in-dir dir
+    (let* ((text (toolspec-budget-test--fan-out-tools 4 500))
+           (a (toolspec-budget-test--write dir "a.json" text))
+           (_ (toolspec-budget-test--write dir "b.json" text))
+           (one (progn (toolspec-read-file a) (toolspec--mod-last-import-size)))
+           (toolspec-tool-directories (list dir))
+           (warnings nil))
+      (should (> one 100000))
+      ;; Asked again, nothing more was used.
+      (should (= 0 (toolspec--mod-last-import-size)))
+      (cl-letf (((symbol-function 'display-warning) (lambda (_ msg &rest _) (push msg warnings))))
+        ;; Room for one file and a half: the second file is skipped.
+        (let ((toolspec-max-import-size (/ (* 3 one) 2)))
+          (should (= 4 (toolspec-load-tool-directories))))
+        (should (= 1 (length warnings)))
+        (should (string-match-p "Skipped .*b\\.json: .*toolspec-max-import-size" (car warnings)))
+        ;; Room for both.
+        (setq warnings nil)
+        (let ((toolspec-max-import-size (* 3 one)))
+          (should (= 8 (toolspec-load-tool-directories))))
+        (should-not warnings)))))
 
 (provide 'toolspec-budget-test)
 ;;; toolspec-budget-test.el ends here
