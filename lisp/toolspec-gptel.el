@@ -32,6 +32,14 @@
 ;; toolspec checks the arguments the model sends against its JSON
 ;; Schema before its function runs, and hands the function nil, not
 ;; `:json-false' or `:null', for false and null.
+;;
+;; gptel sends a tool's registered name to whichever backend is in
+;; use, so a name some backend refuses ("math.sum") is registered as
+;; one every backend takes ("math_sum"), with a warning; the tool keeps
+;; its original name for binding, dispatch, describing and export
+;; (`toolspec-original-name').  And gptel sends, for the tools toolspec
+;; registered, toolspec's own JSON for the backend's dialect instead of
+;; its own serialisation (`toolspec-gptel-send-own-json').
 
 ;;; Code:
 
@@ -71,8 +79,24 @@
   "Alist mapping tool names (strings) to the elisp functions that run them.
 This is how a tool imported from JSON gets its function: name it
 here, or pass `:functions' when importing.  A JSON file can never
-bind a tool to a function by itself."
-  :type '(alist :key-type string :value-type function)
+bind a tool to a function by itself.
+
+An entry (NAME FUNCTION :source SOURCES) binds the tool NAME to
+FUNCTION only in the tools registered from SOURCES: a file name, a
+directory (for the files in it), another `:source' given to
+`toolspec-register' (such as a buffer's), or a list of these.
+
+An entry (NAME . FUNCTION) binds NAME in every import, so any file
+naming a tool NAME would get FUNCTION, under its own description:
+a tool bound by such an entry asks before each call, whatever the
+`:confirm' import option says (and `toolspec-make-llm-tools', whose
+tools cannot ask, leaves it unbound).  Give the entry `:source' to
+have it bound without the question."
+  :type '(repeat (choice (cons :tag "Any source" (string :tag "Tool name") function)
+                         (list :tag "Some sources" (string :tag "Tool name") function
+                               (const :source)
+                               (choice (string :tag "File or directory")
+                                       (repeat (string :tag "File or directory"))))))
   :group 'toolspec)
 
 (defcustom toolspec-function-resolvers
@@ -98,6 +122,20 @@ a short error saying which argument is wrong and what was expected."
 (defcustom toolspec-normalize-arguments t
   "When non-nil, JSON false and null reach tool functions as nil.
 Otherwise they arrive as gptel parses them (`:json-false', `:null')."
+  :type 'boolean
+  :group 'toolspec)
+
+(defcustom toolspec-gptel-send-own-json t
+  "Whether gptel sends toolspec's JSON for the tools toolspec registered.
+gptel builds each request's tools from the registered plists by its
+own rules, per backend, and some of what it sends a backend refuses
+\(its Gemini backend passes `exclusiveMinimum', `const' and type lists
+through, which Gemini rejects).  When non-nil, the tools toolspec
+registered are sent as toolspec writes them for the backend's
+dialect (see `toolspec-to-json'): `gemini', `anthropic', `bedrock',
+`openai-responses', `ollama', or `openai' for every other
+OpenAI-compatible backend.  Other tools are sent as gptel makes them.
+This is advice around `gptel--parse-tools'."
   :type 'boolean
   :group 'toolspec)
 
@@ -219,9 +257,40 @@ called with the name."
     (cond ((functionp fns) (funcall fns name))
           ((consp fns) (cdr (assoc name fns))))))
 
-(defun toolspec-resolve-from-alist (tool _options)
-  "Resolver: the function `toolspec-function-alist' maps TOOL's name to."
-  (cdr (assoc (plist-get tool :name) toolspec-function-alist)))
+(defun toolspec--source-matches-p (sources source)
+  "Non-nil when SOURCE, an import's `:source', is one of SOURCES.
+SOURCES is a string or a list of strings: a file, a directory
+holding SOURCE, or a source given by name."
+  (and (stringp source)
+       (cl-some (lambda (s)
+                  (and (stringp s)
+                       (or (equal s source)
+                           (let ((file (expand-file-name source))
+                                 (s (expand-file-name s)))
+                             (or (equal s file)
+                                 (and (or (directory-name-p s) (file-directory-p s))
+                                      (equal (file-name-as-directory s)
+                                             (file-name-directory file))))))))
+                (if (stringp sources) (list sources) sources))))
+
+(defun toolspec-resolve-from-alist (tool options)
+  "Resolver: the function `toolspec-function-alist' binds TOOL's name to.
+An entry with `:source' binds only for the sources it names (OPTIONS's
+`:source'); the first that matches wins.  Without one, an entry
+\(NAME . FUNCTION) binds for any source, and asks: it gives
+\(:function FUNCTION :confirm t :unscoped t)."
+  (let ((name (plist-get tool :name))
+        (source (plist-get options :source))
+        (any nil))
+    (or (cl-loop for entry in toolspec-function-alist
+                 when (and (consp entry) (equal (car entry) name))
+                 do (let ((rest (cdr entry)))
+                      (if (or (symbolp rest) (functionp rest))
+                          (unless any (setq any rest))
+                        (when (and (consp rest)
+                                   (toolspec--source-matches-p (plist-get (cdr rest) :source) source))
+                          (cl-return (car rest))))))
+        (and (functionp any) (list :function any :confirm t :unscoped t)))))
 
 (defun toolspec-resolve-executor (tool options)
   "Resolver: the executor TOOL's format carries, if its type is known.
@@ -250,15 +319,25 @@ Needs the mcp package (mcp.el) and a running server."
   "A function for tool NAME, which has no implementation here."
   (lambda (&rest _)
     (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
-    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" . FUNCTION) to `toolspec-function-alist' and importing the tool again."
+    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" FUNCTION :source \"THE-TOOL-FILE\") to `toolspec-function-alist' and importing the tool again."
             name name)))
 
 (defun toolspec--resolve (tool options)
   "The binding of TOOL under OPTIONS.
-A plist (:function F :async A :confirm C :bound B)."
-  (let ((found (cl-loop for r in toolspec-function-resolvers
-                        thereis (funcall r tool options))))
-    (cond ((functionp found) (list :function found :bound t))
+A plist (:function F :async A :confirm C :bound B).  A `:function'
+in TOOL itself (a plist written in Lisp: the readers of JSON never
+put one there) is its binding; otherwise the first of
+`toolspec-function-resolvers' that finds one gives it."
+  (let* ((own (plist-get tool :function))
+         (found (or own
+                    (cl-loop for r in toolspec-function-resolvers
+                             thereis (funcall r tool options)))))
+    (when (and own (not (or (functionp own) (and (symbolp own) (not (booleanp own))))))
+      (signal 'toolspec-invalid-spec
+              (list (format "Tool %s: :function must be a function or a function's name, found %S"
+                            (plist-get tool :name) own)
+                    nil)))
+    (cond ((or (functionp found) (and own (symbolp found))) (list :function found :bound t))
           ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
           (t (list :function (toolspec--unbound-function (plist-get tool :name)) :bound nil)))))
 
@@ -266,6 +345,50 @@ A plist (:function F :async A :confirm C :bound B)."
 
 (defvar toolspec--registered (make-hash-table :test 'equal)
   "Tools registered through toolspec, by source: SOURCE -> list of gptel tools.")
+
+(defun toolspec--gptel-names (tools)
+  "For each of TOOLS (plists), nil or the name to register it under.
+gptel sends a tool's registered name to whichever backend is in use:
+a name some backend refuses (\"math.sum\": OpenAI, Anthropic and
+Bedrock take `^[a-zA-Z0-9_-]{1,64}$', Gemini no leading digit) gets
+one every backend takes, different from the other TOOLS' names (see
+`toolspec-safe-names'), with one warning naming each renamed tool.
+The tool keeps its original name for binding, dispatch, describing
+and export."
+  (let* ((names (mapcar (lambda (tool) (plist-get tool :name)) tools))
+         (new (and (cl-every #'stringp names) (toolspec-safe-names names 'gptel)))
+         (pairs (cl-loop for old in names for n in new when n collect (format "%s as %s" old n))))
+    (when pairs
+      (display-warning
+       'toolspec
+       (format "%d tool name%s not valid for every gptel backend, registered under valid ones: %s"
+               (length pairs) (if (cdr pairs) "s are" " is")
+               (concat (mapconcat #'identity (seq-take pairs 10) ", ")
+                       (if (> (length pairs) 10) (format " and %d more" (- (length pairs) 10)) "")))
+       :warning))
+    (or new (make-list (length tools) nil))))
+
+(defun toolspec--unless-renamed (tool problems)
+  "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
+Registration gives such a tool a valid name and warns (see
+`toolspec--gptel-names'), so the name no longer stops the import.
+The other name errors (no name, not a string) stay."
+  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
+      (mapcar (lambda (p)
+                (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
+                    (append (list 'warning "name"
+                                  (concat (nth 2 p) "; gptel gets a name every backend takes,"
+                                          " calls reach the tool under this one"))
+                            (nthcdr 3 p))
+                  p))
+              problems)
+    problems))
+
+(defun toolspec-original-name (tool)
+  "The name TOOL, a gptel tool toolspec registered, has in its source.
+That is the name its function is bound and dispatched under; gptel
+knows it by `gptel-tool-name', a name every backend takes."
+  (or (gethash tool toolspec--original-names) (gptel-tool-name tool)))
 
 (defun toolspec--require-gptel ()
   "Load gptel or signal a clear error."
@@ -329,7 +452,9 @@ many tools were removed."
                      (t (list what)))))
     (maphash (lambda (source tools)
                (let ((gone (if names
-                               (cl-remove-if-not (lambda (tl) (member (gptel-tool-name tl) names)) tools)
+                               (cl-remove-if-not (lambda (tl) (or (member (gptel-tool-name tl) names)
+                                                                  (member (gethash tl toolspec--original-names) names)))
+                                                 tools)
                              (and (equal source what) tools))))
                  (when gone
                    (toolspec--gptel-remove gone)
@@ -352,7 +477,8 @@ many tools were removed."
          ;; file cannot set them); a plist written in elisp may.
          (async (toolspec--flag (or (plist-get binding :async) (plist-get tool :async))))
          (confirm (toolspec--flag
-                   (cond ((plist-member options :confirm) (plist-get options :confirm))
+                   (cond ((plist-get binding :unscoped) t)
+                         ((plist-member options :confirm) (plist-get options :confirm))
                          ((plist-member binding :confirm) (plist-get binding :confirm))
                          (t (plist-get tool :confirm))))))
     (append (list :name (plist-get tool :name)
@@ -362,7 +488,8 @@ many tools were removed."
             (and async (list :async t))
             (and confirm (list :confirm confirm))
             (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
-            (list :toolspec-bound (plist-get binding :bound)))))
+            (list :toolspec-bound (plist-get binding :bound)
+                  :toolspec-unscoped (plist-get binding :unscoped)))))
 
 ;;;###autoload
 (defun toolspec-register (tools &rest options)
@@ -374,7 +501,12 @@ OPTIONS is a plist:
   :functions alist (NAME . FUNCTION), or a function of the name, binding tools
   :confirm   override whether gptel asks before running the tools
   :mcp-server name of the MCP server the tools run on (needs mcp.el)
-Registering a source again replaces its tools."
+  :credentials host or list of hosts whose auth-source credentials
+             the tools may send to their server (OpenAPI tools, see
+             `toolspec-http-approved-credentials'); none by default
+A `:function' a tool plist carries itself (one written in Lisp)
+binds that tool, before any of OPTIONS.  Registering a source again
+replaces its tools."
   (toolspec--require-gptel)
   (let* ((source (plist-get options :source))
          (category (or (plist-get options :category)
@@ -395,11 +527,25 @@ Registering a source again replaces its tools."
                             (when (gethash tool was) (puthash (gptel-tool-name tool) t names)))
                           names))))
       (when old (toolspec-unregister source))
-      (let ((made (mapcar (lambda (tool)
-                            (let ((bound (toolspec--bind (funcall copy tool) options)))
-                              (cl-remf bound :toolspec-bound)
-                              (toolspec--gptel-make category bound)))
-                          tools)))
+      (let* ((names (toolspec--gptel-names tools))
+             (made (cl-mapcar
+                    (lambda (tool new)
+                      (let* ((tool (funcall copy tool))
+                             ;; Bound, and so dispatched, under its
+                             ;; original name.
+                             (bound (toolspec--bind tool options))
+                             (original (plist-get tool :name)))
+                        (cl-remf bound :toolspec-bound)
+                        (cl-remf bound :toolspec-unscoped)
+                        (when new
+                          (setq bound (plist-put bound :name new)))
+                        (let ((made (toolspec--gptel-make category bound)))
+                          (when new
+                            (puthash made original toolspec--original-names))
+                          (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
+                                   toolspec--gptel-sources)
+                          made)))
+                    tools names)))
         (toolspec--gptel-add category made)
         (when (and active (> (hash-table-count active) 0))
           (setq gptel-tools
@@ -409,20 +555,62 @@ Registering a source again replaces its tools."
           (puthash source made toolspec--registered))
         made))))
 
+(defun toolspec--llm-args (args)
+  "ARGS, argument plists, each with the `:type' symbol llm needs.
+llm writes `(symbol-name TYPE)' of each argument's `:type', and
+keeps only its `:type', `:description', `:enum', `:items' and
+`:properties'.  An argument without a type constraint (no
+`:type', as read from a JSON schema without one) is given `object'
+when it has `:properties', `array' when it has `:items', else
+`string'; a union of types (a vector) is given its first type other
+than null; a type name given as a string, its symbol."
+  (mapcar
+   (lambda (arg)
+     (let ((type (plist-get arg :type)))
+       (if (and type (symbolp type))
+           arg
+         (let ((name (cond ((stringp type) type)
+                           ((vectorp type)
+                            (cl-loop for x across type
+                                     for s = (format "%s" x)
+                                     unless (equal s "null") return s))
+                           ((plist-get arg :properties) "object")
+                           ((plist-get arg :items) "array"))))
+           (plist-put (copy-sequence arg) :type (intern (or name "string")))))))
+   args))
+
 ;;;###autoload
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
-OPTIONS are those of `toolspec-register'.  Needs the llm package."
+OPTIONS are those of `toolspec-register'.  A name some provider
+refuses is replaced as `toolspec-register' replaces it.  Needs the
+llm package."
   (unless (require 'llm nil t)
     (signal 'toolspec-module-error (list "llm is not installed" nil)))
-  (mapcar (lambda (tool)
-            (let ((bound (toolspec--bind (copy-tree tool) options)))
-              (llm-make-tool :name (plist-get bound :name)
-                             :description (plist-get bound :description)
-                             :args (plist-get bound :args)
-                             :function (plist-get bound :function)
-                             :async (plist-get bound :async))))
-          tools))
+  (cl-mapcar (lambda (tool new)
+               (let ((bound (toolspec--bind (copy-tree tool) options)))
+                 ;; An llm tool cannot ask before it runs.
+                 (when (plist-get bound :toolspec-unscoped)
+                   (setq bound (plist-put bound :function
+                                          (toolspec--unbound-function (plist-get bound :name))))
+                   (setq bound (plist-put bound :async nil))
+                   (display-warning
+                    'toolspec
+                    (format "Tool %s is not bound: its `toolspec-function-alist' entry names no :source, and llm tools cannot ask before running"
+                            (plist-get bound :name))))
+                 ;; llm, like gptel, sends the name to every provider;
+                 ;; the function stays bound under the original.
+                 (llm-make-tool :name (or new (plist-get bound :name))
+                                :description (plist-get bound :description)
+                                :args (toolspec--llm-args (plist-get bound :args))
+                                :function (plist-get bound :function)
+                                :async (plist-get bound :async))))
+             tools (toolspec--gptel-names tools)))
+
+(defvar toolspec-last-import-left-out nil
+  "The tools the last `toolspec-import-file' left out for their errors.
+A list of (MESSAGE DETAILS), DETAILS a plist with `:file', `:tool'
+and `:problems', as in a `toolspec-invalid-spec' error.")
 
 ;;;###autoload
 (defun toolspec-import-file (file &rest options)
@@ -431,9 +619,13 @@ OPTIONS are those of `toolspec-register' plus `:format', and for an
 OpenAPI document the selection keys `:tags', `:paths', `:operations'
 and `:server' (see `toolspec-read-openapi'); the category defaults
 to FILE's base name.  Importing FILE again
-replaces its tools.  Signals `toolspec-invalid-spec' when a tool
-has errors; warnings are logged to *Messages*.  Returns the gptel
-tools.
+replaces its tools.  A tool with errors, and a tool definition that
+cannot be read, is left out: its problems are logged to *Messages*
+with the warnings, and those of the tools with errors are kept in
+`toolspec-last-import-left-out'.  With `:strict' non-nil, either
+refuses the whole file (`toolspec-invalid-spec', or the reader's
+error); so does a file whose every tool has errors.  Returns the
+gptel tools.
 
 With `:preview' non-nil, as interactively, nothing is registered
 yet: the tools and their problems are shown in a preview buffer,
@@ -444,20 +636,33 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
              (toolspec--preview-file file options))
     (let* ((file (expand-file-name file))
            (tools (toolspec--read-file-for-import file options))
-           (problems toolspec-last-import-problems))
-      ;; The module validated the tools as it read them.
+           (problems toolspec-last-import-problems)
+           (kept nil)
+           (refused nil))
+      ;; The module validated the tools as it read them.  A tool with
+      ;; errors is left out, as a definition that cannot be read is;
+      ;; with :strict it refuses the file.
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (toolspec--check-problems tool p)
+                      (push (toolspec--check-problems tool (toolspec--unless-renamed tool p)) kept)
                     (toolspec-invalid-spec
-                     (signal 'toolspec-invalid-spec
-                             (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                                   (append (list :file file) (toolspec-error-details err)))))))
+                     (let ((err (list 'toolspec-invalid-spec
+                                      (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                                      (append (list :file file) (toolspec-error-details err)))))
+                       (when (plist-get options :strict)
+                         (signal (car err) (cdr err)))
+                       (push err refused)))))
+      (setq refused (nreverse refused))
+      (when (and refused (null kept))
+        (signal (car (car refused)) (cdr (car refused))))
+      (dolist (err refused)
+        (message "toolspec: %s (left out)" (cadr err)))
       (dolist (w toolspec-last-import-warnings)
         (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+      (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
-      (apply #'toolspec-register tools :source file :toolspec--fresh t
+      (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t
              (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
 
 ;;;###autoload
@@ -493,8 +698,20 @@ files left are skipped with a `toolspec-limit-error' each."
 ;;;; Exporting
 
 (defun toolspec--as-tool (x)
-  "X, a tool plist, a gptel tool or a registered tool's name, as a tool."
-  (if (stringp x) (progn (toolspec--require-gptel) (gptel-get-tool x)) x))
+  "X, a tool plist, a gptel tool or a registered tool's name, as a tool.
+The name may be the one gptel knows or the original name of a tool
+toolspec registered under another."
+  (if (stringp x)
+      (progn (toolspec--require-gptel)
+             (or (toolspec--by-original-name x) (gptel-get-tool x)))
+    x))
+
+(defun toolspec--by-original-name (name)
+  "The gptel tool toolspec registered whose original name is NAME, or nil."
+  (cl-loop for (_category . entries) in gptel--known-tools
+           thereis (cl-loop for (_name . tool) in entries
+                            when (equal (gethash tool toolspec--original-names) name)
+                            return tool)))
 
 ;;;###autoload
 (defun toolspec-export (tools dialect &optional file)
@@ -525,6 +742,81 @@ one request: providers refuse a list whose tools share a name."
           (push name twice))
         (puthash name t seen)))
     (nreverse twice)))
+
+;;;; What gptel sends
+
+(declare-function gptel--parse-tools "ext:gptel-request")
+
+(defconst toolspec--gptel-backend-dialects
+  '((gptel--gh . nil)                   ; dispatches to a Responses or chat backend itself
+    (gptel-openai-responses . "openai-responses")
+    (gptel-openai . "openai")
+    (gptel-gemini . "gemini")
+    (gptel-anthropic . "anthropic")
+    (gptel-bedrock . "bedrock")
+    (gptel-ollama . "ollama"))
+  "Types of gptel backends, most specific first, and their dialects.
+A backend whose type is none of these (or includes none) is left to
+gptel.")
+
+(defun toolspec--gptel-dialect (backend)
+  "The dialect toolspec writes for gptel BACKEND, a backend struct, or nil."
+  (cl-loop for (type . dialect) in toolspec--gptel-backend-dialects
+           for pred = (intern (format "%s-p" type))
+           when (and (fboundp pred) (funcall pred backend))
+           return dialect))
+
+(defvar toolspec--gptel-json (make-hash-table :test #'eq :weakness 'key)
+  "The JSON toolspec wrote for gptel tools it registered.
+Each TOOL maps to ((DIALECT . TEXT) ...).")
+
+(defun toolspec--gptel-own (tool dialect)
+  "What toolspec writes for TOOL, a gptel tool it registered, in DIALECT.
+A plist as `json-parse-string' makes it, fresh for gptel to use; nil
+when TOOL is not one toolspec registered, or toolspec cannot write it
+in DIALECT (a warning says why, once)."
+  (when-let* ((plist (gethash tool toolspec--gptel-sources)))
+    (let* ((cached (assoc dialect (gethash tool toolspec--gptel-json)))
+           (text (or (cdr cached)
+                     (let ((text (condition-case err
+                                     (toolspec-to-json plist dialect)
+                                   ;; gptel's own serialisation, then.
+                                   (toolspec-error
+                                    (display-warning 'toolspec
+                                                     (format "Tool %s is sent as gptel writes it: %s"
+                                                             (gptel-tool-name tool) (error-message-string err)))
+                                    :gptel))))
+                       (push (cons dialect text) (gethash tool toolspec--gptel-json))
+                       text))))
+      (and (stringp text)
+           (json-parse-string text :object-type 'plist :array-type 'array
+                              :null-object :null :false-object :json-false)))))
+
+(defun toolspec--parse-tools-advice (parse backend tools)
+  "Around advice for `gptel--parse-tools' (PARSE) on BACKEND and TOOLS.
+With `toolspec-gptel-send-own-json', each tool toolspec registered
+is sent as toolspec writes it for BACKEND's dialect instead of as
+gptel makes it; gptel makes the others.  gptel's own serialisation
+is not run on toolspec's tools: its Gemini backend changes their
+arguments in place."
+  (let* ((dialect (and toolspec-gptel-send-own-json (toolspec--gptel-dialect backend)))
+         (tools (ensure-list tools))
+         (own (and dialect (mapcar (lambda (tool) (toolspec--gptel-own tool dialect)) tools))))
+    (if (not (cl-some #'identity own))
+        (funcall parse backend tools)
+      (let* ((others (cl-loop for tool in tools for mine in own unless mine collect tool))
+             (theirs (and others (funcall parse backend others)))
+             (theirs (append (if (equal dialect "gemini")
+                                 (and theirs (plist-get (aref theirs 0) :functionDeclarations))
+                               theirs)
+                             nil))
+             (merged (vconcat (mapcar (lambda (mine) (or mine (pop theirs))) own))))
+        (if (equal dialect "gemini")
+            (vector (list :functionDeclarations merged))
+          merged)))))
+
+(with-eval-after-load 'gptel-request
+  (advice-add 'gptel--parse-tools :around #'toolspec--parse-tools-advice))
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

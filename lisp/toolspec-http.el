@@ -43,10 +43,16 @@
 ;;   string, headers and cookies are built following the parameters'
 ;;   `style' and `explode', and the JSON (or form) body from the args.
 ;; - Credentials come from auth-source for the server's host, never
-;;   from the document; they go in the Authorization header only, and
-;;   are never logged or shown: every text a call returns is scrubbed
-;;   of them.  OAuth APIs without a stored token answer with where to
-;;   authorize.
+;;   from the document, and only for a host the import approved (the
+;;   `:credentials' option, `toolspec-http-approved-credentials', or
+;;   the import preview's question).  They go in the Authorization
+;;   header only (bootstrap values may also put them in parameters, as
+;;   OpenPlugin's bootstrap operations need), and are never logged or
+;;   shown: responses are scrubbed of them (raw, reversed, percent-
+;;   encoded, JSON-escaped, base64) before lookups and templates read
+;;   them, and so is every text a call returns; messages show the URL
+;;   with a value made from a credential left out.  OAuth APIs without
+;;   a stored token answer with where to authorize.
 ;; - A 2xx JSON response goes through the `x-lookup' lookups, then the
 ;;   `x-filter' and `x-output-modules' Jinja templates (sandboxed, each
 ;;   rendered in a `toolspec render' process limited in time and memory:
@@ -93,7 +99,9 @@ import option.  The server is fixed when the tools are imported."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-timeout 30
-  "Seconds an OpenAPI tool waits for its HTTP response."
+  "Seconds a tool waits for its HTTP response.
+For every executor: OpenAPI operations, Gloodata extensions and
+Arcade workers."
   :type 'number
   :group 'toolspec-http)
 
@@ -104,9 +112,21 @@ Longer results are cut and end with a line saying so."
   :group 'toolspec-http)
 
 (defcustom toolspec-http-max-response-size (* 8 1024 1024)
-  "Largest HTTP response, in bytes, an OpenAPI tool reads.
-A larger response is abandoned and the call fails."
+  "Largest HTTP response, in bytes, a tool reads.
+A larger response is abandoned and the call fails.  Compressed
+responses are not read at all: requests ask for none, and refuse
+one that comes anyway, as nothing bounds its inflated size."
   :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-templates-timeout 10
+  "Seconds all the templates of one OpenAPI call may take together.
+The response filter and the output modules of a call, and those of
+the calls its `x-lookup' fields make, share this time; each template
+also stops after `toolspec-template-timeout'.  When it runs out, the
+call returns the unprocessed response with a note saying so.  While
+templates render, \\[keyboard-quit] stops them and the call."
+  :type 'number
   :group 'toolspec-http)
 
 (defcustom toolspec-http-max-lookups 10
@@ -118,6 +138,19 @@ Values beyond are left as they are."
 (defcustom toolspec-http-max-redirects 3
   "Most redirects an OpenAPI call follows on its own server."
   :type 'natnum
+  :group 'toolspec-http)
+
+(defcustom toolspec-http-approved-credentials nil
+  "Alist (FILE . HOSTS): the credentials the tools of FILE may use.
+FILE is an OpenAPI document imported without being asked about its
+credentials (by `toolspec-load-tool-directories', or
+`toolspec-import-file' from Lisp); HOSTS are the hosts whose
+auth-source credentials its tools may send to their server.  The
+`:credentials' import option approves hosts for one import, and the
+import preview asks.  A tool whose server's host is not approved for
+its import gets no credential: it answers that it needs one."
+  :type '(alist :key-type (file :tag "OpenAPI document")
+                :value-type (repeat (string :tag "Host")))
   :group 'toolspec-http)
 
 (defconst toolspec-http--lookup-result-size 2000
@@ -132,8 +165,10 @@ Values beyond are left as they are."
   "One imported OpenAPI operation.
 NAME is the tool's name, TITLE the API's, TOOL the tool plist, EXEC
 its executor plist, BASE the approved base URL (nil when there is
-none) and PROBLEM why there is none."
-  name title tool exec base problem)
+none) and PROBLEM why there is none.  CREDENTIAL is the host whose
+auth-source credential the import approved for the operation, or
+nil: no credential is looked up for any other."
+  name title tool exec base problem credential)
 
 (defvar toolspec-http--operations (make-hash-table :test 'equal)
   "Imported OpenAPI operations: (TITLE . NAME) -> `toolspec-http--op'.
@@ -203,20 +238,70 @@ PROBLEM saying why."
                       "gives no server URL")
                     (or title "the API title")))))))
 
+(defun toolspec-http--needs-credential-p (exec)
+  "Non-nil when EXEC, an executor plist, takes a credential from auth-source."
+  (member (toolspec-http--get (toolspec-http--get exec :auth) :type)
+          '("user_http" "service_http" "oauth")))
+
+(defun toolspec-http--approved-hosts (options)
+  "The hosts whose credentials import OPTIONS approve, in lower case.
+They are OPTIONS's `:credentials' (a host or a list of hosts) and
+the hosts `toolspec-http-approved-credentials' gives its `:source'."
+  (let* ((given (plist-get options :credentials))
+         (source (plist-get options :source))
+         (file (and (stringp source) (expand-file-name source)))
+         (listed (and file
+                      (cl-loop for (f . hosts) in toolspec-http-approved-credentials
+                               when (and (stringp f) (equal (expand-file-name f) file))
+                               append (if (stringp hosts) (list hosts) hosts)))))
+    (mapcar #'downcase
+            (cl-remove-if-not #'stringp
+                              (append (if (stringp given) (list given) (and (listp given) given))
+                                      listed)))))
+
+(defun toolspec-http-credential-hosts (tools options)
+  "The credentials TOOLS would use if imported with OPTIONS.
+TOOLS are tool plists; those with an OpenAPI executor whose API
+authenticates take the auth-source credential of their server's
+host.  Returns a list (HOST TITLE APPROVED): each host once, the
+title of an API using it, and whether OPTIONS approve it (see
+`toolspec-http-approved-credentials')."
+  (let ((approved (toolspec-http--approved-hosts options))
+        (found nil))
+    (dolist (tool tools)
+      (let ((exec (plist-get tool :executor)))
+        (when (and (equal (format "%s" (plist-get exec :type)) "openapi")
+                   (toolspec-http--needs-credential-p exec))
+          (when-let* ((base (car (toolspec-http--base exec options)))
+                      (host (toolspec-http--host base)))
+            (unless (assoc host found)
+              (push (list host (or (toolspec-http--get exec :title) "")
+                          (and (member (downcase host) approved) t))
+                    found))))))
+    (nreverse found)))
+
 ;;;###autoload
 (defun toolspec-http-make-executor (tool options)
   "Make the function running TOOL, an OpenAPI operation, under OPTIONS.
 TOOL is a tool plist whose `:executor' is an OpenAPI executor (see
 toolspec-http.el); OPTIONS are the import options, of which
 `:server' sets the base URL.  Returns (:function F :async t
-:confirm t): F takes a callback, then the tool's args in order."
+:confirm t): F takes a callback, then the tool's args in order.
+The tool may use the auth-source credential of its server's host
+only if OPTIONS approve that host: `:credentials' (a host or a list
+of hosts), or `toolspec-http-approved-credentials' for its `:source'."
   (let* ((tool (copy-tree tool))
          (exec (plist-get tool :executor))
          (base (toolspec-http--base exec options))
+         (host (and (car base) (toolspec-http--host (car base))))
          (op (toolspec-http--op-make :name (plist-get tool :name)
                                      :title (or (toolspec-http--get exec :title) "")
                                      :tool tool :exec exec
-                                     :base (car base) :problem (cdr base))))
+                                     :base (car base) :problem (cdr base)
+                                     :credential
+                                     (and host (toolspec-http--needs-credential-p exec)
+                                          (member (downcase host) (toolspec-http--approved-hosts options))
+                                          host))))
     (puthash (cons (toolspec-http--op-title op) (toolspec-http--op-name op))
              op toolspec-http--operations)
     (list :function (lambda (callback &rest args)
@@ -383,11 +468,34 @@ An object's null members are left out."
                                           pairs ",")))))))
      (t (list (concat k "=" (funcall enc value)))))))
 
+(defun toolspec-http--token-p (name)
+  "Non-nil when NAME is an HTTP token, as header and cookie names must be."
+  (and (stringp name)
+       (string-match-p "\\`[!#$%&'*+.^_`|~0-9A-Za-z-]+\\'" name)))
+
+(defun toolspec-http--checked-name (name kind)
+  "NAME, the name of a KIND parameter (\"header\" or \"cookie\"), checked.
+Signal `toolspec-http-error' when it is not an HTTP token: a line
+break would add a header, a `=' or `;' another cookie."
+  (unless (toolspec-http--token-p name)
+    (signal 'toolspec-http-error
+            (list (format "the %s parameter %s of the API document is not a valid %s name (only letters, digits and !#$%%&'*+-.^_`|~)"
+                          kind
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name))
+                          (if (equal kind "header") "HTTP header" kind)))))
+  name)
+
 (defun toolspec-http--header-text (name text)
-  "TEXT checked as the value of header NAME: ASCII, no line breaks."
+  "TEXT checked as the value of header NAME: ASCII, no control characters.
+A tab is allowed; a line break, NUL, escape or other control
+character is not."
   (when (string-match-p "[\r\n]" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s holds a line break" name))))
+  (when (string-match-p "[\0-\x08\x0b-\x1f\x7f]" text)
+    (signal 'toolspec-http-error
+            (list (format "the value of header %s holds a control character (only tabs are allowed)" name))))
   (unless (string-match-p "\\`[[:ascii:]]*\\'" text)
     (signal 'toolspec-http-error
             (list (format "the value of header %s is not ASCII text" name))))
@@ -409,7 +517,7 @@ An object's null members are left out."
 
 (defun toolspec-http--cookie-pieces (param value)
   "The \"name=value\" pieces of cookie PARAM with VALUE."
-  (let* ((name (toolspec-http--get param :name))
+  (let* ((name (toolspec-http--checked-name (toolspec-http--get param :name) "cookie"))
          (explode (toolspec-http--explode param "form"))
          (enc (lambda (x) (toolspec-http--enc (toolspec-http--scalar x)))))
     (cond ((and (toolspec-http--array-p value) explode)
@@ -613,16 +721,28 @@ nil when the body is one argument and it has no value."
                     (list (format "request bodies of type %s are not supported (only JSON, forms and text)"
                                   ctype))))))))))
 
-(defun toolspec-http--request-parts (op args)
-  "The request of OP for ARGS: (:method M :url U :headers H :data D)."
+(defun toolspec-http--request-parts (op args &optional fixed)
+  "The request of OP for ARGS: (:method M :url U :shown S :headers H :data D).
+FIXED is an alist of (NAME VALUE SECRET) giving the values of the
+parameters no argument gives (the importer writes their `:arg' as
+null): those of bootstrap operations, rendered from their
+`x-bootstrap-value'.  SECRET non-nil says VALUE was made from a
+credential: S, the URL to show in messages, has the parameter's
+name in its place (\"{NAME}\" in the path, NAME=[redacted] in the
+query), where U, the URL sent, has the value."
   (let* ((exec (toolspec-http--op-exec op))
          (method (upcase (or (toolspec-http--get exec :method) "GET")))
          (path (or (toolspec-http--get exec :path) "/"))
-         (query nil) (headers nil) (cookies nil))
+         (shown-path path)
+         (query nil) (shown-query nil) (headers nil) (cookies nil))
     (seq-doseq (param (or (toolspec-http--get exec :parameters) []))
       (let* ((name (toolspec-http--get param :name))
              (where (toolspec-http--get param :in))
-             (value (toolspec-http--arg-value op args (or (toolspec-http--get param :arg) name))))
+             (given (and (null (toolspec-http--get param :arg)) (assoc name fixed)))
+             (hidden (nth 2 given))
+             (value (if given
+                        (toolspec-http--value (nth 1 given))
+                      (toolspec-http--arg-value op args (or (toolspec-http--get param :arg) name)))))
         (pcase where
           ("path"
            (let ((hole (concat "{" name "}")))
@@ -630,10 +750,26 @@ nil when the body is one argument and it has no value."
                (unless value
                  (signal 'toolspec-http-error
                          (list (format "the path parameter %s has no value" name))))
-               (setq path (string-replace hole (toolspec-http--path-value param value) path)))))
+               (let ((text (toolspec-http--path-value param value)))
+                 ;; "" would send DELETE /items/ for DELETE /items/{id}.
+                 (when (or (equal value "") (equal value []) (string-empty-p text))
+                   (signal 'toolspec-http-error
+                           (list (format "the path parameter %s is empty: %s %s needs a value for it"
+                                         name method (toolspec-http--get exec :path)))))
+                 (setq path (string-replace hole text path))
+                 (unless hidden
+                   (setq shown-path (string-replace hole text shown-path)))))))
           ((guard (null value)) nil)
-          ("query" (setq query (append query (toolspec-http--query-pairs param value))))
+          ("query"
+           (let ((pairs (toolspec-http--query-pairs param value)))
+             (setq query (append query pairs))
+             (setq shown-query
+                   (append shown-query
+                           (if hidden
+                               (list (concat (toolspec-http--enc name) "=[redacted]"))
+                             pairs)))))
           ("header"
+           (toolspec-http--checked-name name "header")
            (unless (member (downcase name) '("host" "content-length" "connection"
                                              "transfer-encoding" "authorization" "cookie"))
              (push (cons name (toolspec-http--header-value param value)) headers)))
@@ -650,6 +786,9 @@ nil when the body is one argument and it has no value."
       (list :method method
             :url (concat (toolspec-http--op-base op) path
                          (if query (concat "?" (string-join query "&")) ""))
+            :shown (concat (toolspec-http--op-base op)
+                           (if (string-prefix-p "/" shown-path) shown-path (concat "/" shown-path))
+                           (if shown-query (concat "?" (string-join shown-query "&")) ""))
             :headers (nreverse headers)
             :data (cdr body)))))
 
@@ -670,16 +809,32 @@ nil when the body is one argument and it has no value."
   (format "add it to an auth-source file (see `auth-sources'), e.g. the line \"machine %s%s password YOUR-SECRET\" in ~/.authinfo.gpg"
           host (if login " login YOUR-USER-NAME" "")))
 
+(defun toolspec-http--approved-p (op host)
+  "Non-nil when OP's import approved the credential of HOST."
+  (let ((approved (toolspec-http--op-credential op)))
+    (and (stringp approved) (stringp host)
+         (eq t (compare-strings approved nil nil host nil nil t)))))
+
+(defun toolspec-http--unapproved (op host)
+  "The result of OP, whose import did not approve HOST's credential."
+  (list :result
+        (format "Error: API %S needs the credential auth-source holds for %s, and using it was not approved when the tool was imported, so nothing was sent. Tell the user: import the API's document again and approve %s when asked, or import it with the option :credentials '(\"%s\") (or list it in `toolspec-http-approved-credentials')."
+                (toolspec-http--op-title op) host host host)))
+
 (defun toolspec-http--auth (op)
   "The credentials of OP for its server.
 Returns (:headers ALIST :secrets STRINGS), or (:result TEXT) when
-the call cannot be made (the text says why and what to do)."
+the call cannot be made (the text says why and what to do).
+auth-source is asked only for the host OP's import approved."
   (let* ((auth (toolspec-http--get (toolspec-http--op-exec op) :auth))
          (type (or (toolspec-http--get auth :type) "none"))
          (host (toolspec-http--host (toolspec-http--op-base op)))
          (title (toolspec-http--op-title op)))
     (pcase type
       ("none" (list :headers nil :secrets nil))
+      ((and (or "user_http" "service_http" "oauth")
+            (guard (not (toolspec-http--approved-p op host))))
+       (toolspec-http--unapproved op host))
       ((or "user_http" "service_http")
        (let* ((kind (downcase (or (toolspec-http--get auth :authorizationType) "bearer")))
               (entry (toolspec-http--auth-entry host))
@@ -726,10 +881,101 @@ the call cannot be made (the text says why and what to do)."
                                title type))))))
 
 (defun toolspec-http--redact (text secrets)
-  "TEXT with every occurrence of SECRETS replaced."
-  (dolist (s secrets text)
-    (when (and (stringp s) (>= (length s) 4) (stringp text))
-      (setq text (string-replace s "[redacted]" text)))))
+  "TEXT with every occurrence of SECRETS replaced, in any of their forms.
+See `toolspec-http--redact-encodings'.  Every secret that is not
+empty is replaced, whatever its length: a short one may take
+unrelated text that holds the same characters with it, which is the
+price of never showing it.  Longer secrets are replaced first, so
+that one holding another goes whole."
+  (dolist (s (toolspec-http--longest-first secrets) text)
+    (when (and (stringp s) (> (length s) 0) (stringp text))
+      (setq text (toolspec-http--redact-encodings s text)))))
+
+(defun toolspec-http--longest-first (secrets)
+  "SECRETS, strings, the longest first.
+A secret may hold another (a basic credential's base64 holds the
+password's): the longer goes first, whole."
+  (sort (cl-remove-if-not #'stringp secrets) (lambda (a b) (> (length a) (length b)))))
+
+(defun toolspec-http--char-forms (char)
+  "Regexps for CHAR as URLs, forms, JSON and text may write it.
+CHAR itself, its UTF-8 bytes percent-encoded, a JSON \\u escape,
+`+' for a space (forms) and \\/ for a slash (JSON)."
+  (let ((bytes (encode-coding-string (string char) 'utf-8)))
+    (append (list (regexp-quote (string char))
+                  (mapconcat (lambda (b) (format "%%%02X" b)) bytes ""))
+            (and (< char #x10000) (list (format "\\\\u%04X" char)))
+            (and (eq char ?\s) (list "\\+"))
+            (and (eq char ?/) (list "\\\\/")))))
+
+(defun toolspec-http--base64-cores (bytes)
+  "The base64 text BYTES give wherever they stand in a longer string.
+Base64 writes 3 bytes as 4 characters, so BYTES encode differently
+after 0, 1 or 2 other bytes: for each, the characters that depend
+on BYTES alone, in the standard and the URL-safe alphabets."
+  (let ((n (length bytes)) (cores nil))
+    (dotimes (k 3)
+      (let* ((b64 (base64-encode-string (concat (make-string k 0) bytes) t))
+             (from (/ (+ (* 8 k) 5) 6))
+             (to (min (length b64) (/ (* 8 (+ k n)) 6))))
+        (when (< from to)
+          (let ((core (substring b64 from to)))
+            (push core cores)
+            (push (string-replace "+" "-" (string-replace "/" "_" core)) cores)))))
+    cores))
+
+(defun toolspec-http--secret-regexps (secret)
+  "Regexps matching SECRET in the forms a result may hold it.
+SECRET and SECRET reversed, each character as itself or encoded
+\(see `toolspec-http--char-forms'), in any case; and their base64
+text (see `toolspec-http--base64-cores').  Base64 text shorter than
+SECRET is left out: it would match too much."
+  (let ((res nil))
+    (dolist (s (list secret (reverse secret)))
+      (dolist (core (toolspec-http--base64-cores (encode-coding-string s 'utf-8)))
+        (when (>= (length core) (length s))
+          (push (regexp-quote core) res)))
+      (push (mapconcat (lambda (c)
+                         (concat "\\(?:" (mapconcat #'identity (toolspec-http--char-forms c) "\\|")
+                                 "\\)"))
+                       s "")
+            res))
+    (delete-dups res)))
+
+(defun toolspec-http--secret-anchors (secret)
+  "Return texts one of which is in each form of SECRET, or nil.
+They are the longest run of ASCII letters and digits of SECRET and
+of SECRET reversed (which percent-encoding and JSON leave as they
+are), as it is, in lower and in upper case, and the base64 texts
+`toolspec-http--secret-regexps' looks for.  nil when a run is
+shorter than 4 characters: too common to tell."
+  (let ((anchors nil) (ok t))
+    (dolist (s (list secret (reverse secret)))
+      (let ((run (car (sort (split-string s "[^a-zA-Z0-9]+" t)
+                            (lambda (a b) (> (length a) (length b)))))))
+        (if (and run (>= (length run) 4))
+            (setq anchors (append (list run (downcase run) (upcase run)) anchors))
+          (setq ok nil)))
+      (dolist (core (toolspec-http--base64-cores (encode-coding-string s 'utf-8)))
+        (when (>= (length core) (length s))
+          (push core anchors))))
+    (and ok (delete-dups anchors))))
+
+(defun toolspec-http--redact-encodings (secret text)
+  "TEXT with SECRET replaced in every form it may take on the way.
+Raw, reversed, percent-encoded (any case, any mix), JSON-escaped,
+base64 (standard or URL-safe, at any offset): a template over a
+response that echoes it, or an error that quotes a URL built from
+it, shows \"[redacted]\" instead."
+  (let ((case-fold-search t)
+        (anchors (toolspec-http--secret-anchors secret)))
+    ;; TEXT may be a whole response: the regexp, slow on megabytes,
+    ;; runs once, and only when a quick search finds a trace.
+    (if (and anchors (not (cl-some (lambda (a) (string-search a text)) anchors)))
+        text
+      (replace-regexp-in-string
+       (mapconcat #'identity (toolspec-http--secret-regexps secret) "\\|")
+       "[redacted]" text t t))))
 
 ;;;; HTTP
 
@@ -765,11 +1011,67 @@ the call cannot be made (the text says why and what to do)."
          (coding (if (and cs (coding-system-p cs)) cs 'utf-8)))
     (decode-coding-string (or bytes "") (coding-system-change-eol-conversion coding 'unix))))
 
+(defun toolspec-http--encoding-check (start from)
+  "Disarm a content coding in the response headers of the current buffer.
+START is where the header block being read begins, FROM where text
+was inserted last.  Returns (RESULT . START): RESULT nil while the
+headers are incomplete (START then where to begin next time), t once
+they are and name no coding (or identity), or the coding a
+`Content-Encoding' header names: then that header is renamed in
+place (same length), so that url.el does not inflate the body, whose
+inflated size nothing bounds.  Interim (1xx) header blocks are
+checked as well, and the block that follows them."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (let ((case-fold-search t)
+            (result nil))
+        (goto-char (max start (- from 3)))
+        (while (and (not (stringp result)) (not (eq result t))
+                    (re-search-forward "\n\r?\n" nil t))
+          (let ((end (point))
+                (interim (progn (goto-char start)
+                                (looking-at "HTTP/[0-9.]+ +1[0-9][0-9]\\b"))))
+            (while (re-search-forward "^content-encoding[ \t]*:[ \t]*\\([^\r\n]*\\)" end t)
+              (let ((coding (string-trim (match-string 1))))
+                (unless (member (downcase coding) '("" "identity"))
+                  (unless (stringp result) (setq result coding))
+                  (goto-char (match-beginning 0))
+                  (delete-char (length "content-encoding"))
+                  (insert "Refused-Encoding"))))
+            (goto-char end)
+            (if interim
+                ;; An interim response: the real headers follow.
+                (setq start end)
+              (unless result (setq result t)))))
+        (cons result start)))))
+
+(defun toolspec-http--header-problem (headers)
+  "Why HEADERS, an alist of request headers, cannot be sent, or nil.
+Names must be HTTP tokens and values free of control characters
+\(tabs aside); the values are not quoted, as they may hold secrets."
+  (cl-loop for (name . value) in headers
+           unless (toolspec-http--token-p name)
+           return (format "refused to send a header named %s: not a valid HTTP header name"
+                          (let ((print-escape-newlines t) (print-escape-control-characters t))
+                            (prin1-to-string name)))
+           unless (and (stringp value) (not (string-match-p "[\0-\x08\x0a-\x1f\x7f]" value)))
+           return (format "refused to send header %s: its value holds a control character" name)))
+
 (defun toolspec-http--send (req callback &optional redirects)
-  "Send REQ, a plist from `toolspec-http--request-parts', and call CALLBACK.
-CALLBACK gets (:status N :reason R :headers H :body TEXT :size BYTES
-:url URL), or (:error MESSAGE).  REDIRECTS counts the redirects
-followed so far; only those on the server of REQ's URL are."
+  "Send REQ, a plist (:method M :url U :headers H :data BYTES); call CALLBACK.
+This is the one HTTP transport of toolspec's executors (OpenAPI,
+Gloodata, Arcade).  CALLBACK gets (:status N :reason R :headers H
+:body TEXT :size BYTES :url URL), or (:error MESSAGE), once, from a
+timer: never inside url.el's process filter, where quitting is
+inhibited.  REDIRECTS counts the redirects followed so far; only
+those on the server of REQ's URL are, at most
+`toolspec-http-max-redirects'.  The request asks for no compression,
+and a compressed response is refused uninflated; a response larger
+than `toolspec-http-max-response-size' bytes, or none within
+`toolspec-http-timeout' seconds, is an error.  url.el neither logs
+the request, nor sends or stores cookies, nor prompts for
+credentials."
   (let* ((url (plist-get req :url))
          (state (list :done nil :timer nil :buffer nil))
          (finish
@@ -780,9 +1082,15 @@ followed so far; only those on the server of REQ's URL are."
               (let ((buf (plist-get state :buffer)))
                 (when (buffer-live-p buf)
                   (let ((proc (get-buffer-process buf)))
-                    (when proc (delete-process proc)))
+                    (when proc
+                      ;; url.el's sentinel would parse what came (and
+                      ;; inflate it, or fail on it): it is not asked.
+                      (set-process-sentinel proc #'ignore)
+                      (set-process-filter proc #'ignore)
+                      (delete-process proc)))
                   (let ((kill-buffer-query-functions nil)) (kill-buffer buf))))
-              (funcall callback result))))
+              ;; Out of the process filter (or the caller), in a timer.
+              (run-at-time 0 nil callback result))))
          (on-response
           (lambda (_status)
             (unless (plist-get state :done)
@@ -790,6 +1098,8 @@ followed so far; only those on the server of REQ's URL are."
                      (code (plist-get resp :status))
                      (headers (plist-get resp :headers)))
                 (cond
+                 ((plist-get state :refused)
+                  (funcall finish (list :error (plist-get state :refused))))
                  ((> (buffer-size) toolspec-http-max-response-size)
                   (funcall finish (list :error (format "the response from %s is larger than %d bytes"
                                                        url toolspec-http-max-response-size))))
@@ -836,6 +1146,7 @@ followed so far; only those on the server of REQ's URL are."
                                  :body (toolspec-http--decode (plist-get resp :body) headers))))))))))
     (condition-case err
         (let* ((unibyte (lambda (s) (encode-coding-string s 'utf-8)))
+               (problem (toolspec-http--header-problem (plist-get req :headers)))
                ;; url.el refuses a request mixing multibyte strings
                ;; with the bytes of a non-ASCII body: all parts unibyte.
                (url-request-method (funcall unibyte (plist-get req :method)))
@@ -847,29 +1158,48 @@ followed so far; only those on the server of REQ's URL are."
                (url-registered-auth-schemes nil)
                (url-debug nil)
                (url-automatic-caching nil)
-               (buf (url-retrieve url on-response nil t t)))
+               (url-mime-encoding-string "identity")
+               (buf (if problem
+                        (signal 'toolspec-http-error (list problem))
+                      (url-retrieve url on-response nil t t))))
           (setq state (plist-put state :buffer buf))
           (when (buffer-live-p buf)
             (with-current-buffer buf
               ;; url.el reads these in this buffer when it connects and
               ;; when the answer comes: no redirects of its own (handled
               ;; above), no debug log of the request, no credentials of
-              ;; its own, no prompting for them on 401/407.
+              ;; its own, no prompting for them on 401/407, no
+              ;; compressed answers.
               (setq-local url-max-redirections 0)
               (setq-local url-debug nil)
               (setq-local url-registered-auth-schemes nil)
+              (setq-local url-mime-encoding-string "identity")
               (setq-local url-http-codes
                           (cl-remove-if (lambda (c) (memq (car c) '(305 401 402 407)))
                                         url-http-codes))
               (add-hook 'after-change-functions
-                        (lambda (&rest _)
-                          (when (and (> (buffer-size) toolspec-http-max-response-size)
-                                     (not (plist-get state :done))
-                                     (not (plist-get state :too-large)))
-                            (setq state (plist-put state :too-large t))
-                            (run-at-time 0 nil finish
-                                         (list :error (format "the response from %s is larger than %d bytes"
-                                                              url toolspec-http-max-response-size)))))
+                        (lambda (beg &rest _)
+                          (unless (or (plist-get state :done) (plist-get state :refused))
+                            ;; Before url.el parses the headers, which
+                            ;; inflates a gzip body whatever its size.
+                            (unless (plist-get state :encoding)
+                              (let* ((check (toolspec-http--encoding-check
+                                             (or (plist-get state :headers-start) (point-min)) beg))
+                                     (coding (car check)))
+                                (setq state (plist-put state :headers-start (cdr check)))
+                                (when coding
+                                  (setq state (plist-put state :encoding t))
+                                  (when (stringp coding)
+                                    (setq state (plist-put state :refused
+                                                           (format "the response from %s is compressed (Content-Encoding: %s), though the request asked for no compression; toolspec does not inflate responses"
+                                                                   url coding)))))))
+                            (when (and (not (plist-get state :refused))
+                                       (> (buffer-size) toolspec-http-max-response-size))
+                              (setq state (plist-put state :refused
+                                                     (format "the response from %s is larger than %d bytes"
+                                                             url toolspec-http-max-response-size))))
+                            (when (plist-get state :refused)
+                              (run-at-time 0 nil finish (list :error (plist-get state :refused))))))
                         nil t))
             (when-let* ((proc (get-buffer-process buf)))
               (set-process-query-on-exit-flag proc nil)))
@@ -880,7 +1210,9 @@ followed so far; only those on the server of REQ's URL are."
                                                                    toolspec-http-timeout))))))
       (error (funcall finish (list :error (format "cannot send the request to %s: %s"
                                                   (toolspec-http--host url)
-                                                  (error-message-string err))))))))
+                                                  (if (eq (car err) 'toolspec-http-error)
+                                                      (cadr err)
+                                                    (error-message-string err)))))))))
 
 ;;;; Responses
 
@@ -920,11 +1252,38 @@ The list tells a JSON null or false apart from no JSON."
                                               :null-object :null :false-object :false))
     (error text)))
 
+(defvar toolspec-http--budget nil
+  "The template time left to the call being handled, or nil.
+A list (SECONDS): the calls an `x-lookup' makes while their caller's
+response is handled share it.  See `toolspec-http-templates-timeout'.")
+
 (defun toolspec-http--render (template json-text)
   "Render TEMPLATE over JSON-TEXT; signals on errors.
 See `toolspec-render-template': it renders in a separate process,
-limited in time and memory."
-  (toolspec-render-template template json-text))
+limited in time and memory.  Within a call, the template gets no
+more than what is left of `toolspec-http--budget', and what it
+takes is subtracted from it."
+  (let ((budget toolspec-http--budget))
+    (if (null budget)
+        (toolspec-render-template template json-text)
+      (let ((left (car budget))
+            (start (float-time))
+            (over (lambda ()
+                    (signal 'toolspec-template-limit-error
+                            (list (format "the templates of one call took longer than %s seconds in all (`toolspec-http-templates-timeout')"
+                                          toolspec-http-templates-timeout)
+                                  nil)))))
+        (when (<= left 0) (funcall over))
+        (unwind-protect
+            (condition-case err
+                (let ((toolspec-template-timeout (min toolspec-template-timeout left)))
+                  (toolspec-render-template template json-text))
+              (toolspec-template-limit-error
+               (if (and (< left toolspec-template-timeout)
+                        (>= (- (float-time) start) left))
+                   (funcall over)
+                 (signal (car err) (cdr err)))))
+          (setcar budget (- (car budget) (- (float-time) start))))))))
 
 (defun toolspec-http--templates (op json-text)
   "The text of OP's result for JSON-TEXT: filter, output modules, or compact JSON."
@@ -952,39 +1311,30 @@ limited in time and memory."
 ;;;; Lookups
 
 (defun toolspec-http--path-steps (field)
-  "Split FIELD, a path such as \"items[].owner.id\", into its parts.
-Each part is a key string, an index, or the symbol `each' (every item
-of an array)."
-  (cl-loop for part in (split-string field "\\." t)
-           append (if (string-match "\\`\\([^][]*\\)\\(\\(?:\\[[*0-9]*\\]\\)+\\)\\'" part)
-                      (append (and (not (string-empty-p (match-string 1 part)))
-                                   (list (match-string 1 part)))
-                              (let ((brackets (match-string 2 part)) steps)
-                                (with-temp-buffer
-                                  (insert brackets)
-                                  (goto-char (point-min))
-                                  (while (re-search-forward "\\[\\([*0-9]*\\)\\]" nil t)
-                                    (push (if (string-match-p "\\`[0-9]+\\'" (match-string 1))
-                                              (string-to-number (match-string 1))
-                                            'each)
-                                          steps)))
-                                (nreverse steps)))
-                    (list part))))
+  "Split FIELD, the importer's JSON pointer to a looked-up value, into keys.
+FIELD is such as \"/trains/*/provider_id\", `*' standing for every
+item of an array; each key is unescaped (~1 is /, ~0 is ~).  The
+empty pointer (the whole response) gives no keys."
+  (and (string-prefix-p "/" field)
+       (mapcar (lambda (key) (string-replace "~0" "~" (string-replace "~1" "/" key)))
+               (split-string (substring field 1) "/"))))
 
 (defun toolspec-http--locate (value path)
-  "Find where the path PATH leads in VALUE (parsed JSON): ((ALIST . KEY) ...).
-PATH is a list from `toolspec-http--path-steps'; its last part must
-be a key of an object.  Arrays met on the way are walked item by
-item."
+  "Find where the keys PATH lead in VALUE (parsed JSON): ((ALIST . KEY) ...).
+PATH is a list from `toolspec-http--path-steps'; its last key must
+be a key of an object.  In an array, `*' is every item and a number
+one item; another key is looked up in every item."
   (cond
    ((null path) nil)
-   ((and (vectorp value) (not (integerp (car path))))
-    (cl-loop for item across value
-             append (toolspec-http--locate item (if (eq (car path) 'each) (cdr path) path))))
-   ((and (vectorp value) (integerp (car path)))
-    (and (< (car path) (length value))
-         (toolspec-http--locate (aref value (car path)) (cdr path))))
-   ((and (consp value) (stringp (car path)))
+   ((vectorp value)
+    (let ((key (car path)))
+      (cond ((equal key "*")
+             (cl-loop for item across value append (toolspec-http--locate item (cdr path))))
+            ((string-match-p "\\`[0-9]+\\'" key)
+             (let ((i (string-to-number key)))
+               (and (< i (length value)) (toolspec-http--locate (aref value i) (cdr path)))))
+            (t (cl-loop for item across value append (toolspec-http--locate item path))))))
+   ((and (consp value) (consp (car value)))
     (let ((cell (assq (intern (car path)) value)))
       (cond ((null cell) nil)
             ((null (cdr path)) (list (cons value (car cell))))
@@ -1065,25 +1415,55 @@ up once."
 
 ;;;; Running
 
-(defun toolspec-http--result (op req resp secrets callback no-lookups)
+(defun toolspec-http--result (op req resp secrets callback no-lookups budget)
   "Turn RESP, the response to REQ for OP, into the result; pass it to CALLBACK.
-SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
-  (let ((code (plist-get resp :status))
-        (done (lambda (text)
-                (funcall callback (toolspec-http--cap (toolspec-http--redact text secrets))))))
+SECRETS are scrubbed from the body before the lookups and templates
+read it, and from the result; the result names the request by its
+shown URL, which holds no value made from a credential.  NO-LOOKUPS
+non-nil skips the lookups.  BUDGET is the template time left to the
+call (see `toolspec-http--budget')."
+  (let* ((toolspec-http--budget budget)
+         (shown (or (plist-get req :shown) (plist-get req :url)))
+         (resp (if (not secrets)
+                   resp
+                 (let ((r (copy-sequence resp)))
+                   (when (stringp (plist-get r :body))
+                     (setq r (plist-put r :body (toolspec-http--redact (plist-get r :body) secrets))))
+                   (when (stringp (plist-get r :error))
+                     (setq r (plist-put r :error
+                                        (toolspec-http--redact
+                                         (string-replace (plist-get req :url) shown (plist-get r :error))
+                                         secrets))))
+                   r)))
+         (code (plist-get resp :status))
+         (done (lambda (text)
+                 (funcall callback (toolspec-http--cap (toolspec-http--redact text secrets))))))
     (cond
      ((plist-get resp :error)
       (funcall done (format "Error: %s %s failed: %s"
-                            (plist-get req :method) (plist-get req :url) (plist-get resp :error))))
+                            (plist-get req :method) shown (plist-get resp :error))))
      ((not (<= 200 code 299))
       (funcall done (format "Error: HTTP %d %s from %s %s%s"
-                            code (plist-get resp :reason) (plist-get req :method) (plist-get req :url)
+                            code (plist-get resp :reason) (plist-get req :method) shown
                             (let ((short (toolspec-http--short (plist-get resp :body))))
                               (if (string-empty-p short) "" (concat ": " short))))))
      ((string-empty-p (string-trim (or (plist-get resp :body) "")))
       (funcall done (format "Done: HTTP %d %s, no content." code (plist-get resp :reason))))
      ((and (toolspec-http--json-p resp) (toolspec-http--parse-json (plist-get resp :body)))
-      (let ((finish (lambda (json) (funcall done (toolspec-http--templates op json)))))
+      (let ((finish
+             (lambda (json)
+               ;; Lookups may come back later, from another timer.
+               (let ((toolspec-http--budget budget))
+                 (funcall done
+                          ;; Called from a timer, where quitting is
+                          ;; inhibited: C-g stops the templates, and the
+                          ;; call with them.
+                          (condition-case nil
+                              (let ((inhibit-quit nil))
+                                (toolspec-http--templates op json))
+                            (quit
+                             (format "Error: %s was interrupted (C-g) while its response was processed."
+                                     (toolspec-http--op-name op)))))))))
         (if no-lookups
             (funcall finish (plist-get resp :body))
           (toolspec-http--lookups op (plist-get resp :body) finish))))
@@ -1096,12 +1476,18 @@ SECRETS are scrubbed from it; NO-LOOKUPS non-nil skips the lookups."
                    (format "Done: HTTP %d, a response of type %s (%d bytes), not shown."
                            code ctype (plist-get resp :size)))))))))
 
-(defun toolspec-http--run (op args callback &optional no-lookups)
+(defun toolspec-http--run (op args callback &optional no-lookups fixed)
   "Call OP, an OpenAPI operation, with ARGS; give CALLBACK the result text.
 ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
-`x-lookup' calls.  CALLBACK is called once, with a string."
+`x-lookup' calls.  FIXED, from `toolspec-http--bootstrap-args', is
+\(VALUES . SECRETS): the values of the parameters no argument gives
+\(see `toolspec-http--request-parts') and texts to scrub from the
+result as the credential is.  CALLBACK is called once, with a
+string."
   (let* ((called nil)
-         (callback (lambda (text) (unless called (setq called t) (funcall callback text)))))
+         (callback (lambda (text) (unless called (setq called t) (funcall callback text))))
+         ;; The lookups of a response share its call's template time.
+         (budget (or toolspec-http--budget (list toolspec-http-templates-timeout))))
     (condition-case err
         (progn
           (unless (toolspec-http--op-base op)
@@ -1109,14 +1495,14 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
           (let ((auth (toolspec-http--auth op)))
             (if (plist-get auth :result)
                 (funcall callback (plist-get auth :result))
-              (let* ((secrets (plist-get auth :secrets))
-                     (req (toolspec-http--request-parts op args)))
+              (let* ((secrets (append (plist-get auth :secrets) (cdr fixed)))
+                     (req (toolspec-http--request-parts op args (car fixed))))
                 (setq req (plist-put req :headers (append (plist-get auth :headers)
                                                           (plist-get req :headers))))
                 (toolspec-http--send
                  req (lambda (resp)
                        (condition-case err
-                           (toolspec-http--result op req resp secrets callback no-lookups)
+                           (toolspec-http--result op req resp secrets callback no-lookups budget)
                          (error
                           (funcall callback
                                    (toolspec-http--redact
@@ -1124,7 +1510,9 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
                                             (error-message-string err))
                                     secrets))))))))))
       (toolspec-http-error
-       (funcall callback (format "Error: cannot call %s: %s" (toolspec-http--op-name op) (cadr err)))))))
+       (funcall callback (toolspec-http--redact
+                          (format "Error: cannot call %s: %s" (toolspec-http--op-name op) (cadr err))
+                          (cdr fixed)))))))
 
 ;;;; Bootstrap
 
@@ -1147,37 +1535,55 @@ ARGS are the tool's args in order.  NO-LOOKUPS non-nil skips the
              toolspec-http--operations)
     (sort ops (lambda (a b) (string< (toolspec-http--op-name a) (toolspec-http--op-name b))))))
 
-(defun toolspec-http--auth-context (op)
-  "The template context of OP's bootstrap values, as JSON text.
-{\"auth\": {\"token\": SECRET, \"data\": {...}}}: `data' holds the
-auth-source entry for OP's host (`access_token' the secret, `user',
-and its other fields).  Returns (JSON . SECRETS)."
-  (let* ((entry (and (toolspec-http--op-base op)
-                     (toolspec-http--auth-entry (toolspec-http--host (toolspec-http--op-base op)))))
-         (secret (and entry (toolspec-http--secret entry)))
-         (data (make-hash-table :test 'equal)))
-    (cl-loop for (k v) on entry by #'cddr
-             unless (memq k '(:secret :backend :save-function))
-             do (when (stringp v) (puthash (substring (symbol-name k) 1) v data)))
-    (when secret (puthash "access_token" secret data))
-    (cons (toolspec-http--json (list :auth (list :token (or secret :null) :data data)))
-          (and secret (list secret)))))
+(defun toolspec-http--auth-json (token user)
+  "The template context of bootstrap values, as JSON text.
+{\"auth\": {\"token\": TOKEN, \"data\": {\"access_token\": TOKEN,
+\"user_id\": USER}}}: the fields OpenPlugin defines, nothing else of
+the auth-source entry (no other field of its line, such as an
+`otp')."
+  (let ((data (make-hash-table :test 'equal)))
+    (when token (puthash "access_token" token data))
+    (when (stringp user) (puthash "user_id" user data))
+    (toolspec-http--json (list :auth (list :token (or token :null) :data data)))))
+
+(defun toolspec-http--canary (secret)
+  "A text as long as SECRET that differs from it at every character."
+  (apply #'string (mapcar (lambda (c) (if (eq c ?x) ?y ?x)) secret)))
 
 (defun toolspec-http--bootstrap-args (op)
-  "OP's args for bootstrapping, rendered from its bootstrap values.
-Returns (ARGS . SECRETS)."
+  "OP's parameter values for bootstrapping, rendered from its bootstrap values.
+Each `x-bootstrap-value' template is rendered over `auth.token' and
+`auth.data' (see `toolspec-http--auth-json'), from the auth-source
+entry of the host OP's import approved (none otherwise).  Returns
+\(VALUES . SECRETS) for `toolspec-http--run': VALUES an alist (NAME
+VALUE SECRET) for the parameters no argument gives; SECRETS the
+credential and every value made from it, found by rendering the
+template again over a stand-in credential: a value that changes
+with the credential is scrubbed from results as the credential is,
+in any of its forms, and left out of the URL messages show."
   (let* ((exec (toolspec-http--op-exec op))
          (values (toolspec-http--get exec :bootstrapValues))
-         (context (toolspec-http--auth-context op))
-         (names (mapcar (lambda (a) (plist-get a :name)) (plist-get (toolspec-http--op-tool op) :args)))
-         (args (make-list (length names) nil)))
-    (seq-doseq (param (or (toolspec-http--get exec :parameters) []))
-      (let* ((name (toolspec-http--get param :name))
-             (template (plist-get values (intern (concat ":" name))))
-             (pos (cl-position (or (toolspec-http--get param :arg) name) names :test #'equal)))
-        (when (and (stringp template) pos)
-          (setf (nth pos args) (toolspec-http--render template (car context))))))
-    (cons args (cdr context))))
+         (host (and (toolspec-http--op-base op) (toolspec-http--host (toolspec-http--op-base op))))
+         (entry (and (toolspec-http--approved-p op host) (toolspec-http--auth-entry host)))
+         (secret (and entry (toolspec-http--secret entry)))
+         (user (plist-get entry :user))
+         (context (toolspec-http--auth-json secret user))
+         (stand-in (and secret (toolspec-http--auth-json (toolspec-http--canary secret) user)))
+         (secrets (and secret (list secret)))
+         (fixed nil))
+    (condition-case err
+        (seq-doseq (param (or (toolspec-http--get exec :parameters) []))
+          (let* ((name (toolspec-http--get param :name))
+                 (template (plist-get values (intern (concat ":" name)))))
+            (when (and (stringp template) (null (toolspec-http--get param :arg)))
+              (let* ((value (toolspec-http--render template context))
+                     (made-from (and secret
+                                     (not (equal value (toolspec-http--render template stand-in))))))
+                (when made-from (push value secrets))
+                (push (list name value made-from) fixed)))))
+      (toolspec-error
+       (signal (car err) (list (toolspec-http--redact (format "%s" (cadr err)) secrets)))))
+    (cons (nreverse fixed) secrets)))
 
 (defun toolspec-openapi-bootstrap-async (api callback)
   "Run the bootstrap operations of API and call CALLBACK with their text.
@@ -1201,10 +1607,7 @@ each operation's result under a heading, for the model's context."
                                         (mapconcat #'identity results "\n\n")
                                         "\n"))))))
               (condition-case err
-                  (let ((prepared (toolspec-http--bootstrap-args op)))
-                    (toolspec-http--run op (car prepared)
-                                        (lambda (text)
-                                          (funcall deliver (toolspec-http--redact text (cdr prepared))))))
+                  (toolspec-http--run op nil deliver nil (toolspec-http--bootstrap-args op))
                 (toolspec-error
                  (funcall deliver (format "Error: the bootstrap values of %s failed: %s"
                                           (toolspec-http--op-name op) (cadr err)))))))))))
@@ -1214,10 +1617,12 @@ each operation's result under a heading, for the model's context."
   "Run the bootstrap operations of API and return their results as text.
 API is the title of an imported OpenAPI document.  Its operations
 marked `x-bootstrap' are called with their `x-bootstrap-value'
-templates rendered over the credentials auth-source holds for the
-API's host (`auth.token', `auth.data.*').  The text is meant for the
-model's context: interactively, it is inserted at point (in a gptel
-chat buffer, it goes with the next request)."
+templates rendered over the credential auth-source holds for the
+API's host, when its import approved it (`auth.token',
+`auth.data.access_token', `auth.data.user_id': the entry's login).
+The text is meant for the model's context: interactively, it is
+inserted at point (in a gptel chat buffer, it goes with the next
+request)."
   (interactive
    (let ((apis (toolspec-http--apis)))
      (unless apis (user-error "No imported OpenAPI tools have bootstrap operations"))

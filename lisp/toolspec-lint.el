@@ -253,8 +253,8 @@ warnings."
         (insert (format "toolspec: checking %s\n\n" (abbreviate-file-name file)))
         (dolist (problem problems)
           (pcase-let ((`(,severity ,line ,column . ,_) problem))
-            (insert (format "%s:%d:%d: %s: %s\n" name line column severity
-                            (toolspec-lint--text problem)))))
+            (insert (format "%s:%d:%d: %s: %s\n" (toolspec--one-line name) line column severity
+                            (toolspec--one-line (toolspec-lint--text problem))))))
         (insert (if problems
                     (format "\n%s, %s, %s\n"
                             (toolspec-lint--plural (funcall count 'error) "error")

@@ -133,10 +133,11 @@ Each is a plist (:name TOOL-NAME :method \"GET\" :path \"/pets\"
   "The tool plists of FILE, read for importing with OPTIONS.
 With OpenAPI selection keys in OPTIONS (see `toolspec-read-openapi'),
 FILE is read as an OpenAPI document; otherwise by `toolspec-read-file'
-in OPTIONS's `:format'."
+in OPTIONS's `:format', refusing the file when one tool cannot be
+read if OPTIONS's `:strict' is non-nil."
   (if (toolspec-openapi-selection options)
       (apply #'toolspec-read-openapi file options)
-    (toolspec-read-file file (plist-get options :format))))
+    (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
 
 ;;;; Choosing operations
 

@@ -44,9 +44,8 @@
 
 (require 'cl-lib)
 (require 'subr-x)
-(require 'url)
-(require 'url-http)
 (require 'toolspec)
+(require 'toolspec-http)
 
 (declare-function toolspec--mod-gloodata-info "toolspec-module")
 (declare-function toolspec--mod-gloodata-result "toolspec-module")
@@ -71,18 +70,11 @@
 (defvar gptel--request-params)
 (defvar gptel-prompt-transform-functions)
 (defvar gptel--tool-preview-alist)
-(defvar url-http-response-status)
-(defvar url-http-end-of-headers)
 
 (define-error 'toolspec-envelope-error "Invalid tool result envelope" 'toolspec-error)
 (define-error 'toolspec-fetch-error "Cannot fetch" 'toolspec-error)
 
 ;;;; Options
-
-(defcustom toolspec-http-timeout 60
-  "Seconds a Gloodata extension or an Arcade worker may take to answer."
-  :type 'number
-  :group 'toolspec)
 
 (defcustom toolspec-log-buffer "*toolspec-log*"
   "Buffer where toolspec logs what is for developers only.
@@ -207,92 +199,53 @@ bound by an executor of this file."
 
 ;;;; HTTP
 
-(defun toolspec--http-response ()
-  "The status and body of the HTTP response in the current buffer.
-Return (STATUS . BODY), BODY decoded as UTF-8; STATUS nil when there
-is no response."
-  (let ((status (and (boundp 'url-http-response-status) url-http-response-status))
-        (start (and (boundp 'url-http-end-of-headers) url-http-end-of-headers)))
-    (unless status
-      (goto-char (point-min))
-      (when (looking-at "HTTP/[0-9.]+ \\([0-9]+\\)")
-        (setq status (string-to-number (match-string 1)))))
-    (unless (and start (markerp start) (marker-position start))
-      (goto-char (point-min))
-      (setq start (and (re-search-forward "\r?\n\r?\n" nil t) (point))))
-    (cons status
-          (and start (decode-coding-string
-                      (buffer-substring-no-properties start (point-max)) 'utf-8)))))
-
 (defun toolspec--http-post (url body callback &optional headers timeout)
   "POST BODY, a JSON string, to URL; call CALLBACK with the answer.
 CALLBACK receives STATUS, TEXT and ERROR exactly once: the HTTP
 status and the body, or nil, nil and a message when there is no
-answer (a connection error, or nothing within TIMEOUT seconds,
-default `toolspec-http-timeout').  HEADERS is an alist of extra
-request headers."
-  (let* ((done nil)
-         (timer nil)
-         (buffer nil)
-         (finish (lambda (status text err)
-                   (unless done
-                     (setq done t)
-                     (when timer (cancel-timer timer))
-                     (funcall callback status text err)))))
-    (condition-case err
-        (let ((url-request-method "POST")
-              (url-request-data (encode-coding-string body 'utf-8))
-              (url-request-extra-headers
-               (append '(("Content-Type" . "application/json")
-                         ("Accept" . "application/json"))
-                       headers)))
-          (setq buffer
-                (url-retrieve
-                 url
-                 (lambda (status)
-                   (let ((answer (toolspec--http-response))
-                         (problem (plist-get status :error)))
-                     (kill-buffer (current-buffer))
-                     (if (car answer)
-                         (funcall finish (car answer) (cdr answer) nil)
-                       (funcall finish nil nil (format "%s" (or problem "no HTTP answer"))))))
-                 nil t t))
-          (setq timer
-                (run-at-time (or timeout toolspec-http-timeout) nil
-                             (lambda ()
-                               (funcall finish nil nil
-                                        (format "no answer within %s seconds" (or timeout toolspec-http-timeout)))
-                               (when (buffer-live-p buffer)
-                                 (let ((proc (get-buffer-process buffer)))
-                                   (when proc (delete-process proc)))
-                                 (when (buffer-live-p buffer) (kill-buffer buffer)))))))
-      (error (funcall finish nil nil (error-message-string err))))
-    buffer))
+answer (a connection error, nothing within TIMEOUT seconds, default
+`toolspec-http-timeout', or an answer the transport refuses).
+HEADERS is an alist of extra request headers.  The request goes
+through `toolspec-http--send', with the rules of every executor:
+redirects only on URL's server, no credentials prompted for, no
+compressed answers, `toolspec-http-max-response-size'."
+  (let ((toolspec-http-timeout (or timeout toolspec-http-timeout)))
+    (toolspec-http--send
+     (list :method "POST" :url url
+           :headers (append '(("Content-Type" . "application/json")
+                              ("Accept" . "application/json"))
+                            headers)
+           :data (encode-coding-string body 'utf-8))
+     (lambda (resp)
+       (if (plist-get resp :error)
+           (funcall callback nil nil (plist-get resp :error))
+         (funcall callback (plist-get resp :status) (plist-get resp :body) nil))))))
 
 (defun toolspec--http-post-sync (url body &optional timeout)
   "POST BODY, a JSON string, to URL and wait for the answer.
 Return (STATUS . TEXT); signal `toolspec-fetch-error' when there
-is no answer within TIMEOUT seconds (default `toolspec-http-timeout')
-or the status is not 2xx."
-  (let* ((url-request-method "POST")
-         (url-request-data (encode-coding-string body 'utf-8))
-         (url-request-extra-headers '(("Content-Type" . "application/json")
-                                      ("Accept" . "application/json")))
-         (buffer (condition-case err
-                     (url-retrieve-synchronously url t t (or timeout toolspec-http-timeout))
-                   (error (signal 'toolspec-fetch-error
-                                  (list (format "%s: %s" url (error-message-string err)) (list :url url)))))))
-    (unless buffer
-      (signal 'toolspec-fetch-error (list (format "%s: no answer" url) (list :url url))))
-    (let ((answer (with-current-buffer buffer
-                    (prog1 (toolspec--http-response)
-                      (let ((kill-buffer-query-functions nil)) (kill-buffer buffer))))))
-      (unless (and (car answer) (<= 200 (car answer) 299))
+is no answer within TIMEOUT seconds (default `toolspec-http-timeout'),
+the transport refuses it (see `toolspec--http-post'), or the status
+is not 2xx."
+  (let* ((timeout (or timeout toolspec-http-timeout))
+         (answer nil)
+         (deadline (+ (float-time) timeout 5)))
+    (toolspec--http-post url body (lambda (status text err) (setq answer (list status text err)))
+                         nil timeout)
+    (while (and (null answer) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (pcase-let ((`(,status ,text ,err) answer))
+      (cond
+       ((null answer)
+        (signal 'toolspec-fetch-error (list (format "%s: no answer" url) (list :url url))))
+       (err
+        (signal 'toolspec-fetch-error (list (format "%s: %s" url err) (list :url url))))
+       ((not (<= 200 status 299))
         (signal 'toolspec-fetch-error
-                (list (format "%s answered HTTP %s: %s" url (car answer)
-                              (truncate-string-to-width (or (cdr answer) "") 200))
-                      (list :url url :status (car answer)))))
-      answer)))
+                (list (format "%s answered HTTP %s: %s" url status
+                              (truncate-string-to-width (or text "") 200))
+                      (list :url url :status status))))
+       (t (cons status text))))))
 
 ;;;; Result envelopes
 
@@ -443,11 +396,11 @@ STATUS, TEXT and ERR are as `toolspec--http-post' gives them."
     (let ((r (toolspec--read (toolspec--mod-gloodata-result (or text "")))))
       (cond
        ((plist-get r :error)
-        (toolspec-log "%s: %s answered %s" name endpoint text)
+        (toolspec-log "%s: %s answered %s" name endpoint (toolspec-http--cap text 2000))
         (plist-get r :text))
        ((<= 200 status 299) (plist-get r :text))
        (t
-        (toolspec-log "%s: %s answered HTTP %s: %s" name endpoint status text)
+        (toolspec-log "%s: %s answered HTTP %s: %s" name endpoint status (toolspec-http--cap (or text "") 2000))
         (format "Error: the Gloodata extension at %s answered HTTP %s: %s"
                 endpoint status (truncate-string-to-width (string-trim (or text "")) 300))))))))
 
@@ -489,7 +442,7 @@ buffer's confirmation, and in the echo area."
                                      (cons 'info (toolspec--json-args tool args)))
                                :null-object :null :false-object :json-false)
                (lambda (status text err)
-                 (funcall callback (toolspec-gloodata--answer name endpoint status text err)))))
+                 (funcall callback (toolspec-http--cap (toolspec-gloodata--answer name endpoint status text err))))))
             :async t
             :confirm (lambda (&rest args)
                        (message "toolspec: run %s? %s" name (toolspec-gloodata-render-call tool args))
@@ -585,7 +538,7 @@ STATUS, TEXT and ERR are as `toolspec--http-post' gives them."
           (toolspec-result-text text))
       (toolspec-error
        (toolspec-log "%s: %s answered HTTP %s with an invalid result: %s; body: %s"
-                     name worker status (error-message-string e) text)
+                     name worker status (error-message-string e) (toolspec-http--cap (or text "") 2000))
        (if (and status (<= 200 status 299))
            (format "Error: the Arcade worker at %s answered with an invalid result: %s"
                    worker (cadr e))
@@ -612,7 +565,8 @@ result envelope says (see `toolspec-result-text').  OPTIONS's
                 (toolspec--http-post
                  worker body
                  (lambda (status text err)
-                   (funcall callback (toolspec-arcade--answer name worker invocation status text err))))))
+                   (funcall callback (toolspec-http--cap
+                                      (toolspec-arcade--answer name worker invocation status text err)))))))
             :async t
             :confirm t))))
 

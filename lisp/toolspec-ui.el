@@ -54,6 +54,7 @@
 (declare-function gptel-tool-function "ext:gptel-request")
 (declare-function gptel-tool-p "ext:gptel-request")
 (declare-function json-pretty-print-buffer "json")
+(declare-function toolspec-http-credential-hosts "toolspec-http")
 (declare-function flymake-make-diagnostic "flymake")
 (defvar gptel--known-tools)
 (defvar flymake-diagnostic-functions)
@@ -161,11 +162,12 @@ START and END default to the accessible portion of BUFFER."
                 (insert-file-contents (toolspec--source-file source)))
               (buffer-string)))))
 
-(defun toolspec--parse-text (text &optional format name)
-  "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title."
+(defun toolspec--parse-text (text &optional format name strict)
+  "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title.
+STRICT non-nil refuses TEXT when one tool in it cannot be read."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t)))
+   (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t strict)))
 
 (defun toolspec--source-default-name (source)
   "The name of a bare JSON Schema in SOURCE that has no title, or nil."
@@ -183,7 +185,8 @@ SOURCE holds no valid definitions."
                    (toolspec--read-file-for-import (toolspec--source-file source)
                                                    (append (list :format format) options))
                  (toolspec--parse-text (toolspec--source-text source) format
-                                       (toolspec--source-default-name source)))))
+                                       (toolspec--source-default-name source)
+                                       (plist-get options :strict)))))
     (list tools toolspec-last-import-warnings toolspec-last-import-paths
           toolspec-last-import-problems)))
 
@@ -550,7 +553,9 @@ bound to, and its problems.  Nothing is registered until you say so.
             (concat (if (and (symbolp f) f) (format "%s" f) "a function")
                     (and (plist-get binding :async) ", async")
                     (and (plist-get binding :confirm) ", asks first")
-                    (and resolver (format " (from %s)" resolver))))))
+                    (and resolver (format " (from %s)" resolver))
+                    (and (plist-get binding :unscoped)
+                         ": its entry names no :source, so a tool of this name from any file gets it")))))
     (error (format "cannot be bound: %s" (error-message-string err)))))
 
 (defun toolspec--type-text (spec)
@@ -620,12 +625,27 @@ bound to, and its problems.  Nothing is registered until you say so.
                     (toolspec--plural (length entries) "tool")
                     (toolspec--plural (toolspec--count-problems preview 'error) "error")
                     (toolspec--plural (toolspec--count-problems preview 'warning) "warning")))
+    ;; The errors of no tool are tool definitions that could not be read.
+    (let ((left-out (cl-count 'error (plist-get preview :general) :key #'car)))
+      (when (> left-out 0)
+        (insert (format "%s could not be read and %s left out: the errors below say where\n"
+                        (toolspec--plural left-out "tool definition")
+                        (if (= left-out 1) "is" "are")))))
     (insert (format "%s: register   %s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
                     (toolspec--keys 'toolspec-import-register)
                     (toolspec--keys 'toolspec-import-cancel)
                     (toolspec--keys 'toolspec-import-next-tool)
                     (toolspec--keys 'toolspec-import-previous-tool)
                     (toolspec--keys 'toolspec-import-visit)))
+    (dolist (c (plist-get preview :credentials))
+      (pcase-let ((`(,host ,title ,approved) c))
+        (insert (propertize "credential: " 'face 'toolspec-heading)
+                (format "API %S would send the auth-source credential for %s%s\n"
+                        title (propertize host 'face 'toolspec-tool-name)
+                        (if approved
+                            " (approved by the import options)"
+                          (format ": you are asked when you register (%s)"
+                                  (toolspec--keys 'toolspec-import-register)))))))
     (dolist (p (plist-get preview :general))
       (toolspec--insert-problem nil p))
     (dolist (entry entries)
@@ -651,10 +671,46 @@ Return the plist kept in `toolspec--preview'."
                 (toolspec--read-or-report source (plist-get options :format) options))
                (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
-      (plist-put e :binding (toolspec--binding-text (plist-get e :tool) options)))
+      ;; As `toolspec-import-file' takes them: a name providers refuse
+      ;; is registered under a valid one.
+      (plist-put e :problems (toolspec--unless-renamed (plist-get e :tool) (plist-get e :problems)))
+      (plist-put e :binding (toolspec--binding-text
+                             (plist-get e :tool)
+                             ;; As `toolspec-import-register' will bind it.
+                             (append (list :source (toolspec--source-id source)) options))))
     (list :source source :options options :entries entries :general general
+          :credentials (toolspec--preview-credentials source tools options)
           :category (or (plist-get options :category)
                         (file-name-base (toolspec--source-id source))))))
+
+(defun toolspec--preview-credentials (source tools options)
+  "The credentials TOOLS of SOURCE would use, imported with OPTIONS.
+See `toolspec-http-credential-hosts'."
+  (when (cl-some (lambda (tool)
+                   (equal (format "%s" (plist-get (plist-get tool :executor) :type)) "openapi"))
+                 tools)
+    (require 'toolspec-http)
+    (toolspec-http-credential-hosts
+     tools (append (list :source (toolspec--source-id source)) options))))
+
+(defun toolspec--approve-credentials (preview)
+  "The import options of PREVIEW, with the credentials the user approves.
+Each credential the previewed tools would use, and the options do not
+approve, is asked about; the hosts approved join `:credentials'."
+  (let* ((options (plist-get preview :options))
+         (given (plist-get options :credentials))
+         (hosts (if (stringp given) (list given) given)))
+    (dolist (c (plist-get preview :credentials))
+      (pcase-let ((`(,host ,title ,approved) c))
+        (when (and (not approved)
+                   (y-or-n-p (format "Let the tools of API %S send your auth-source credential for %s? "
+                                     title host)))
+          (setq hosts (append hosts (list host))))))
+    (if hosts
+        (append (list :credentials hosts)
+                (cl-loop for (k v) on options by #'cddr
+                         unless (eq k :credentials) append (list k v)))
+      options)))
 
 (defun toolspec--preview (source options)
   "Show the tools of SOURCE, to be imported with OPTIONS; return the buffer."
@@ -704,26 +760,35 @@ Interactively, the region.  See `toolspec-import-buffer'."
 
 (defun toolspec-import-register ()
   "Register the previewed tools with gptel and close the preview.
-Refuses when a tool has errors: fix the JSON and reload the
-preview with \\<toolspec-import-mode-map>\\[revert-buffer]."
+Tools with errors are left out, after asking; with the import's
+`:strict' option, or when every tool has errors, nothing is
+registered: fix the JSON and reload the preview with
+\\<toolspec-import-mode-map>\\[revert-buffer]."
   (interactive nil toolspec-import-mode)
   (unless toolspec--preview (user-error "Not in an import preview"))
   (let* ((preview toolspec--preview)
          (source (plist-get preview :source))
-         (broken (cl-count-if (lambda (e) (assq 'error (plist-get e :problems)))
-                              (plist-get preview :entries)))
-         (category (plist-get preview :category)))
+         (entries (plist-get preview :entries))
+         (good (cl-remove-if (lambda (e) (assq 'error (plist-get e :problems))) entries))
+         (broken (- (length entries) (length good)))
+         (category (plist-get preview :category))
+         (reload (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
     (when (> broken 0)
-      (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
-                  (if (= broken 1) "1 tool has" (format "%d tools have" broken))
-                  (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
+      (let ((have (if (= broken 1) "1 tool has" (format "%d tools have" broken))))
+        (cond ((or (null good) (plist-get (plist-get preview :options) :strict))
+               (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
+                           have reload))
+              ((not (y-or-n-p (format "%s errors and will be left out; register the other %s? "
+                                      have (toolspec--plural (length good) "tool"))))
+               (user-error "Nothing registered: fix the JSON, then reload with %s" reload)))))
     (let ((made (apply #'toolspec-register
-                       (mapcar (lambda (e) (plist-get e :tool)) (plist-get preview :entries))
+                       (mapcar (lambda (e) (plist-get e :tool)) good)
                        :source (toolspec--source-id source)
                        :category category
-                       (plist-get preview :options))))
+                       (toolspec--approve-credentials preview))))
       (quit-window t)
-      (message "%s registered in category %s" (toolspec--plural (length made) "tool") category)
+      (message "%s registered in category %s%s" (toolspec--plural (length made) "tool") category
+               (if (> broken 0) (format " (%d left out)" broken) ""))
       made)))
 
 (defun toolspec-import-cancel ()
@@ -877,8 +942,12 @@ interactively, ask for \"CATEGORY/NAME\"."
                 (if source
                     (format ", registered by toolspec from %s.\n"
                             (if (file-name-absolute-p source) (abbreviate-file-name source) source))
-                  ".\n")
-                "\n")
+                  ".\n"))
+        (let ((original (toolspec-original-name struct)))
+          (unless (equal original name)
+            (insert (format "Its name in %s is %s: gptel sends %s, a name every backend takes.\n"
+                            (if source "its file" "its source") original name))))
+        (insert "\n")
         (insert (or (plist-get plist :description) "(no description)") "\n\n")
         (insert (propertize "Function:" 'face 'toolspec-heading) " "
                 (cond ((and fn (symbolp fn)) (format "%s" fn))
@@ -904,7 +973,7 @@ interactively, ask for \"CATEGORY/NAME\"."
                         "\n")))
           (insert " none\n"))
         (insert "\n" (propertize "JSON by dialect" 'face 'toolspec-heading) "\n")
-        (dolist (dialect toolspec-dialects)
+        (dolist (dialect (toolspec-dialects))
           (insert "\n" (propertize (format "%s:" dialect) 'face 'toolspec-heading) "\n")
           (insert (condition-case err
                       (toolspec--pretty-json (toolspec-to-json struct dialect))
@@ -952,7 +1021,7 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
   "The buffer or file a problem line's NAME stands for."
   (if (and (buffer-live-p toolspec--problems-source)
            (equal name (with-current-buffer toolspec--problems-source
-                         (toolspec--problems-name))))
+                         (toolspec--one-line (toolspec--problems-name)))))
       toolspec--problems-source
     name))
 
@@ -1020,9 +1089,9 @@ problems."
         (erase-buffer)
         (insert (format "toolspec: checking %s\n\n" name))
         (pcase-dolist (`(,severity ,line ,col ,path ,message) diags)
-          (insert (format "%s:%d:%d: %s: %s%s\n" name line col severity
-                          (if (member path '(nil "")) "" (concat path ": "))
-                          message)))
+          (insert (format "%s:%d:%d: %s: %s%s\n" (toolspec--one-line name) line col severity
+                          (if (member path '(nil "")) "" (concat (toolspec--one-line path) ": "))
+                          (toolspec--one-line message))))
         (insert (if diags
                     (format "\n%s, %s\n"
                             (toolspec--plural (cl-count 'error diags :key #'car) "error")
@@ -1098,7 +1167,7 @@ REPORT-FN is Flymake's callback."
          (dialect (progn
                     (unless tools (user-error "No tools chosen"))
                     (intern (completing-read (format-prompt "Dialect" toolspec-default-dialect)
-                                             (mapcar #'symbol-name toolspec-dialects) nil t nil nil
+                                             (mapcar #'symbol-name (toolspec-dialects)) nil t nil nil
                                              (symbol-name toolspec-default-dialect)))))
          (file (let ((insert-default-directory nil))
                  (read-file-name "Write to file (leave empty for a buffer): " nil ""))))

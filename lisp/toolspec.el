@@ -61,10 +61,10 @@
   :prefix "toolspec-")
 
 (defcustom toolspec-default-dialect 'openai
-  "JSON dialect `toolspec-to-json' writes when none is given."
-  :type '(choice (const openai) (const openai-responses) (const openai-strict)
-                 (const anthropic) (const gemini) (const ollama)
-                 (const bedrock) (const mcp) (const json-schema)))
+  "JSON dialect `toolspec-to-json' writes when none is given.
+One of `toolspec-dialects'."
+  :type '(restricted-sexp :match-alternatives (toolspec--dialect-p)
+                          :tag "Dialect (see `toolspec-dialects')"))
 
 (defcustom toolspec-max-input-size (* 64 1024 1024)
   "Largest input, in bytes, toolspec reads.
@@ -89,9 +89,37 @@ of `toolspec-flymake-setup'."
   :type 'natnum
   :group 'toolspec)
 
-(defconst toolspec-dialects
-  '(openai openai-responses openai-strict anthropic gemini ollama bedrock mcp json-schema)
-  "JSON dialects toolspec writes.")
+(defvar toolspec--dialects nil
+  "The dialects the module writes, once asked (see `toolspec-dialects').")
+
+(declare-function toolspec--mod-dialect-names "toolspec-module")
+(declare-function toolspec--mod-safe-names "toolspec-module")
+
+(defun toolspec-dialects ()
+  "The JSON dialects toolspec writes, a list of symbols.
+The list comes from the module's registry of dialects, which also
+makes the command line's list: it is never kept by hand."
+  (or toolspec--dialects
+      (progn (toolspec--ensure-module)
+             (setq toolspec--dialects (mapcar #'intern (toolspec--mod-dialect-names))))))
+
+(defun toolspec--dialect-p (x)
+  "Non-nil if X is a symbol naming a dialect of `toolspec-dialects'."
+  (and (symbolp x) (memq x (toolspec-dialects)) t))
+
+(defun toolspec-safe-names (names rule)
+  "NAMES, tool names, made valid under RULE and different from each other.
+RULE is a dialect (a symbol or string among `toolspec-dialects') or
+`gptel', for names every gptel backend takes.  NAMES are the names of
+one document or registration.  Returns a list as long as NAMES: nil
+for a name kept, else its new name, made from the old one
+deterministically (\"math.sum\" becomes \"math_sum\")."
+  (toolspec--ensure-module)
+  (let ((new (json-parse-string
+              (toolspec--mod-safe-names (json-serialize (vconcat names)) (toolspec--name rule nil))
+              :array-type 'array :null-object nil)))
+    ;; null: every name is kept.
+    (if new (append new nil) (make-list (length names) nil))))
 
 (defconst toolspec-formats
   '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock openapi json-schema
@@ -418,9 +446,12 @@ bound, `toolspec-template-limit-error'."
 ;;;; Moving values across
 
 (defvar toolspec-last-import-warnings nil
-  "Warnings from the last JSON import: a list of (warning PATH MESSAGE).
-They say what was changed to make the input fit: non-standard type
-names, inferred types, type unions rewritten.")
+  "Warnings from the last JSON import: a list of (SEVERITY PATH MESSAGE).
+A warning says what was changed to make the input fit: non-standard
+type names, unknown ones read as no type constraint.  An error
+\(SEVERITY `error') is a tool definition that could not be read: it
+was left out, and PATH says where in the input it goes wrong.  With
+STRICT, the import signals the first such error instead.")
 
 (defvar toolspec-last-import-paths nil
   "Where each tool of the last JSON import is in its input.
@@ -479,6 +510,11 @@ collects while it parses."
 (declare-function gptel-tool-p "ext:gptel")
 (declare-function llm-tool-p "ext:llm")
 
+(defvar toolspec--original-names (make-hash-table :test #'eq :weakness 'key)
+  "The name each gptel tool registered by toolspec was given in its file.
+Registration gives a tool a name every gptel backend takes (see
+`toolspec-register'); exports and dispatch use the original.")
+
 (defun toolspec--struct-plist (tool)
   "Plist of a `gptel-tool' or `llm-tool' struct TOOL, or nil."
   (cond
@@ -488,7 +524,12 @@ collects while it parses."
              when (fboundp accessor)
              append (let ((v (funcall accessor tool)))
                       (list (intern (format ":%s" slot))
-                            (if (eq slot 'args) (mapcar #'toolspec--symbol-types v) v)))))
+                            (pcase slot
+                              ('args (if (proper-list-p v) (mapcar #'toolspec--symbol-types v) v))
+                              ;; The name in its source, not the one made
+                              ;; valid for every gptel backend.
+                              ('name (gethash tool toolspec--original-names v))
+                              (_ v))))))
    ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
     (cl-loop for slot in '(name description args function async)
              for accessor = (intern (format "llm-tool-%s" slot))
@@ -516,8 +557,13 @@ this undoes it so a registered tool reads as it was written."
    (t spec)))
 
 (defun toolspec--plist (tool)
-  "TOOL as a plist: TOOL itself, or the plist of a gptel or llm struct."
+  "TOOL as a plist: TOOL itself, or the plist of a gptel or llm struct.
+A gptel tool toolspec registered gives the plist it was made from,
+under its original name."
   (cond ((and (consp tool) (keywordp (car tool))) tool)
+        ((when-let* ((source (toolspec--source-plist tool)))
+           ;; gptel made its :type symbols strings, in place.
+           (toolspec--with-args source (lambda (args) (mapcar #'toolspec--symbol-types args)))))
         ((toolspec--struct-plist tool))
         (t (signal 'toolspec-plist-error
                    (list (format "Expected a tool plist, a gptel-tool or an llm-tool, found %S"
@@ -527,20 +573,69 @@ this undoes it so a registered tool reads as it was written."
 (defun toolspec--printable (plist)
   "PLIST with values that have no printed form replaced for the module.
 `:function' becomes a description of the function; `:confirm' and
-`:include' (possibly functions, and of no use in JSON) are left out."
+`:include' (possibly functions, and of no use in JSON) are left out.
+A PLIST that is circular or dotted is a `toolspec-plist-error'."
+  (unless (proper-list-p plist)
+    (signal 'toolspec-plist-error
+            (list "The tool plist is circular or dotted: a tool is a list (:name \"...\" :description \"...\" :args (...))"
+                  nil)))
   (cl-loop for (k v) on plist by #'cddr
            unless (memq k '(:confirm :include))
            append (list k (if (eq k :function) (toolspec--function-info v) v))))
 
+(defun toolspec--one-line (string)
+  "STRING shown on one line of a list of problems.
+Control characters (line breaks among them), the Unicode line and
+paragraph separators and the bidirectional controls are written as
+escapes (\\n, \\u{202e}): names and messages come from the file
+checked, and none may start a line that `next-error' would follow,
+or reorder what is shown."
+  (replace-regexp-in-string
+   (rx (any (0 . 31) 127 (#x80 . #x9f) #x2028 #x2029 (#x202a . #x202e) (#x2066 . #x2069)))
+   (lambda (c)
+     (pcase (aref c 0)
+       (?\n "\\n") (?\r "\\r") (?\t "\\t")
+       (ch (format "\\u{%x}" ch))))
+   string t t))
+
+(defun toolspec--without-properties (obj budget)
+  "OBJ with the strings in it, at any depth, copied without text properties.
+Lists and vectors holding such strings are copied; OBJ is not changed.
+BUDGET is a cons whose car is how many more objects may be visited:
+past it (OBJ is circular), signal `toolspec-plist-error'."
+  (when (< (setcar budget (1- (car budget))) 0)
+    (signal 'toolspec-plist-error
+            (list "The spec is circular: it holds itself, which has no JSON form" nil)))
+  (cond ((stringp obj) (substring-no-properties obj))
+        ((consp obj)
+         (let ((items nil))
+           (while (consp obj)
+             (push (toolspec--without-properties (car obj) budget) items)
+             (setq obj (cdr obj)))
+           (let ((copy (nreverse items)))
+             (setcdr (last copy) (toolspec--without-properties obj budget))
+             copy)))
+        ((vectorp obj) (vconcat (mapcar (lambda (x) (toolspec--without-properties x budget)) obj)))
+        (t obj)))
+
 (defun toolspec--print (obj)
-  "Print OBJ readably for the module."
+  "Print OBJ readably for the module.
+Strings with text properties (printed #(\"...\" 0 3 (face bold)), which
+the module would take for vectors) are printed without them."
   (let ((print-length nil) (print-level nil) (print-circle nil)
         (print-escape-newlines nil) (print-escape-nonascii nil)
         (print-escape-multibyte nil) (print-escape-control-characters nil)
         (print-quoted t) (float-output-format nil)
         (print-integers-as-characters nil))
     (condition-case err
-        (prin1-to-string obj)
+        (let ((text (prin1-to-string obj)))
+          ;; #(" starts a string with properties, and is rare otherwise
+          ;; (a string ending in #( before its closing quote).
+          (if (string-search "#(\"" text)
+              ;; Each object printed takes a character at least.
+              (prin1-to-string (toolspec--without-properties obj (list (length text))))
+            text))
+      (toolspec-error (signal (car err) (cdr err)))
       (error
        (signal 'toolspec-limit-error
                (list (format "Cannot pass the spec to toolspec: %s (is it circular or nested too deeply?)"
@@ -550,7 +645,7 @@ this undoes it so a registered tool reads as it was written."
 ;;;; Public API
 
 ;;;###autoload
-(defun toolspec-parse-json (string &optional format)
+(defun toolspec-parse-json (string &optional format strict)
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
 it (per tool, so arrays and wrappers such as {\"tools\": [...]} may
@@ -558,22 +653,26 @@ mix formats).  An OpenAPI document (JSON, or YAML) gives one tool
 per operation; `toolspec-read-openapi' selects operations.  The
 plists follow the gptel/llm rules and carry no `:function'.  What
 was changed to make the input fit is left in
-`toolspec-last-import-warnings'."
+`toolspec-last-import-warnings'.  A tool definition that cannot be
+read is left out, with an error among those warnings; when no tool
+can be read, or with STRICT non-nil when one cannot, that error is
+signalled."
   (toolspec--ensure-module)
   (toolspec--import
-   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t)))
+   (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t strict)))
 
 ;;;###autoload
-(defun toolspec-read-file (file &optional format)
+(defun toolspec-read-file (file &optional format strict)
   "Read FILE, JSON tool definitions, into a list of tool plists.
-FORMAT is as in `toolspec-parse-json'.  A bare JSON Schema without
-`title' is named after FILE.  Errors carry `:file' in their details."
+FORMAT and STRICT are as in `toolspec-parse-json'.  A bare JSON
+Schema without `title' is named after FILE.  Errors carry `:file'
+in their details."
   (toolspec--ensure-module)
   (let ((file (expand-file-name file)))
     (condition-case err
         (toolspec--import
          (toolspec--mod-read-file file (toolspec--name format nil)
-                                  (file-name-base file) toolspec-max-input-size t))
+                                  (file-name-base file) toolspec-max-input-size t strict))
       (toolspec-error
        (signal (car err)
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
@@ -600,7 +699,10 @@ next export, for as long as the tool lives and is `equal' to what it
 was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
-    (let* ((texts (and (not pretty) (toolspec--tool-texts tools dialect)))
+    (let* ((renames (toolspec--export-renames tools dialect))
+           ;; Texts kept from other exports have names made valid in
+           ;; other documents: not used when names must change here.
+           (texts (and (not pretty) (not renames) (toolspec--tool-texts tools dialect)))
            ;; `json-serialize' failed on the tools already: not tried again.
            (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
                             (toolspec--serialize tools))))
@@ -618,6 +720,20 @@ was (see `toolspec--export-cache')."
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
            dialect t pretty))))))
 
+(defun toolspec--export-renames (tools dialect)
+  "Warn of the names of TOOLS that DIALECT refuses; non-nil if there are some.
+The writer gives them new names, made valid and different from the
+other tools' (see `toolspec-safe-names')."
+  (let* ((names (mapcar #'toolspec--export-name tools))
+         (new (and (cl-every #'stringp names) (toolspec-safe-names names dialect)))
+         (pairs (cl-loop for old in names for n in new when n collect (format "%s -> %s" old n))))
+    (when pairs
+      (display-warning 'toolspec
+                       (format "Tool names %s refuses were written as valid ones: %s"
+                               dialect (mapconcat #'identity pairs ", "))
+                       :warning)
+      t)))
+
 (declare-function gptel-tool-name "ext:gptel")
 (declare-function gptel-tool-description "ext:gptel")
 (declare-function gptel-tool-args "ext:gptel")
@@ -625,13 +741,36 @@ was (see `toolspec--export-cache')."
 (declare-function llm-tool-description "ext:llm")
 (declare-function llm-tool-args "ext:llm")
 
+(defvar toolspec--gptel-sources (make-hash-table :test #'eq :weakness 'key)
+  "The plist each gptel tool toolspec registered was made from.
+Its `:name' is the registered name.  Exports write the tool from it,
+with the original name, so that what gptel's struct has no slot for
+\(root schema keywords, tool-level keys) is not lost; what gptel sends
+for the tool is written from it too (see `toolspec-gptel-send-own-json').")
+
+(defun toolspec--export-name (tool)
+  "The name TOOL (a plist or struct) is exported under: its original name."
+  (cond
+   ((and (consp tool) (keywordp (car tool))) (plist-get tool :name))
+   ((gethash tool toolspec--original-names))
+   ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool)) (gptel-tool-name tool))
+   ((and (fboundp 'llm-tool-p) (llm-tool-p tool)) (llm-tool-name tool))))
+
+(defun toolspec--source-plist (tool)
+  "The plist gptel tool TOOL was registered from, under its original name.
+Nil if toolspec did not register TOOL."
+  (when-let* ((source (and (recordp tool) (gethash tool toolspec--gptel-sources))))
+    (plist-put (copy-sequence source) :name (toolspec--export-name tool))))
+
 (defun toolspec--export-key (tool)
   "What of TOOL its JSON is written from, as a plist.
 That is its plist without the keys that have no JSON form.  Signal
 `wrong-type-argument' if TOOL is not a tool."
   (cond
+   ((toolspec--source-plist tool)
+    (toolspec--export-key (toolspec--source-plist tool)))
    ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
-    (list :name (gptel-tool-name tool) :description (gptel-tool-description tool)
+    (list :name (toolspec--export-name tool) :description (gptel-tool-description tool)
           :args (gptel-tool-args tool)))
    ((and (fboundp 'llm-tool-p) (llm-tool-p tool))
     (list :name (llm-tool-name tool) :description (llm-tool-description tool)

@@ -50,7 +50,7 @@
                                  "the tool" "MISSING"))))
           (princ ";; (gptel is not installed here: `make deps' fetches it)\n")))
       (demo--rule "JSON each provider receives")
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (princ (format "%-17s %s\n" dialect (toolspec-to-json tool dialect)))))))
 
 (princ "\nDone: every example read, validated, registered and written in every dialect.\n")

@@ -5,6 +5,8 @@
 #   - byte-compilation of lisp/ with warnings as errors, and checkdoc
 #   - ERT in batch Emacs against the built (debug) module: core and real gptel
 #   - the ERT suite once more under `emacs --module-assertions', and on Emacs 28
+#   - provider acceptance: toolspec's output and real gptel's, for real MCP
+#     servers' tools, judged by the providers' validators (scripts/provider-tests.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 EMACS=${EMACS:-emacs}
@@ -82,6 +84,27 @@ if bash scripts/setup-deps.sh emacs28; then
   EMACS="$PWD/.deps/emacs-28/emacs" run_ert emacs-28
 else
   echo "FAILED: Emacs 28 could not be set up"; failed=$((failed + 1))
+fi
+
+# Provider acceptance (scripts/provider-tests.sh): the tools toolspec
+# writes for a corpus of real MCP servers' tools/list, the fixtures and a
+# function-calling catalog, and what real gptel sends for them, judged
+# by each provider's own validator; one test per dialect.
+note "provider acceptance (scripts/setup-providers.sh)"
+if bash scripts/setup-providers.sh </dev/null; then
+  for mode in writers gptel; do
+    bash scripts/provider-tests.sh "$mode" 2>&1 | tee "$log/providers-$mode.txt"
+    rc=${PIPESTATUS[0]}
+    line=$(grep -E "^providers \($mode\): [0-9]+ passed, [0-9]+ failed" "$log/providers-$mode.txt" | tail -n1)
+    if [ -z "$line" ]; then
+      echo "FAILED: provider acceptance ($mode) did not run (exit $rc)"; failed=$((failed + 1)); continue
+    fi
+    read -r p f < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+  done
+else
+  echo "FAILED: the provider-acceptance setup (real MCP servers, validators)"; failed=$((failed + 1))
 fi
 
 rm -rf "$log"

@@ -98,7 +98,7 @@ impl ArgChecker {
                     let full = if path.is_empty() { name } else { format!("{path}.{name}") };
                     return Problem::error(full, "required argument missing");
                 }
-                Problem::error(path, e.to_string())
+                Problem::error(path, shorten(&e.to_string(), e.instance()))
             })
             .collect()
     }
@@ -107,7 +107,7 @@ impl ArgChecker {
     pub fn check_text(&self, text: &str) -> Result<Vec<Problem>> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
         if !v.is_object() {
-            return Ok(vec![Problem::error("", format!("the arguments must be a JSON object, got {v}"))]);
+            return Ok(vec![Problem::error("", shorten(&format!("the arguments must be a JSON object, got {v}"), &v))]);
         }
         Ok(self.check_serde(&v))
     }
@@ -140,6 +140,35 @@ impl ArgChecker {
     fn property(&self, name: &str) -> Option<&Schema> {
         self.schema.field("properties")?.get(name)?.as_object()
     }
+}
+
+/// The longest value an argument error quotes, in characters: a longer
+/// one is cut, with a marker saying how long it was.
+pub const QUOTED_MAX: usize = 200;
+
+/// The longest argument error, in characters (its middle is cut beyond).
+pub const MESSAGE_MAX: usize = 1000;
+
+/// `message`, which may quote `value` (the argument's JSON), with a long
+/// quoted value cut to [`QUOTED_MAX`] characters and a marker, and the
+/// whole kept within [`MESSAGE_MAX`]: the model gets what is wrong, not
+/// its own megabyte back.
+fn shorten(message: &str, value: &serde_json::Value) -> String {
+    let quoted = value.to_string();
+    let count = quoted.chars().count();
+    let mut text = if count > QUOTED_MAX && message.contains(&quoted) {
+        let cut: String = quoted.chars().take(QUOTED_MAX).collect();
+        message.replacen(&quoted, &format!("{cut}... [{count} characters in all]"), 1)
+    } else {
+        message.to_string()
+    };
+    let len = text.chars().count();
+    if len > MESSAGE_MAX {
+        let head: String = text.chars().take(MESSAGE_MAX / 2).collect();
+        let tail: String = text.chars().skip(len - MESSAGE_MAX / 2).collect();
+        text = format!("{head} ... [{} characters cut] ... {tail}", len - MESSAGE_MAX);
+    }
+    text
 }
 
 /// The JSON types a schema allows (empty when it says nothing).
@@ -236,5 +265,17 @@ mod tests {
         }
         assert!(!pattern_compiles("("));
         assert!(pattern_compiles("^[a-z]+$"));
+    }
+
+    /// A long value is quoted cut, with a marker saying its length.
+    #[test]
+    fn long_values_are_quoted_cut() {
+        let v = serde_json::Value::String("x".repeat(1 << 20));
+        let m = shorten(&format!("{v} is not of type \"integer\""), &v);
+        assert!(m.ends_with("... [1048578 characters in all] is not of type \"integer\""), "{}", &m[..300]);
+        assert!(m.chars().count() < QUOTED_MAX + 100);
+        let m = shorten(&format!("Additional properties are not allowed ('{}' was unexpected)", "k".repeat(5000)), &v);
+        assert!(m.chars().count() < MESSAGE_MAX + 100 && m.contains("characters cut]") && m.ends_with("was unexpected)"), "{m}");
+        assert_eq!(shorten("\"x\" is not of type \"integer\"", &serde_json::json!("x")), "\"x\" is not of type \"integer\"");
     }
 }

@@ -62,6 +62,32 @@ pub fn sniff(name: Option<&str>, text: &str) -> Input {
     }
 }
 
+/// `s` shown on one line of a diagnostic: control characters (line
+/// breaks among them), the Unicode line and paragraph separators and the
+/// bidirectional controls are written as escapes (`\n`, `\u{202e}`).
+/// Names and messages come from the file checked: no text of it may start
+/// a line of its own (a forged `FILE:LINE:COL: error:` line that
+/// `next-error` would follow), drive a terminal, or reorder what is shown.
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| {
+        !(c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+    };
+    if s.chars().all(shown) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if !shown(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
 fn title(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::Json => "invalid JSON: ",

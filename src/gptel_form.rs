@@ -15,7 +15,7 @@
 use lexpr::Value as Sexp;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::plist::{plist_pairs, print_keyword, print_string, print_symbol};
+use crate::plist::{parse_sexp, plist_pairs, print_keyword, print_string, print_symbol};
 use crate::validate;
 
 /// Lines are kept within this many columns where the values allow.
@@ -48,7 +48,7 @@ pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {
         Error::new(ErrorKind::Plist, "a tool must be a plist (:name \"...\" :description \"...\" :args (...))")
     })?;
     let get = |k: &str| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
-    let function = if opts.function.is_empty() { "#'ignore" } else { opts.function };
+    let function = function_text(opts.function)?;
     let mut p = Printer::default();
     if opts.define {
         let name = get("name").map_or_else(|| "tool".into(), |n| n.as_str().map_or_else(|| flat(n), String::from));
@@ -58,9 +58,22 @@ pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {
                 .unwrap_or_default()
                 .iter()
                 .filter_map(|a| plist_pairs(a)?.into_iter().find(|(k, _)| *k == "name").map(|(_, v)| v))
-                .map(|v| v.as_str().map_or_else(|| flat(v), String::from))
+                .map(|v| match v.as_str() {
+                    Some(s) => {
+                        let mut out = String::new();
+                        print_symbol(s, &mut out);
+                        out
+                    }
+                    None => flat(v),
+                })
                 .collect();
-            p.put(&format!(";; {name}: define `{f}', e.g.\n;;   (defun {f} ({})\n;;     ...)\n", args.join(" ")));
+            p.put(&format!(
+                ";; {}: define `{}', e.g.\n;;   (defun {} ({})\n;;     ...)\n",
+                comment_text(&name),
+                comment_text(f),
+                comment_text(f),
+                comment_text(&args.join(" "))
+            ));
         }
     }
     if opts.comments {
@@ -70,9 +83,7 @@ pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {
             } else {
                 format!("{}: {}: {}", problem.severity.as_str(), problem.path, problem.message)
             };
-            for line in text.lines() {
-                p.put(&format!(";; {line}\n"));
-            }
+            p.put(&format!(";; {}\n", comment_text(&text)));
         }
     }
     p.put("(gptel-make-tool");
@@ -88,7 +99,7 @@ pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {
         p.value(n);
     }
     key(&mut p, "function");
-    p.put(function);
+    p.put(&function);
     if let Some(d) = get("description").filter(|d| !is_nil(d)) {
         key(&mut p, "description");
         p.value(d);
@@ -116,8 +127,7 @@ pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {
                     if i > 0 {
                         p.newline(align);
                     }
-                    p.put("'");
-                    p.value(a);
+                    p.quoted(a);
                 }
                 p.put(")");
             }
@@ -132,10 +142,117 @@ fn is_nil(v: &Sexp) -> bool {
     matches!(v, Sexp::Null | Sexp::Nil)
 }
 
+/// `s` as the text of one comment line that says nothing to Emacs: line
+/// breaks and other control characters escaped (`\n`, `\N{U+0}`), and
+/// neither a `-*-` line nor a `Local Variables:` list (whose `coding:`
+/// would have the file decoded otherwise, and comments end elsewhere).
+pub fn comment_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{1b}' => out.push_str("\\e"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\N{{U+{:X}}}", c as u32));
+            }
+            ':' if crate::plist::ends_with_local_variables(&out) => out.push_str("\\:"),
+            _ => out.push(c),
+        }
+    }
+    while out.contains("-*-") {
+        out = out.replace("-*-", "-\\*-");
+    }
+    out
+}
+
+/// Where a value is printed: as the value of a key of the call (a list
+/// there is quoted: it is data, not a call to run), as code given as
+/// code (`:function`'s), or inside quoted or backquoted data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Code,
+    Raw,
+    Quoted,
+    Backquoted,
+}
+
+/// A symbol name that cannot be written as it is: a control character
+/// other than tab.  A NUL or an ESC would change how `load` decodes the
+/// file; after a newline (escaped, `\` then the newline), `indent-region`
+/// would indent the rest of the name into a symbol of its own.  Such a
+/// symbol is written `(intern "NAME")`.
+fn unwritable(name: &str) -> bool {
+    name.chars().any(|c| c < ' ' && c != '\t')
+}
+
+/// Whether `v` holds a symbol [`unwritable`] as it is.
+fn needs_intern(v: &Sexp) -> bool {
+    match v {
+        Sexp::Symbol(s) => unwritable(s),
+        Sexp::Keyword(k) => unwritable(k),
+        Sexp::Vector(items) => items.iter().any(needs_intern),
+        Sexp::Cons(c) => {
+            let (items, tail) = c.to_ref_vec();
+            items.into_iter().any(needs_intern) || needs_intern(tail)
+        }
+        _ => false,
+    }
+}
+
+/// Symbol `name` (a keyword's with its colon when `keyword`) as `prin1`
+/// prints it, or as `(intern "NAME")` (`,(intern ...)` in backquoted data)
+/// when it is [`unwritable`].
+fn print_name(name: &str, keyword: bool, ctx: Ctx, out: &mut String) {
+    if !unwritable(name) {
+        if keyword {
+            print_keyword(name, out);
+        } else {
+            print_symbol(name, out);
+        }
+        return;
+    }
+    if ctx == Ctx::Backquoted {
+        out.push(',');
+    }
+    out.push_str("(intern ");
+    let full = if keyword { format!(":{name}") } else { name.to_string() };
+    print_string(&full, out);
+    out.push(')');
+}
+
+/// The text of `:function`: `#'ignore` for none.  Text that would not
+/// load as it reads once indented (control characters but tab, a local
+/// variables list) is printed again from what it reads as.
+fn function_text(f: &str) -> Result<String> {
+    if f.is_empty() {
+        return Ok("#'ignore".into());
+    }
+    let lower = f.to_ascii_lowercase();
+    if !f.chars().any(|c| c < ' ' && c != '\t') && !lower.contains("local variables:") {
+        return Ok(f.into());
+    }
+    // `#'X` is X here: a symbol is made with `intern`, which Emacs calls
+    // as it calls `#'X`.
+    let function = f.strip_prefix("#'");
+    let v = parse_sexp(function.unwrap_or(f))?;
+    let mut out = String::new();
+    match &v {
+        Sexp::Symbol(s) if function.is_some() && !unwritable(s) => {
+            out.push_str("#'");
+            print_symbol(s, &mut out);
+        }
+        _ => print_flat(&v, &mut out, Ctx::Raw),
+    }
+    crate::plist::dispose(v);
+    Ok(out)
+}
+
 /// One value on one line, as `prin1` prints it (`'X` for `(quote X)`).
 pub fn flat(v: &Sexp) -> String {
     let mut out = String::new();
-    print_flat(v, &mut out);
+    print_flat(v, &mut out, Ctx::Quoted);
     out
 }
 
@@ -149,7 +266,20 @@ fn quoted(v: &Sexp) -> Option<(&'static str, &Sexp)> {
     }
 }
 
-fn print_flat(v: &Sexp, out: &mut String) {
+fn print_flat(v: &Sexp, out: &mut String, ctx: Ctx) {
+    let code = matches!(ctx, Ctx::Code | Ctx::Raw);
+    if code && matches!(v, Sexp::Cons(_) | Sexp::Vector(_)) && quoted(v).is_none() {
+        if needs_intern(v) {
+            out.push('`');
+            print_flat(v, out, Ctx::Backquoted);
+            return;
+        }
+        if ctx == Ctx::Code && matches!(v, Sexp::Cons(_)) {
+            out.push('\'');
+            print_flat(v, out, Ctx::Quoted);
+            return;
+        }
+    }
     match v {
         Sexp::Null | Sexp::Nil | Sexp::Bool(false) => out.push_str("nil"),
         Sexp::Bool(true) => out.push('t'),
@@ -172,22 +302,40 @@ fn print_flat(v: &Sexp, out: &mut String) {
         Sexp::Char(c) => out.push_str(&(*c as u32).to_string()),
         Sexp::String(s) => print_string(s, out),
         Sexp::Bytes(b) => print_string(&String::from_utf8_lossy(b), out),
-        Sexp::Symbol(s) => print_symbol(s, out),
-        Sexp::Keyword(k) => print_keyword(k, out),
+        Sexp::Symbol(s) => print_name(s, false, ctx, out),
+        Sexp::Keyword(k) => print_name(k, true, ctx, out),
         Sexp::Vector(items) => {
             out.push('[');
             for (i, x) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
-                print_flat(x, out);
+                print_flat(x, out, ctx);
             }
             out.push(']');
         }
         Sexp::Cons(c) => {
             if let Some((prefix, x)) = quoted(v) {
-                out.push_str(prefix);
-                print_flat(x, out);
+                match ctx {
+                    // Code: what follows is data, backquoted when it
+                    // holds a symbol written with `intern`.
+                    Ctx::Code | Ctx::Raw if needs_intern(x) => {
+                        if prefix == "'" && !matches!(x, Sexp::Symbol(_) | Sexp::Keyword(_)) {
+                            out.push('`');
+                            print_flat(x, out, Ctx::Backquoted);
+                        } else {
+                            print_flat(x, out, ctx);
+                        }
+                    }
+                    Ctx::Code | Ctx::Raw => {
+                        out.push_str(prefix);
+                        print_flat(x, out, Ctx::Quoted);
+                    }
+                    _ => {
+                        out.push_str(prefix);
+                        print_flat(x, out, ctx);
+                    }
+                }
                 return;
             }
             let (items, tail) = c.to_ref_vec();
@@ -196,11 +344,11 @@ fn print_flat(v: &Sexp, out: &mut String) {
                 if i > 0 {
                     out.push(' ');
                 }
-                print_flat(x, out);
+                print_flat(x, out, ctx);
             }
             if !is_nil(tail) {
                 out.push_str(" . ");
-                print_flat(tail, out);
+                print_flat(tail, out, ctx);
             }
             out.push(')');
         }
@@ -213,14 +361,36 @@ fn fits(v: &Sexp, col: usize) -> bool {
     matches!(v, Sexp::Cons(_) | Sexp::Vector(_)) && !t.contains('\n') && col + t.chars().count() <= WIDTH
 }
 
-#[derive(Default)]
 struct Printer {
     out: String,
     /// Column of the end of `out`, in characters.
     col: usize,
+    /// Where the value being printed is.
+    ctx: Ctx,
+}
+
+impl Default for Printer {
+    fn default() -> Self {
+        Printer { out: String::new(), col: 0, ctx: Ctx::Code }
+    }
 }
 
 impl Printer {
+    /// `v` as quoted data: `'V`, or `` `V `` when it holds a symbol
+    /// written with `intern`.
+    fn quoted(&mut self, v: &Sexp) {
+        let ctx = self.ctx;
+        if needs_intern(v) {
+            self.put("`");
+            self.ctx = Ctx::Backquoted;
+        } else {
+            self.put("'");
+            self.ctx = Ctx::Quoted;
+        }
+        self.value(v);
+        self.ctx = ctx;
+    }
+
     fn put(&mut self, s: &str) {
         self.out.push_str(s);
         match s.rfind('\n') {
@@ -238,14 +408,26 @@ impl Printer {
     /// `v` starting at the current column, broken over lines when it does
     /// not fit, indented as Emacs indents.
     fn value(&mut self, v: &Sexp) {
-        let text = flat(v);
-        if !text.contains('\n') && self.col + text.chars().count() <= WIDTH {
+        let mut text = String::new();
+        print_flat(v, &mut text, self.ctx);
+        let one_line = !text.contains('\n') && self.col + text.chars().count() <= WIDTH;
+        if one_line || (self.ctx == Ctx::Code && needs_intern(v)) {
             self.put(&text);
+            return;
+        }
+        if self.ctx == Ctx::Code && matches!(v, Sexp::Cons(_)) && quoted(v).is_none() {
+            // A list as a key's value is data: quoted, not a call.
+            self.quoted(v);
             return;
         }
         if let Some((prefix, x)) = quoted(v) {
             self.put(prefix);
+            let ctx = self.ctx;
+            if ctx == Ctx::Code {
+                self.ctx = Ctx::Quoted;
+            }
             self.value(x);
+            self.ctx = ctx;
             return;
         }
         match v {
@@ -284,7 +466,7 @@ impl Printer {
                                 self.newline(align);
                             }
                             let mut key = String::new();
-                            print_keyword(k, &mut key);
+                            print_name(k, true, self.ctx, &mut key);
                             key.push(' ');
                             self.put(&key);
                             if i == 0 {
@@ -382,5 +564,57 @@ mod tests {
 line two" :args ((:name "q" :type string :description "a
 b" :optional t)))"#, &FormOptions::default());
         assert!(text.contains(" :args (list '(:name \"q\"\n                     :type string\n                     :description \"a\nb\"\n                     :optional t)))"), "{text}");
+    }
+
+    /// Names that would end a comment, or change how `load` decodes the
+    /// file, are escaped in comments and written with `intern` in code;
+    /// the text reads back to the same names.
+    #[test]
+    fn hostile_names_stay_in_their_comments_and_read_back() {
+        let tool = Sexp::list(vec![
+            Sexp::keyword("name"),
+            Sexp::string("t\n(setq pwned t)\n-*- coding: utf-7 -*-"),
+            Sexp::keyword("description"),
+            Sexp::string("d\nLocal Variables:\ncoding: utf-7\r\u{1b}$B\0"),
+            Sexp::keyword("args"),
+            Sexp::list(vec![Sexp::list(vec![
+                Sexp::keyword("name"),
+                Sexp::string("a\n(setq pwned t)"),
+                Sexp::keyword("type"),
+                Sexp::symbol("object"),
+                Sexp::keyword("description"),
+                Sexp::string("A"),
+                Sexp::keyword("properties"),
+                Sexp::list(vec![
+                    Sexp::keyword("k\0\u{1b}$B\"\n(setq pwned t)"),
+                    Sexp::list(vec![Sexp::keyword("type"), Sexp::symbol("string")]),
+                ]),
+            ])]),
+        ]);
+        let text = gptel_form(&tool, &FormOptions { function: "#'my-fn", comments: true, define: true, ..FormOptions::default() })
+            .unwrap();
+        assert!(!text.contains(['\0', '\u{1b}', '\r']), "{text}");
+        assert!(!text.to_lowercase().contains("local variables:"), "{text}");
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(";; t\\n(setq pwned t)\\n-\\*- coding: utf-7 -\\*-: define `my-fn', e.g."));
+        assert_eq!(lines.next(), Some(";;   (defun my-fn (a\\\\n\\(setq\\ pwned\\ t\\))"));
+        // Every line before the form is a comment.
+        assert!(text.split("(gptel-make-tool").next().unwrap().lines().all(|l| l.starts_with(";;")), "{text}");
+        assert!(text.contains(":properties (,(intern \":k\\N{U+0}\\e$B\\\"\n(setq pwned t)\") (:type string))"), "{text}");
+        assert!(text.contains("`(:name \"a\n(setq pwned t)\""), "{text}");
+        // What lexpr reads, as Emacs reads it (less the quotes).
+        let form = parse_sexp(&text.replace('`', "'").replace(",(intern ", "(intern ").replace("#'", "'")).unwrap();
+        let printed = form.to_string();
+        assert!(printed.contains("d\\nLocal Variables:\\ncoding: utf-7\\r\\x1B;$B\\x00;"), "{printed}");
+    }
+
+    /// A `:function` holding a control character is written again.
+    #[test]
+    fn functions_that_would_not_load_are_written_again() {
+        assert_eq!(function_text("").unwrap(), "#'ignore");
+        assert_eq!(function_text("#'my-fn").unwrap(), "#'my-fn");
+        assert_eq!(function_text("#'my\\\u{1b}fn").unwrap(), "(intern \"my\\efn\")");
+        assert_eq!(function_text("#'my\\\n\\(x\\)").unwrap(), "(intern \"my\n(x)\")");
+        assert_eq!(function_text("(lambda (x) \"Local Variables:\" x)").unwrap(), "(lambda (x) \"Local Variables\\N{U+3A}\" x)");
     }
 }

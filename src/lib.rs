@@ -13,7 +13,8 @@ pub mod check;
 pub mod elisp_source;
 pub mod elisp_tools;
 pub mod error;
-pub mod gemini;
+pub mod formats;
+pub use formats::gemini;
 pub mod gptel_form;
 pub mod locate;
 pub mod model;
@@ -459,11 +460,11 @@ pub fn elisp_to_json(text: &str, dialect: Dialect, many: bool, pretty: bool) -> 
 pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> Result<String> {
     if pretty {
         let items = serialized_plists(text)?;
-        let written = par::map(&items, |item| serialized_tool(item).map(|t| write::write_owned(t, dialect)));
         // As for the printed form: the first tool that cannot be read,
         // placed at its item, else the first that cannot be written.
-        let written = written.into_iter().enumerate().map(in_item).collect::<Result<Vec<Result<crate::value::Value>>>>()?;
-        let list = written.into_iter().collect::<Result<Vec<crate::value::Value>>>()?;
+        let mut tools = par::map(&items, |item| serialized_tool(item)).into_iter().enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+        write::rename_for(&mut tools, dialect, &mut Vec::new());
+        let list = par::map(&tools, |t| write::write_tool(t, dialect)).into_iter().collect::<Result<Vec<crate::value::Value>>>()?;
         Ok(write::to_text(&write::document(list, dialect), true))
     } else {
         Ok(write::document_text(&serialized_plists_to_texts(text, dialect)?, dialect))
@@ -486,10 +487,34 @@ pub fn serialized_plists_to_texts_beside<B>(text: &str, dialect: Dialect, beside
         Ok(items) => items,
         Err(e) => return (beside(), Err(e)),
     };
+    let names = &dialect.profile().names;
+    // A tool whose name the dialect refuses is not written here (`None`):
+    // its new name depends on the other tools' names.
     let (b, texts) = par::join_map(beside, &items, |item| {
-        serialized_tool(item).and_then(|t| write::write_owned(t, dialect)).map(|v| write::to_text(&v, false))
+        serialized_tool(item).and_then(|t| match names.valid(&t.name) {
+            true => write::write_owned(t, dialect).map(|v| Some(write::to_text(&v, false))),
+            false => Ok(None),
+        })
     });
-    (b, texts.into_iter().enumerate().map(in_item).collect())
+    let texts: Result<Vec<Option<String>>> = texts.into_iter().enumerate().map(in_item).collect();
+    let texts = match texts {
+        Ok(texts) if texts.iter().any(Option::is_none) => renamed_texts(&items, texts, dialect),
+        Ok(texts) => Ok(texts.into_iter().flatten().collect()),
+        Err(e) => Err(e),
+    };
+    (b, texts)
+}
+
+/// The texts of [`serialized_plists_to_texts`] when some tools' names
+/// must change: every tool's name made valid and unique in the document
+/// ([`write::rename_for`]), the tools already written (`done`) kept.
+fn renamed_texts(items: &[&serde_json::value::RawValue], done: Vec<Option<String>>, dialect: Dialect) -> Result<Vec<String>> {
+    let mut tools = par::map(items, |item| serialized_tool(item)).into_iter().enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+    write::rename_for(&mut tools, dialect, &mut Vec::new());
+    let todo: Vec<(usize, &Tool)> = done.iter().enumerate().filter(|(_, d)| d.is_none()).map(|(i, _)| (i, &tools[i])).collect();
+    let mut written = par::map(&todo, |(i, t)| write::write_tool(t, dialect).map(|v| write::to_text(&v, false)).map_err(|e| e.in_item(*i)))
+        .into_iter();
+    done.into_iter().map(|d| d.map(Ok).unwrap_or_else(|| written.next().unwrap_or_else(|| Ok(String::new())))).collect()
 }
 
 /// The items of `text`, a JSON array of serialised tool plists, each

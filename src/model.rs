@@ -155,6 +155,16 @@ impl<'a> At<'a> {
     fn is_root(&self) -> bool {
         matches!(self, At::Root(s) if s.is_empty())
     }
+
+    /// This path below its root (the path written out at the top), as a
+    /// JSON pointer: `/properties/a~1b/items`.
+    pub fn pointer(&self) -> String {
+        match self {
+            At::Root(_) => String::new(),
+            At::Key(parent, key) => format!("{}/{}", parent.pointer(), key.replace('~', "~0").replace('/', "~1")),
+            At::Index(parent, i) => format!("{}/{i}", parent.pointer()),
+        }
+    }
 }
 
 impl std::fmt::Display for At<'_> {

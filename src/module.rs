@@ -152,13 +152,16 @@ fn last_import_size() -> emacs::Result<i64> {
     Ok(i64::try_from(crate::budget::last_used()).unwrap_or(i64::MAX))
 }
 
-/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME.
-fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize) -> crate::Result<ReadOptions<'a>> {
-    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max })
+/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME,
+/// and whether to refuse the input when one tool in it cannot be read.
+fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize, strict: bool) -> crate::Result<ReadOptions<'a>> {
+    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max, strict })
 }
 
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
 /// Returns `(TOOLS WARNINGS PATHS PROBLEMS)`, PROBLEMS only when VALIDATE.
+/// A tool that cannot be read is left out, an error among the WARNINGS,
+/// unless STRICT.
 #[defun]
 fn parse_json<'e>(
     env: &'e Env,
@@ -167,14 +170,20 @@ fn parse_json<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
+    strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
-    let s = run(env, || self::text(text, "the JSON text"))?;
+    let strict = strict.is_not_nil();
+    let mut s = run(env, || self::text(text, "the JSON text"))?;
+    if s.starts_with('\u{feff}') {
+        // A byte order mark, as the command line reads it.
+        s.drain(..'\u{feff}'.len_utf8());
+    }
     crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-            crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+            crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
         })
     })
 }
@@ -240,14 +249,16 @@ fn read_file<'e>(
     name: Value<'e>,
     max: Value<'e>,
     validate: Value<'e>,
+    strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let format = opt_text(format);
     let name = opt_text(name);
     let max = max_size(max);
+    let strict = strict.is_not_nil();
     let bytes = run(env, || source_bytes(file, true, max))?;
     crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
-            crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max)?, each, restart)
+            crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
         })
     })
 }
@@ -307,6 +318,34 @@ fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, be
 fn document_frame<'e>(env: &'e Env, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
     let (open, close) = run(env, || Ok(crate::write::document_frame(Dialect::parse(&self::text(dialect, "the dialect name")?)?)))?;
     env.cons(open, close)
+}
+
+/// The names of the JSON dialects toolspec writes, a list of strings in
+/// the registry's order (see `crate::formats`).
+#[defun]
+fn dialect_names(env: &Env) -> emacs::Result<Value<'_>> {
+    let names = crate::formats::names().into_iter().map(|n| n.into_lisp(env)).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &names[..])
+}
+
+/// NAMES, a JSON array of tool names (of one document or registration),
+/// made valid under RULE (a dialect name, or "gptel" for names every
+/// gptel backend takes) and different from each other: a JSON array as
+/// long as NAMES, null for a name kept, else its new name; or null when
+/// every name is kept.
+#[defun]
+fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
+    guard(env, || {
+        let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
+        let names: Vec<String> = serde_json::from_str(&self::text(names, "the tool names")?)
+            .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let safe = crate::formats::safe_names(&refs, &rule);
+        if safe.iter().all(Option::is_none) {
+            return Ok("null".to_string());
+        }
+        Ok(serde_json::to_string(&safe).expect("names serialise"))
+    })
 }
 
 /// Validate a printed tool plist; returns elisp text of the problems.
@@ -437,17 +476,27 @@ fn file_size_fits(len: u64, max: usize) -> crate::Result<()> {
 }
 
 /// The bytes of SOURCE: the (OpenAPI) text itself, or the file it names
-/// when FILE-P; refused beyond MAX bytes.
+/// when FILE-P; refused beyond MAX bytes.  A leading byte order mark is
+/// left out.
 fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Vec<u8>> {
     if !file_p {
-        let s = self::text(source, "the OpenAPI text")?;
+        let mut s = self::text(source, "the OpenAPI text")?;
         crate::openapi::check_size(s.len(), max)?;
+        if s.starts_with('\u{feff}') {
+            s.drain(..'\u{feff}'.len_utf8());
+        }
         return Ok(s.into_bytes());
     }
     let file = self::text(source, "the file name")?;
     let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
     file_size_fits(meta.len(), max)?;
-    crate::alloc::read_file(file.as_ref()).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))
+    let mut bytes =
+        crate::alloc::read_file(file.as_ref()).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        // A UTF-8 byte order mark, as the command line reads it.
+        bytes.drain(..3);
+    }
+    Ok(bytes)
 }
 
 /// Import operations of the OpenAPI document SOURCE (JSON or YAML text,

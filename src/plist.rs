@@ -2,7 +2,9 @@
 //! `read`, and reading plists printed by Emacs (`prin1`) back, through
 //! lexpr.
 //!
-//! Printed plists follow the format's rules: `:type` a symbol, `:enum` and
+//! Printed plists follow the format's rules: `:type` a symbol (absent for
+//! a node without a type constraint; a union of several types a vector of
+//! strings, which gptel sends as it is), `:enum` and
 //! `:required` vectors, `:items` a plist, `:properties` a plist with
 //! keyword keys in their original order, `:optional t` on top-level
 //! arguments that are not required, false as `:json-false`, null as
@@ -215,7 +217,9 @@ fn emit_schema_body<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
     for (k, v) in schema {
         s.keyword(k);
         match (k.as_str(), slot(k), v) {
-            ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_type),
+            // A union as a vector of strings: gptel serialises `:type`
+            // as it is, and a vector of symbols has no JSON form.
+            ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_data),
             ("type", _, t) => emit_type(t, s),
             (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, emit_schema_value),
             (_, Slot::Single | Slot::List, _) => emit_schema_value(v, s),
@@ -360,17 +364,38 @@ fn print_number(n: &Number, out: &mut String) {
     }
 }
 
-/// An elisp string literal.
+/// An elisp string literal, read back by Emacs (`read`, or `load` of a
+/// file holding it) as `s`.  Newlines and tabs stay as they are; other
+/// control characters are escaped (`\r`, `\e`, `\N{U+0}`): a NUL in a
+/// file makes `load` decode it as raw bytes, an ESC sequence makes it
+/// decode it as ISO-2022, where quotes and backslashes no longer pair as
+/// printed.  The colon of `Local Variables:` is escaped too, so that no
+/// string starts a local variables list whose `coding:` would decode the
+/// file otherwise.
 pub fn print_string(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
+            c if c < ' ' => out.push_str(&format!("\\N{{U+{:X}}}", c as u32)),
+            ':' if ends_with_local_variables(out) => out.push_str("\\N{U+3A}"),
             _ => out.push(c),
         }
     }
     out.push('"');
+}
+
+/// Whether `out` ends with `Local Variables` in any case: what Emacs
+/// looks for, followed by a colon, to find a file's local variables.
+pub(crate) fn ends_with_local_variables(out: &str) -> bool {
+    const WORDS: &str = "local variables";
+    out.len() >= WORDS.len()
+        && out.is_char_boundary(out.len() - WORDS.len())
+        && out[out.len() - WORDS.len()..].eq_ignore_ascii_case(WORDS)
 }
 
 fn symbol_char_needs_escape(c: char, first: bool) -> bool {
@@ -395,7 +420,12 @@ pub fn print_symbol(name: &str, out: &mut String) {
         out.push_str("##");
         return;
     }
-    if name.parse::<f64>().is_ok() || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok() {
+    if name.parse::<f64>().is_ok()
+        || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok()
+        || name.ends_with("e+INF")
+        || name.ends_with("e+NaN")
+    {
+        // Read as a number, or (`1.0e+INF`, `0.0e+NaN`) as a float.
         out.push('\\');
     }
     print_symbol_name(name, out);
@@ -422,9 +452,13 @@ const ESCAPE_BASE: u32 = 0xF0000;
 /// it is not taken for an escape or a mark.
 const LITERAL: char = '\u{F0081}';
 
+/// After [`SYMBOL_MARK`], makes the symbol stand for a float Emacs
+/// prints but lexpr does not read: `INF`, `-INF` or `NaN` follows.
+const NUMBER_MARK: char = '\u{F0082}';
+
 /// Whether `c` is one of the characters the shim gives a meaning.
 fn reserved(c: char) -> bool {
-    (ESCAPE_BASE..=LITERAL as u32).contains(&(c as u32))
+    (ESCAPE_BASE..=NUMBER_MARK as u32).contains(&(c as u32))
 }
 /// Deepest nesting of lists and vectors accepted from Lisp.
 pub const MAX_PLIST_DEPTH: usize = 100;
@@ -521,6 +555,28 @@ fn shim_escapes(text: &str) -> Result<String> {
                 prefixes = 0;
                 out.push(c);
             }
+            '#' if chars.as_str().starts_with('#') => {
+                // `##`, the symbol whose name is empty.
+                chars.next();
+                prefixes = 0;
+                out.push_str(SYMBOL_MARK);
+            }
+            '#' if chars.as_str().starts_with(|n: char| n.is_ascii_digit()) => {
+                return Err(Error::new(
+                    ErrorKind::Plist,
+                    "the plist is circular: it holds itself (Emacs printed the repeat as #N), which has no JSON form",
+                ));
+            }
+            '-' | '0'..='9' if at_token_start(&out) && non_finite(c, chars.as_str()).is_some() => {
+                let (len, name) = non_finite(c, chars.as_str()).unwrap_or_default();
+                for _ in 0..len {
+                    chars.next();
+                }
+                prefixes = 0;
+                out.push_str(SYMBOL_MARK);
+                out.push(NUMBER_MARK);
+                out.push_str(name);
+            }
             '\'' | '`' | ',' | '#' => {
                 if c != '#' || chars.as_str().starts_with('\'') {
                     prefixes += 1;
@@ -588,6 +644,30 @@ fn mark_symbol_start(out: &mut String) {
     }
 }
 
+/// Whether `out` ends where a token may start.
+fn at_token_start(out: &str) -> bool {
+    out.chars().next_back().is_none_or(|c| c.is_whitespace() || "()[]'`,".contains(c))
+}
+
+/// The float `c` and `rest` start with when it is one Emacs prints and
+/// lexpr does not read (`1.0e+INF`, `-1.0e+INF`, `0.0e+NaN`...): how
+/// many characters of `rest` it takes, and `INF`, `-INF` or `NaN`.
+fn non_finite(c: char, rest: &str) -> Option<(usize, &'static str)> {
+    let end = rest.find(is_delimiter).unwrap_or(rest.len());
+    // `c` is the sign or the first digit; `tail` the rest of the token.
+    let (negative, tail) = (c == '-', &rest[..end]);
+    let (mantissa, kind) = if let Some(m) = tail.strip_suffix("e+INF") {
+        (m, if negative { "-INF" } else { "INF" })
+    } else if let Some(m) = tail.strip_suffix("e+NaN") {
+        (m, "NaN")
+    } else {
+        return None;
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    (digits(int) && (!negative || !int.is_empty()) && digits(frac)).then_some((end, kind))
+}
+
 fn is_delimiter(c: char) -> bool {
     c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '"' | '\'' | '`' | ',' | ';')
 }
@@ -630,6 +710,14 @@ fn unescape_name(name: &str, symbol: bool) -> Option<String> {
 /// along their cdr iteratively, so long lists cost no stack.
 fn unshim(v: Sexp) -> Sexp {
     match v {
+        Sexp::Symbol(s) if s.strip_prefix(SYMBOL_MARK).is_some_and(|r| r.starts_with(NUMBER_MARK)) => {
+            let f = match &s[SYMBOL_MARK.len() + NUMBER_MARK.len_utf8()..] {
+                "INF" => f64::INFINITY,
+                "-INF" => f64::NEG_INFINITY,
+                _ => f64::NAN,
+            };
+            Sexp::Number(f.into())
+        }
         Sexp::Symbol(s) => match unescape_name(&s, true) {
             Some(n) => Sexp::Symbol(n.into()),
             None => Sexp::Symbol(s),
@@ -719,7 +807,14 @@ fn node_to_json(v: &Node<'_>, key: Option<&str>, path: &At<'_>, schema: bool) ->
             } else {
                 let f = n.as_f64().unwrap_or(f64::NAN);
                 Value::Number(Number::from_f64(f).ok_or_else(|| {
-                    Error::at(ErrorKind::Plist, &path.to_string(), format!("{f} has no JSON form"))
+                    let shown = if f.is_nan() {
+                        "0.0e+NaN"
+                    } else if f > 0.0 {
+                        "1.0e+INF"
+                    } else {
+                        "-1.0e+INF"
+                    };
+                    Error::at(ErrorKind::Plist, &path.to_string(), format!("{shown} has no JSON form: JSON numbers are finite"))
                 })?)
             }
         }
@@ -975,5 +1070,25 @@ mod tests {
         let text = format!("({})", "1 ".repeat(500_000));
         let v = parse_sexp(&text).unwrap();
         dispose(v);
+    }
+
+    /// What Emacs prints for infinities, NaN, the empty symbol and a
+    /// circular list.
+    #[test]
+    fn non_finite_floats_empty_symbols_and_circular_lists() {
+        let v = parse_sexp("(1.0e+INF -1.0e+INF 0.0e+NaN -0.0e+NaN ## :a 1.5 a1.0e+INF)").unwrap();
+        let items = list_items(&v).unwrap();
+        assert_eq!(items[0].as_f64(), Some(f64::INFINITY));
+        assert_eq!(items[1].as_f64(), Some(f64::NEG_INFINITY));
+        assert!(items[2].as_f64().unwrap().is_nan() && items[3].as_f64().unwrap().is_nan());
+        assert_eq!(items[4].as_symbol(), Some(""));
+        assert_eq!(items[6].as_f64(), Some(1.5));
+        assert_eq!(items[7].as_symbol(), Some("a1.0e+INF"));
+        // A symbol that would read as these is printed escaped.
+        let mut out = String::new();
+        print_symbol("1.0e+INF", &mut out);
+        assert_eq!(parse_sexp(&out).unwrap().as_symbol(), Some("1.0e+INF"));
+        let e = parse_sexp("(1 2 1 2 . #2)").unwrap_err();
+        assert!(e.message.contains("circular"), "{e}");
     }
 }

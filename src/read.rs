@@ -70,13 +70,18 @@ impl Format {
 }
 
 /// What a read produced: the tools, and warnings about what was changed
-/// to make them fit (each with its path in the input).
+/// to make them fit (each with its path in the input).  A tool definition
+/// that cannot be read is left out, and said among the warnings as an
+/// error at its path (unless [`ReadOptions::strict`]).
 #[derive(Debug, Default)]
 pub struct Imported {
     pub tools: Vec<Tool>,
     pub warnings: Vec<Problem>,
     /// For each tool, its path in the input document.
     pub paths: Vec<String>,
+    /// The error of the first tool definition left out: the import's
+    /// error if no tool could be read.
+    pub(crate) skipped: Option<Error>,
 }
 
 /// Options for reading.
@@ -87,12 +92,37 @@ pub struct ReadOptions<'a> {
     pub default_name: Option<&'a str>,
     /// Largest input accepted, in bytes.
     pub max_size: usize,
+    /// Refuse the whole input when one tool definition in it cannot be
+    /// read, rather than leaving that one out with an error among the
+    /// warnings.
+    pub strict: bool,
 }
 
 impl Default for ReadOptions<'_> {
     fn default() -> Self {
-        ReadOptions { format: Format::Auto, default_name: None, max_size: 64 << 20 }
+        ReadOptions { format: Format::Auto, default_name: None, max_size: 64 << 20, strict: false }
     }
+}
+
+/// Leave out a tool definition, found at `at`, that failed with `e`: `e`
+/// becomes an error among `out`'s warnings, at the path of what is wrong,
+/// and the read goes on.  With [`ReadOptions::strict`], or for a limit
+/// (limits are the whole import's), `e` is the read's error.
+fn leave_out(e: Error, opts: &ReadOptions, at: &str, out: &mut Imported) -> Result<()> {
+    if opts.strict || e.kind == ErrorKind::Limit {
+        return Err(e);
+    }
+    let path = e.path.clone().unwrap_or_else(|| at.to_string());
+    let what = if at.is_empty() { "the tool definition".to_string() } else { format!("the tool definition at {at}") };
+    out.warnings.push(Problem::error(path, format!("{}: {what} is left out", e.message)));
+    out.skipped.get_or_insert(e);
+    Ok(())
+}
+
+/// The error of an import that read no tool: that of the first tool
+/// definition left out, else that there are none.
+fn none_read(out: &mut Imported) -> Error {
+    out.skipped.take().unwrap_or_else(no_tools)
 }
 
 /// The names of an import's tools, in the order they are read, and a
@@ -319,7 +349,7 @@ fn read_listed(
                 match &jobs[..] {
                     // The item is a tool definition: read from the item
                     // itself, given up (no `$ref` can point into it).
-                    [Job { value, path: at, format: Some(format) }] if std::ptr::eq(*value, &item) => {
+                    [Job { value, path: at, format: Some(format), failed: None }] if std::ptr::eq(*value, &item) => {
                         let (at, format) = (at.clone(), *format);
                         drop(jobs);
                         Ok(hand_part(read_owned(item, opts, &at, format)?, &mut out, each))
@@ -327,7 +357,9 @@ fn read_listed(
                     _ => hand_over(&item, opts, &jobs, &mut out, each),
                 }
             })();
-            match read {
+            // An item that cannot be read is left out, unless that
+            // ends the read.
+            match read.or_else(|e| leave_out(e, opts, &index(path, i), &mut out).map(|()| false)) {
                 Ok(found) => {
                     any |= found;
                     true
@@ -341,7 +373,7 @@ fn read_listed(
         stream_items(text, flag, &mut item).map_err(drop)?;
         Ok::<_, ()>(match failed {
             Some(e) => Err(e),
-            None if !any => Err(no_tools()),
+            None if !any => Err(none_read(&mut out)),
             None => Ok(()),
         })
     });
@@ -464,14 +496,18 @@ fn lenient_parse(text: &str, opts: &ReadOptions, strict: &serde_json::Error) -> 
 fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
     let (mut out, jobs) = find_jobs(doc, opts)?;
     let parts = crate::par::map(&jobs, |job| read_job(doc, opts, job));
-    for part in parts {
-        let part = part?;
-        out.tools.extend(part.tools);
-        out.warnings.extend(part.warnings);
-        out.paths.extend(part.paths);
+    for (part, job) in parts.into_iter().zip(&jobs) {
+        match part {
+            Ok(part) => {
+                out.tools.extend(part.tools);
+                out.warnings.extend(part.warnings);
+                out.paths.extend(part.paths);
+            }
+            Err(e) => leave_out(e, opts, &job.path, &mut out)?,
+        }
     }
     if out.tools.is_empty() {
-        return Err(no_tools());
+        return Err(none_read(&mut out));
     }
     Ok(out)
 }
@@ -482,7 +518,7 @@ fn read_value(doc: &Value, opts: &ReadOptions) -> Result<Imported> {
 fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, String)) -> Result<Imported> {
     let (mut out, jobs) = find_jobs(doc, opts)?;
     if !hand_over(doc, opts, &jobs, &mut out, each)? {
-        return Err(no_tools());
+        return Err(none_read(&mut out));
     }
     Ok(out)
 }
@@ -493,7 +529,10 @@ fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, S
 fn hand_over(doc: &Value, opts: &ReadOptions, jobs: &[Job], out: &mut Imported, each: &mut dyn FnMut(Tool, String)) -> Result<bool> {
     let mut any = false;
     for job in jobs {
-        any |= hand_part(read_job(doc, opts, job)?, out, each);
+        match read_job(doc, opts, job) {
+            Ok(part) => any |= hand_part(part, out, each),
+            Err(e) => leave_out(e, opts, &job.path, out)?,
+        }
     }
     Ok(any)
 }
@@ -554,6 +593,9 @@ fn take_at(v: &mut Value, at: *const Value, depth: usize) -> Option<Value> {
 
 /// The tools of one definition found in `doc`.
 fn read_job(doc: &Value, opts: &ReadOptions, job: &Job) -> Result<Imported> {
+    if let Some(e) = &job.failed {
+        return Err(e.clone());
+    }
     let mut one = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
     one.run(job).map(|()| one.out)
 }
@@ -572,6 +614,9 @@ struct Job<'a> {
     path: String,
     /// `None` for an OpenAPI document.
     format: Option<Format>,
+    /// Why what was found here is no tool definition: reading the job
+    /// fails with it, in its place among the others.
+    failed: Option<Error>,
 }
 
 /// Fields of one tool, picked out of its wrapper.
@@ -601,9 +646,17 @@ impl<'a> Reader<'a> {
             return Err(Error::shape(path, "tool definitions nested too deeply in wrappers"));
         }
         match v {
+            // An item that is no tool definition is a job that fails, to
+            // be left out in its place (see `leave_out`).
             Value::Array(list) => {
                 for (i, item) in list.iter().enumerate() {
-                    self.any(item, &index(path, i), depth + 1)?;
+                    let at = index(path, i);
+                    match self.any(item, &at, depth + 1) {
+                        Err(e) if e.kind != ErrorKind::Limit => {
+                            self.jobs.push(Job { value: item, path: at, format: None, failed: Some(e) })
+                        }
+                        other => other?,
+                    }
                 }
                 Ok(())
             }
@@ -617,7 +670,7 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self, v: &'a Value, o: &'a Map<String, Value>, path: &str, depth: usize) -> Result<()> {
         if matches!(self.opts.format, Format::Auto | Format::OpenApi) && crate::openapi::is_openapi(o) {
-            self.jobs.push(Job { value: v, path: path.to_string(), format: None });
+            self.jobs.push(Job { value: v, path: path.to_string(), format: None, failed: None });
             return Ok(());
         }
         if self.opts.format == Format::OpenApi {
@@ -636,7 +689,12 @@ impl<'a> Reader<'a> {
             if let Some(list) = o.field(key) {
                 let list = list.as_array().ok_or_else(|| Error::shape(&join(path, key), "expected an array"))?;
                 for (i, item) in list.iter().enumerate() {
-                    self.jobs.push(Job { value: item, path: index(&join(path, key), i), format: Some(Format::Gemini) });
+                    self.jobs.push(Job {
+                        value: item,
+                        path: index(&join(path, key), i),
+                        format: Some(Format::Gemini),
+                        failed: None,
+                    });
                 }
                 return Ok(());
             }
@@ -655,7 +713,7 @@ impl<'a> Reader<'a> {
             Format::Auto => crate::seeds::detect(o).or_else(|| detect(o)).ok_or_else(|| unrecognised(o, path))?,
             f => f,
         };
-        self.jobs.push(Job { value: v, path: path.to_string(), format: Some(format) });
+        self.jobs.push(Job { value: v, path: path.to_string(), format: Some(format), failed: None });
         Ok(())
     }
 
@@ -720,8 +778,15 @@ impl<'a> Reader<'a> {
         let mut tool = Tool { name, description, extra: p.extra, ..Tool::default() };
         if let Some(params) = p.params {
             let mut norm = Normalizer::new(vec![params, self.doc], p.gemini);
-            self.fill_args(&mut tool, params, owned, &p.params_path, &mut norm)?;
+            norm.keep_refs = true;
+            self.fill_args(&mut tool, params, owned, &p.params_path, &mut norm, p.bare)?;
             self.out.warnings.append(&mut norm.warnings);
+            // Where the root's definitions were used, for the writers to
+            // put the `$ref`s back.
+            if !norm.kept_refs.is_empty() {
+                let kept = std::mem::take(&mut norm.kept_refs).into_iter().collect();
+                tool.schema_extra.insert(crate::schema::INLINED_REFS.into(), Value::Object(kept));
+            }
         }
         self.out.tools.push(tool);
         self.out.paths.push(path.to_string());
@@ -730,7 +795,9 @@ impl<'a> Reader<'a> {
 
     /// The arguments of `tool` from its parameters schema, given up by the
     /// caller when `owned` (normalised in place, see
-    /// [`Normalizer::node_owned`]), else `params`.
+    /// [`Normalizer::node_owned`]), else `params`.  The root's `title`
+    /// and `description` are kept with its other keywords, but in a bare
+    /// JSON Schema (`bare`), where they are the tool's name and description.
     fn fill_args(
         &mut self,
         tool: &mut Tool,
@@ -738,6 +805,7 @@ impl<'a> Reader<'a> {
         owned: Option<Value>,
         path: &str,
         norm: &mut Normalizer,
+        bare: bool,
     ) -> Result<()> {
         let mut root = match owned {
             Some(Value::Null) => return Ok(()),
@@ -813,7 +881,12 @@ impl<'a> Reader<'a> {
         }
         drop(required);
         for (k, v) in root {
-            if !matches!(k.as_str(), "type" | "properties" | "required" | "title" | "description") {
+            let taken = match k.as_str() {
+                "type" | "properties" | "required" => true,
+                "title" | "description" => bare,
+                _ => false,
+            };
+            if !taken {
                 tool.schema_extra.insert(k, v);
             }
         }

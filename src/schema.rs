@@ -123,7 +123,23 @@ pub struct Normalizer<'a> {
     object_root: bool,
     /// The size of what is made, counted against the import's budget.
     meter: crate::budget::Meter,
+    /// Keep the root's `$defs` (and `definitions`) as they are, and note
+    /// in [`Normalizer::kept_refs`] each `$ref` into them that is inlined
+    /// in the schema's own nodes: for a tool's parameters schema, whose
+    /// writers put them back (see [`INLINED_REFS`]).
+    pub keep_refs: bool,
+    /// With [`Normalizer::keep_refs`]: where each such `$ref` was (a JSON
+    /// pointer below the root), and its node as it was.
+    pub kept_refs: Vec<(String, Value)>,
 }
+
+/// The root keyword under which a tool's parameters schema keeps the
+/// `$ref`s the reader inlined (see [`Normalizer::keep_refs`]): a map from
+/// the JSON pointer of each to its node as written.  It never leaves
+/// toolspec: [`finalize`] puts them back in JSON Schema output, or drops
+/// it.  The plist carries it in `:schema-extra`, which gptel and llm
+/// ignore: their arguments are self-contained.
+pub const INLINED_REFS: &str = "x-toolspec-inlined-refs";
 
 /// One cached `$ref` expansion: the schema, how many nodes making it
 /// took, and its height (levels below the ref).
@@ -150,6 +166,8 @@ impl<'a> Normalizer<'a> {
             deepest: 0,
             object_root: false,
             meter: crate::budget::Meter::here(),
+            keep_refs: false,
+            kept_refs: Vec::new(),
         }
     }
 
@@ -222,19 +240,25 @@ impl<'a> Normalizer<'a> {
             Value::Object(o) => o,
             other => return self.not_object(&other, path),
         };
-        obj.retain(|k, _| k != "$defs" && k != "definitions"); // inlined where used
+        // Inlined where used; at the root, kept too when asked.
+        if !(depth == 0 && self.keep_refs) {
+            obj.retain(|k, _| k != "$defs" && k != "definitions");
+        }
+        let mut untyped = false;
         for (key, v) in obj.iter_mut() {
             let p = path.key(key);
             if key == "type" {
                 if let Value::String(s) = v {
-                    let t = self.type_name(s, &p)?;
-                    if s != t {
-                        *v = Value::from(t);
+                    match self.type_name(s, &p)? {
+                        Some(t) if s != t => *v = Value::from(t),
+                        Some(_) => {}
+                        None => untyped = true,
                     }
                 }
                 continue;
             }
             match (slot(key), v) {
+                (Slot::Map, Value::Object(_)) if depth == 0 && matches!(key.as_str(), "$defs" | "definitions") => {}
                 (Slot::Map, Value::Object(map)) => {
                     for (name, sub) in map.iter_mut() {
                         *sub = Value::Object(self.node_owned(std::mem::take(sub), &p.key(name), depth + 1)?);
@@ -252,6 +276,9 @@ impl<'a> Normalizer<'a> {
                 }
                 _ => {}
             }
+        }
+        if untyped {
+            obj.shift_remove("type");
         }
         self.finish_node(obj, path, depth)
     }
@@ -308,6 +335,11 @@ impl<'a> Normalizer<'a> {
         for (key, v) in obj {
             let p = path.key(key);
             match key.as_str() {
+                // Kept as written at the root when asked (see `keep_refs`).
+                "$defs" | "definitions" if depth == 0 && self.keep_refs => {
+                    out.insert(key.clone(), v.clone());
+                    continue;
+                }
                 "$defs" | "definitions" => continue, // inlined where used
                 "type" => {
                     self.type_keyword(v, &p, &mut out)?;
@@ -345,14 +377,13 @@ impl<'a> Normalizer<'a> {
     fn finish_node(&mut self, mut out: Schema, path: &At, depth: usize) -> Result<Schema> {
         self.meter.charge(own_weight(&out), || path.to_string())?;
         self.lift_boolean_required(&mut out, path);
-        if !out.has("type") {
-            if depth == 0 && self.object_root {
-                let rest = std::mem::take(&mut out);
-                out.insert("type".into(), Value::from("object"));
-                out.extend(rest);
-            } else {
-                self.infer_type(&mut out, path);
-            }
+        // A node without `type` is left without: it constrains no type
+        // (inferring one changed the schema).  The root of a parameters
+        // schema is an object schema.
+        if depth == 0 && self.object_root && !out.has("type") {
+            let rest = std::mem::take(&mut out);
+            out.insert("type".into(), Value::from("object"));
+            out.extend(rest);
         }
         Ok(out)
     }
@@ -360,48 +391,43 @@ impl<'a> Normalizer<'a> {
     fn type_keyword(&mut self, v: &Value, path: &At, out: &mut Schema) -> Result<()> {
         match v {
             Value::String(s) => {
-                let t = self.type_name(s, path)?;
-                out.insert("type".into(), Value::from(t));
+                if let Some(t) = self.type_name(s, path)? {
+                    out.insert("type".into(), Value::from(t));
+                }
             }
             Value::Array(list) => {
-                let mut types = Vec::new();
-                let mut nullable = false;
+                let mut types = Vec::with_capacity(list.len());
+                let mut any = false;
                 for (i, item) in list.iter().enumerate() {
                     let s = item.as_str().ok_or_else(|| {
                         Error::shape(&path.index(i).to_string(), "type names must be strings")
                     })?;
-                    let t = self.type_name(s, &path.index(i))?;
-                    if t == "null" {
-                        nullable = true;
-                    } else if !types.contains(&t) {
-                        types.push(t);
+                    match self.type_name(s, &path.index(i))? {
+                        Some(t) if !types.contains(&t) => types.push(t),
+                        Some(_) => {}
+                        // A union with any type is any type.
+                        None => any = true,
                     }
                 }
-                match types.len() {
+                let non_null: Vec<&str> = types.iter().copied().filter(|t| *t != "null").collect();
+                match non_null.len() {
+                    _ if any => {}
                     0 => {
                         out.insert("type".into(), Value::from("null"));
                     }
+                    // `[T, "null"]`: T, nullable (one type for gptel and
+                    // llm; written back as the union).
                     1 => {
-                        out.insert("type".into(), Value::from(types[0]));
+                        out.insert("type".into(), Value::from(non_null[0]));
+                        if types.len() > 1 {
+                            out.insert("nullable".into(), Value::Bool(true));
+                        }
                     }
+                    // A union of several types stays one: an `anyOf` of
+                    // single types is not what the schema said.
                     _ => {
-                        self.warnings.push(Problem::warning(
-                            path.to_string(),
-                            format!(
-                                "type union {:?} written as anyOf: gptel and llm need a single type",
-                                types
-                            ),
-                        ));
-                        let alts = types.iter().map(|t| {
-                            let mut m = Map::new();
-                            m.insert("type".into(), Value::from(*t));
-                            Value::Object(m)
-                        });
-                        out.insert("anyOf".into(), Value::Array(alts.collect()));
+                        out.insert("type".into(), Value::Array(types.into_iter().map(Value::from).collect()));
                     }
-                }
-                if nullable && !types.is_empty() {
-                    out.insert("nullable".into(), Value::Bool(true));
                 }
             }
             other => {
@@ -414,9 +440,11 @@ impl<'a> Normalizer<'a> {
         Ok(())
     }
 
-    fn type_name(&mut self, s: &str, path: &At) -> Result<&'static str> {
+    /// The JSON Schema type `s` names, None (with a warning) for a name
+    /// that is none (`any`, `""`, `ArrayList`...): no type constraint.
+    fn type_name(&mut self, s: &str, path: &At) -> Result<Option<&'static str>> {
         match canonical_type(s) {
-            Some((t, true)) => Ok(t),
+            Some((t, true)) => Ok(Some(t)),
             Some((t, false)) => {
                 let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
                 if !gemini_style {
@@ -425,14 +453,18 @@ impl<'a> Normalizer<'a> {
                         format!("non-standard type name \"{s}\" read as \"{t}\""),
                     ));
                 }
-                Ok(t)
+                Ok(Some(t))
             }
-            None => Err(Error::shape(
-                &path.to_string(),
-                format!(
-                    "unknown type \"{s}\": use one of string, number, integer, boolean, array, object, null"
-                ),
-            )),
+            None => {
+                self.warnings.push(Problem::warning(
+                    path.to_string(),
+                    format!(
+                        "unknown type \"{s}\": read as no type constraint (any value); the JSON types are \
+                         string, number, integer, boolean, array, object, null"
+                    ),
+                ));
+                Ok(None)
+            }
         }
     }
 
@@ -472,48 +504,6 @@ impl<'a> Normalizer<'a> {
         }
     }
 
-    fn infer_type(&mut self, node: &mut Schema, path: &At) {
-        let combinator = ["anyOf", "oneOf", "allOf", "not", "if"].iter().any(|k| node.contains_key(k));
-        let inferred = if node.has("properties")
-            || node.has("additionalProperties")
-            || node.has("patternProperties")
-        {
-            Some("object")
-        } else if node.has("items") || node.has("prefixItems") {
-            Some("array")
-        } else if let Some(v) = node.field("const").or_else(|| {
-            node.field("enum").and_then(|e| e.as_array()).and_then(|a| a.iter().find(|v| !v.is_null()))
-        }) {
-            match v {
-                Value::String(_) => Some("string"),
-                Value::Bool(_) => Some("boolean"),
-                Value::Number(n) if n.is_i64() || n.is_u64() => Some("integer"),
-                Value::Number(_) => Some("number"),
-                Value::Array(_) => Some("array"),
-                Value::Object(_) => Some("object"),
-                Value::Null => None,
-            }
-        } else if ["pattern", "minLength", "maxLength", "format"].iter().any(|k| node.contains_key(k)) {
-            Some("string")
-        } else if ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
-            .iter()
-            .any(|k| node.contains_key(k))
-        {
-            Some("number")
-        } else if combinator {
-            None
-        } else {
-            Some("string")
-        };
-        if let Some(t) = inferred {
-            self.warnings.push(Problem::warning(path.to_string(), format!("no `type`: assumed \"{t}\"")));
-            // Put `type` first, as people write it.
-            let rest = std::mem::take(node);
-            node.insert("type".into(), Value::from(t));
-            node.extend(rest);
-        }
-    }
-
     /// What the in-document reference `r` ("#/...") points to, in the
     /// first of the documents it resolves in.
     fn target(&self, r: &str) -> Option<&'a Value> {
@@ -525,6 +515,15 @@ impl<'a> Normalizer<'a> {
         if !r.starts_with('#') {
             let msg = format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined");
             return self.unresolved(obj, None, r, path, msg);
+        }
+        // A `$ref` of the schema's own nodes into its root's definitions.
+        if self.keep_refs
+            && depth > 0
+            && self.ref_stack.is_empty()
+            && (r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+            && self.roots.first().is_some_and(|root| resolve_pointer(root, &r[1..]).is_some())
+        {
+            self.kept_refs.push((path.pointer(), Value::Object(obj.clone())));
         }
         if let Some(at) = self.ref_stack.iter().position(|s| s == r) {
             let mut chain = self.ref_stack[at..].to_vec();
@@ -765,8 +764,12 @@ pub fn kind_of(v: &Value) -> &'static str {
 
 /// Finish a schema for output: a nested `optional` marker (from plists)
 /// becomes the parent's `required`, and no `optional` key is left.  With
-/// `unions`, `nullable: true` becomes a JSON Schema type union.
+/// `unions` (JSON Schema output), `nullable: true` becomes a JSON Schema
+/// type union, and the `$ref`s the reader inlined are put back (see
+/// [`INLINED_REFS`]); without (Gemini's OpenAPI subset, which has no
+/// `$ref`), they stay inlined.
 pub fn finalize(node: &mut Schema, unions: bool) {
+    restore_refs(node, unions);
     let _ = walk_mut(node, &At::Root(""), &mut |n, _| {
         resolve_optional(n);
         // Parents are visited first, so what is left is a marker outside
@@ -777,6 +780,46 @@ pub fn finalize(node: &mut Schema, unions: bool) {
         }
         Ok(())
     });
+}
+
+/// Take [`INLINED_REFS`] out of `root`, and when `put_back`, put each
+/// `$ref` it notes back in the place of its expansion.  Only over the
+/// expansion the reader made: a node changed since (in a plist, say) is
+/// left as it is.  Tools with no `$ref` pay one lookup.
+fn restore_refs(root: &mut Schema, put_back: bool) {
+    let Some(Value::Object(kept)) = root.shift_remove(INLINED_REFS) else { return };
+    if !put_back || kept.is_empty() {
+        return;
+    }
+    let snapshot = Value::Object(root.clone());
+    let mut places = Vec::with_capacity(kept.len());
+    for (pointer, original) in kept {
+        // Written by `At::pointer`: escaped, never percent-encoded.
+        let Value::Object(original) = original else { continue };
+        let tokens: Vec<String> =
+            pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+        let mut n = Normalizer::new(vec![&snapshot], false);
+        let expected = n.node_at(&Value::Object(original.clone()), &At::Root(""), 1);
+        let here = value_at(&snapshot, &tokens).and_then(Value::as_object);
+        if !tokens.is_empty() && expected.is_ok_and(|e| Some(&e) == here) {
+            places.push((tokens, original));
+        }
+    }
+    for (tokens, original) in places {
+        if let Some(Value::Object(node)) = value_at_mut(root, &tokens) {
+            *node = original;
+        }
+    }
+}
+
+/// [`value_at`] of a schema, for changing it.
+fn value_at_mut<'v>(root: &'v mut Schema, tokens: &[String]) -> Option<&'v mut Value> {
+    let (first, rest) = tokens.split_first()?;
+    rest.iter().try_fold(root.get_mut(first.as_str())?, |cur, t| match cur {
+        Value::Object(m) => m.get_mut(t.as_str()),
+        Value::Array(a) => a.get_mut(t.parse::<usize>().ok()?),
+        _ => None,
+    })
 }
 
 /// If any property of `node` carries `optional` (gptel's nested marker),

@@ -65,7 +65,11 @@ fn describe(v: &Node<'_>) -> String {
         Node::Str(s) => format!("the string \"{s}\""),
         Node::Sym(s) => format!("the symbol `{s}'"),
         Node::Kw(k) => format!("the keyword :{k}"),
-        Node::Num(n) => format!("the number {n}"),
+        Node::Num(n) => match n.as_f64() {
+            Some(f) if f.is_nan() => "0.0e+NaN, which has no JSON form".into(),
+            Some(f) if f.is_infinite() => format!("{}1.0e+INF, which has no JSON form", if f < 0.0 { "-" } else { "" }),
+            _ => format!("the number {n}"),
+        },
         Node::Vector(_) => "a vector".into(),
         Node::Nil => "nil".into(),
         Node::List(_) if v.quoted().is_some() => "a quoted form".into(),
@@ -284,14 +288,19 @@ impl Validator {
     fn node(&mut self, pairs: &Pairs<'_, '_>, path: &At<'_>, top: bool, read: bool) {
         let ty: Option<&str> = match get(pairs, "type") {
             None if !read => None,
+            // No `:type` is no type constraint, as in JSON Schema (a tool
+            // read from JSON keeps it so): gptel sends it as it is; llm
+            // needs a symbol on a top-level argument, which
+            // `toolspec-make-llm-tools' gives it.
             None => {
-                let combinator = ["anyOf", "oneOf", "allOf", "$ref", "const"].iter().any(|k| get(pairs, k).is_some());
-                let msg = "missing :type: add one of string, number, integer, boolean, array, object, null";
-                if combinator {
-                    self.warning(path.key("type"), format!("{msg} (gptel and llm need a :type even beside :anyOf)"));
-                } else {
-                    self.error(path.key("type"), msg);
-                }
+                let llm = if top { "; llm needs one on an argument (`toolspec-make-llm-tools' gives it one)" } else { "" };
+                self.warning(
+                    path.key("type"),
+                    format!(
+                        "no :type: any value is accepted{llm}; to constrain it add one of string, number, integer, \
+                         boolean, array, object, null"
+                    ),
+                );
                 None
             }
             Some(t) => self.type_value(t, &path.key("type")),
@@ -489,8 +498,29 @@ impl Validator {
                 );
                 inner.as_symbol().filter(|s| TYPES.contains(s))
             }
-            Node::Vector(_) => {
-                self.error(path, "a type union cannot be a :type: use one symbol, with :nullable t for null, or :anyOf");
+            // A union, as a reader writes it: the type names as strings
+            // (gptel sends `:type` as it is; a symbol in a vector has no
+            // JSON form).
+            Node::Vector(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    match x {
+                        Node::Str(s) if TYPES.contains(s) => {}
+                        Node::Str(s) | Node::Sym(s) => {
+                            let name = canonical_type(s).map_or(*s, |(c, _)| c);
+                            self.error(
+                                path.index(i),
+                                format!(
+                                    "the types of a union are strings naming JSON types: write \"{name}\" \
+                                     (one of string, number, integer, boolean, array, object, null)"
+                                ),
+                            );
+                        }
+                        other => self.error(path.index(i), format!("a type name must be a string, found {}", describe(other))),
+                    }
+                }
+                if items.is_empty() {
+                    self.error(path, "an empty type union allows no value: give one type, or no :type for any value");
+                }
                 None
             }
             other => {
@@ -523,9 +553,6 @@ impl Validator {
     }
 
     fn enum_value(&mut self, e: &Node<'_>, ty: Option<&str>, path: &At<'_>) {
-        if ty.is_none() {
-            self.error(path, ":enum needs a :type beside it (e.g. :type string)");
-        }
         let items = match e {
             Node::Vector(items) => items,
             other => {
@@ -555,8 +582,10 @@ impl Validator {
         for (i, x) in items.iter().enumerate() {
             let ok_for_type = match (x, ty) {
                 (Node::Str(_), None | Some("string")) => continue,
+                // Without a type (or with a union), any value.
+                (_, None) => true,
                 (Node::Num(n), Some("integer")) => n.is_i64() || n.is_u64(),
-                (Node::Num(_), Some("number")) => true,
+                (Node::Num(n), Some("number")) => n.as_f64().is_some_and(f64::is_finite),
                 (Node::Kw("null"), _) => true,
                 (Node::Sym("t"), Some("boolean")) => true,
                 (Node::Kw("json-false"), Some("boolean")) => true,

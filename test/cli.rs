@@ -134,8 +134,8 @@ const BAD_JSON_LINES: &[&str] = &[
     "bad.json:9:15: error: name: \"bad tool\" is not a valid tool name: providers accept ^[a-zA-Z0-9_-]{1,64}$, e.g. \"bad_tool\"",
     "bad.json:14:29: warning: tools[1].inputSchema.properties.count.type: non-standard type name \"int\" read as \"integer\"",
     "bad.json:15:19: error: args[1].items: an array needs :items describing its elements, e.g. :items (:type string)",
-    "bad.json:16:19: warning: tools[1].inputSchema.properties.mode: no `type`: assumed \"integer\"",
     "bad.json:16:19: warning: args[2].description: missing :description: gptel and llm require one, and the model relies on it",
+    "bad.json:16:19: warning: args[2].type: no :type: any value is accepted; llm needs one on an argument (`toolspec-make-llm-tools' gives it one); to constrain it add one of string, number, integer, boolean, array, object, null",
     "bad.json:16:29: warning: args[2].enum[0]: gptel and llm expect :enum to hold strings; the number 1 works with providers but not with every client",
     "bad.json:16:32: warning: args[2].enum[1]: gptel and llm expect :enum to hold strings; the number 2 works with providers but not with every client",
     "bad.json:17:19: warning: args[3].description: missing :description: gptel and llm require one, and the model relies on it",
@@ -601,7 +601,8 @@ fn input_size_limit_and_bytes_that_are_not_text() {
     dir.file("escaped.json", "{\"name\": \"a\\u0000b\", \"description\": \"d\\u0000\", \"input_schema\": {\"type\": \"object\"}}");
     let o = run_in(&dir.0, &["check", "escaped.json"], None);
     assert_eq!(code(&o), 1, "{}", stdout(&o));
-    assert!(stdout(&o).contains("error: name: \"a\u{0}b\" is not a valid tool name"), "{}", stdout(&o));
+    // The NUL is shown escaped: a diagnostic line holds no control character.
+    assert!(stdout(&o).contains("error: name: \"a\\u{0}b\" is not a valid tool name"), "{}", stdout(&o));
     let o = run_in(&dir.0, &["convert", "escaped.json", "--to", "mcp"], None);
     assert!(stdout(&o).contains("\"description\": \"d\\u0000\""), "{}", stdout(&o));
     dir.file("nul.el", "(gptel-make-tool :name \"n\" :description \"d\u{0}\" :function #'ignore)\n");
@@ -766,4 +767,52 @@ fn render_ends_work_that_allocates_nothing_at_the_cpu_limit() {
     let o = run_in(&dir.0, &["render", "--max-cpu-seconds", "2", "compare.j2", "-"], Some("{}"));
     assert_eq!(code(&o), 1);
     assert_eq!(stderr(&o), "toolspec: compare.j2: the template needed more than 2 seconds of CPU time\n");
+}
+
+/// Names and messages from a file are printed on one line: a newline in a
+/// property or tool name, or an escape sequence, cannot start a line of
+/// its own that `next-error` would follow (`/etc/passwd:1:1: error:`).
+#[test]
+fn diagnostics_escape_names_that_would_forge_lines() {
+    let dir = TempDir::new("forge");
+    let forged = |n: u32| format!("\n/etc/passwd:{n}:1: error: forged\r\u{1b}[2K\u{202e}");
+    let json = toolspec::json!({"tools": [{"name": "t", "description": "d", "inputSchema": {
+        "type": "object",
+        "properties": {
+            forged(1): {"type": "int", "description": "d"},
+            "o": {"type": "object", "description": "o", "properties": {forged(2): {"type": "array"}}}
+        }
+    }}]});
+    std::fs::write(dir.0.join("forge.json"), json.to_string()).unwrap();
+    let lisp = format!(
+        "(gptel-make-tool :name {} :function #'ignore :description \"d\"\n  :args (list '(:name {} :type int :description \"d\")))\n",
+        toolspec::json!(format!("t{}", forged(3))),
+        toolspec::json!(format!("a{}", forged(4))),
+    );
+    std::fs::write(dir.0.join("forge.el"), lisp).unwrap();
+    let one_line = |text: &str, file: &str| {
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(!lines.is_empty(), "{text}");
+        for l in &lines {
+            assert!(l.starts_with(&format!("{file}:")), "{l:?} in {text:?}");
+            assert!(!l.contains(['\r', '\u{1b}', '\u{202e}']), "{l:?}");
+        }
+        assert!(text.contains("\\n/etc/passwd:"), "{text}");
+    };
+    for file in ["forge.json", "forge.el"] {
+        let o = run_in(&dir.0, &["check", file], None);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        one_line(&stdout(&o), file);
+    }
+    // The warnings of a conversion, on standard error.
+    let o = run_in(&dir.0, &["convert", "forge.json", "--to", "openai"], None);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    one_line(&stderr(&o), "forge.json");
+    // A template's failure, under a file name of the same kind.
+    let name = "t\nforged.j2:5:1: error: x\r\u{1b}[2K\u{202e}.j2";
+    std::fs::write(dir.0.join(name), "{{ 1 + }}").unwrap();
+    let o = run_in(&dir.0, &["render", name, "-"], Some("{}"));
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("toolspec: t\\nforged.j2:5:1: error: x\\r\\u{1b}[2K\\u{202e}.j2: template line 1"), "{}", stderr(&o));
 }

@@ -196,8 +196,10 @@ fn gloodata_shape_errors_carry_paths() {
     let e = err(json!({"ns": "n", "tools": {"t": {"schema": {"fields": {"a": 3}}}}}), Format::Auto);
     assert_eq!(e.path.as_deref(), Some("tools.t.schema.fields.a"));
     assert!(e.message.contains("a field must be an object"), "{e}");
-    let e = err(json!({"ns": "n", "tools": {"t": {"schema": {"fields": {"a": {"type": "quux"}}}}}}), Format::Auto);
-    assert_eq!(e.path.as_deref(), Some("tools.t.schema.fields.a.type"));
+    // An unknown type is no type constraint, with a warning at its path.
+    let imp = read(&json!({"ns": "n", "tools": {"t": {"schema": {"fields": {"a": {"type": "quux"}}}}}}).to_string());
+    assert!(imp.tools[0].args[0].schema.get("type").is_none());
+    assert!(imp.warnings.iter().any(|w| w.path == "tools.t.schema.fields.a.type" && w.message.contains("unknown type \"quux\"")));
     let e = err(json!({"title": "no namespace", "tools": {"t": {}}}), Format::Gloodata);
     assert_eq!(e.path.as_deref(), Some("ns"));
     let e = err(json!({"ns": "n", "tools": {"t": {"examples": "Say hi"}}}), Format::Auto);

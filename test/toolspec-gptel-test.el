@@ -71,6 +71,7 @@
 
 (require 'ert)
 (require 'toolspec)
+(require 'toolspec-gptel)
 (require 'gptel)
 
 (require 'cl-lib)
@@ -713,7 +714,7 @@ symbol types cannot be serialised and are printed instead."
       ;; The fast path is taken for the structs, not for the plists.
       (should (stringp (toolspec--serialize tools)))
       (should-not (toolspec--serialize plists))
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (let ((fast (toolspec-tools-to-json tools dialect))
               (printed (toolspec-gptel-test--printed-json tools dialect)))
           (should (equal (list dialect fast) (list dialect printed)))
@@ -876,6 +877,243 @@ as an error would make every registered tool invalid."
           (should (equal (list name nil)
                          (list name (toolspec-gptel-test--errors tool))))
           (should (equal tool (toolspec-check tool))))))))
+
+(defun toolspec-gptel-test--own-function (city)
+  "The function a Lisp caller gives a tool plist: a report for CITY."
+  (format "sunny in %s" city))
+
+(ert-deftest toolspec-gptel-test-register-honours-own-function ()
+  "A :function the caller put in a tool plist is the tool's function."
+  (require 'toolspec-gptel)
+  (let ((gptel--known-tools nil)
+        (toolspec--registered (make-hash-table :test 'equal))
+        (toolspec-function-alist nil)
+        (plist '(:name "own_weather" :description "Weather."
+                 :args ((:name "city" :type string :description "City.")))))
+    (dolist (f (list #'toolspec-gptel-test--own-function
+                     (lambda (city) (format "sunny in %s" city))))
+      (let ((tool (car (toolspec-register (list (append plist (list :function f)))
+                                          :category toolspec-gptel-test--category))))
+        (should (eq tool (gptel-get-tool (list toolspec-gptel-test--category "own_weather"))))
+        (should (equal (funcall (gptel-tool-function tool) "Paris") "sunny in Paris"))))
+    ;; Async, with the callback first, as gptel calls it.
+    (let* ((tool (car (toolspec-register
+                       (list (append plist (list :async t :function (lambda (cb city) (funcall cb (upcase city)))))))))
+           (got nil))
+      (funcall (gptel-tool-function tool) (lambda (r) (setq got r)) "oslo")
+      (should (equal got "OSLO")))
+    ;; What is not a function is said, not dropped.
+    (let ((err (should-error (toolspec-register (list (append plist (list :function "not a function"))))
+                             :type 'toolspec-invalid-spec)))
+      (should (string-match-p "own_weather: :function must be a function" (cadr err))))))
+
+(ert-deftest toolspec-gptel-test-llm-args-carry-a-type-symbol ()
+  "llm needs a :type symbol on each argument: untyped ones get one."
+  (require 'toolspec-gptel)
+  (should (equal (toolspec--llm-args
+                  '((:name "a" :description "Any.")
+                    (:name "b" :type ["boolean" "string"])
+                    (:name "c" :type ["null" "integer"])
+                    (:name "d" :items (:type string))
+                    (:name "e" :properties (:k (:type string)))
+                    (:name "f" :type "number")
+                    (:name "g" :type integer)))
+                 '((:name "a" :description "Any." :type string)
+                   (:name "b" :type boolean)
+                   (:name "c" :type integer)
+                   (:name "d" :items (:type string) :type array)
+                   (:name "e" :properties (:k (:type string)) :type object)
+                   (:name "f" :type number)
+                   (:name "g" :type integer)))))
+
+(ert-deftest toolspec-gptel-test-untyped-args-reach-gptel-untyped ()
+  "gptel sends an argument without a type constraint as it is."
+  (toolspec-gptel-test--with-registry
+    (let* ((plist (car (toolspec-parse-json
+                        "{\"name\": \"t\", \"description\": \"T.\", \"inputSchema\": {\"type\": \"object\",
+                          \"properties\": {\"a\": {\"type\": \"any\", \"description\": \"A.\"},
+                                         \"b\": {\"type\": [\"boolean\", \"string\"], \"description\": \"B.\"}}}}")))
+           (tool (toolspec-gptel-test--register plist))
+           (sent (gptel--json-encode (gptel--parse-tools (toolspec-gptel-test--backend 'anthropic) (list tool))))
+           (schema (plist-get (aref (json-parse-string sent :object-type 'plist) 0) :input_schema)))
+      (should (equal (plist-get (plist-get schema :properties) :a) '(:description "A.")))
+      (should (equal (plist-get (plist-get schema :properties) :b) '(:type ["boolean" "string"] :description "B."))))))
+
+(ert-deftest toolspec-gptel-test-mcp-refs-survive-the-plist ()
+  "An MCP tool with $defs and $refs, read into a plist and written
+back, is the same; the plist's arguments are self-contained."
+  (let* ((json "{\"name\":\"create_pet\",\"description\":\"Create.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"body\":{\"$ref\":\"#/$defs/Pet\",\"description\":\"The pet.\"},\"flag\":{\"type\":[\"boolean\",\"string\"]},\"any\":{\"description\":\"Anything.\"}},\"required\":[\"body\"],\"title\":\"create_petArguments\",\"$defs\":{\"Pet\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}},\"x-vendor\":1}}")
+         (plist (car (toolspec-parse-json json 'mcp))))
+    (should (equal (plist-get (car (plist-get plist :args)) :properties) '(:name (:type string))))
+    ;; Compared as alists: every key, in its order.
+    (should (equal (json-parse-string (toolspec-to-json plist 'mcp) :object-type 'alist)
+                   (json-parse-string json :object-type 'alist)))
+    (should (equal (json-parse-string (toolspec-tools-to-json (list plist) 'mcp) :object-type 'alist)
+                   (json-parse-string (concat "{\"tools\":[" json "]}") :object-type 'alist)))))
+
+;;;; What gptel sends for the tools toolspec registers
+
+(defconst toolspec-gptel-test--refused-json
+  "{\"tools\": [
+     {\"name\": \"math.sum\", \"description\": \"Add two numbers.\",
+      \"inputSchema\": {\"$schema\": \"https://json-schema.org/draft/2020-12/schema\",
+        \"type\": \"object\",
+        \"properties\": {
+          \"a\": {\"type\": \"number\", \"description\": \"First.\", \"exclusiveMinimum\": 0},
+          \"b\": {\"type\": [\"number\", \"null\"], \"description\": \"Second.\"},
+          \"mode\": {\"const\": 1, \"description\": \"Mode.\"}},
+        \"required\": [\"a\"]}},
+     {\"name\": \"math_sum\", \"description\": \"Another adder.\",
+      \"inputSchema\": {\"type\": \"object\", \"properties\": {}}}]}"
+  "Tools whose plists gptel's own serialisation sends as backends refuse them.
+`math.sum' is refused by OpenAI, Anthropic and Bedrock; Gemini
+refuses `exclusiveMinimum', `const', a type list and `$schema'.")
+
+(defconst toolspec-gptel-test--gemini-schema-keys
+  '(type format title description nullable enum items properties required
+         minItems maxItems minLength maxLength minimum maximum pattern
+         minProperties maxProperties anyOf default example propertyOrdering)
+  "The fields of google-genai's `types.Schema', as the Gemini API names them.")
+
+(defun toolspec-gptel-test--gemini-clean-p (schema)
+  "Non-nil if every key of SCHEMA, a parsed alist, is a `types.Schema' field.
+A type must be one string; recurses through properties, items, anyOf."
+  (cl-every (lambda (cell)
+              (and (memq (car cell) toolspec-gptel-test--gemini-schema-keys)
+                   (pcase (car cell)
+                     ('type (stringp (cdr cell)))
+                     ('properties (cl-every (lambda (p) (toolspec-gptel-test--gemini-clean-p (cdr p)))
+                                            (cdr cell)))
+                     ('items (toolspec-gptel-test--gemini-clean-p (cdr cell)))
+                     ('anyOf (cl-every #'toolspec-gptel-test--gemini-clean-p (cdr cell)))
+                     (_ t))))
+            schema))
+
+(defmacro toolspec-gptel-test--with-toolspec-registry (&rest body)
+  "Run BODY with empty gptel and toolspec registries."
+  (declare (indent 0) (debug t))
+  `(let ((gptel--known-tools nil)
+         (gptel-tools nil)
+         (toolspec--registered (make-hash-table :test 'equal)))
+     ,@body))
+
+(defun toolspec-gptel-test--sent-all (tools backend)
+  "What real gptel sends BACKEND for TOOLS, as parsed JSON (alists)."
+  (toolspec-gptel-test--json-read
+   (gptel--json-encode (gptel--parse-tools (toolspec-gptel-test--backend backend) tools))))
+
+(ert-deftest toolspec-gptel-test-registered-names-valid-everywhere ()
+  "Registered tools get names every gptel backend takes, the original kept."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((tools (toolspec-register (toolspec-parse-json toolspec-gptel-test--refused-json)
+                                     :category toolspec-gptel-test--category :source "refused"))
+           (names (mapcar #'gptel-tool-name tools)))
+      (should (= (length tools) 2))
+      (should (equal (nth 1 names) "math_sum"))
+      (should (string-match-p "\\`math_sum_[0-9a-f]\\{8\\}\\'" (nth 0 names)))
+      (dolist (name names)
+        (should (string-match-p "\\`[a-zA-Z_][a-zA-Z0-9_-]\\{0,63\\}\\'" name)))
+      (should (equal (toolspec-original-name (nth 0 tools)) "math.sum"))
+      (should (equal (toolspec-original-name (nth 1 tools)) "math_sum"))
+      ;; Found, exported and unregistered under the original name.
+      (should (eq (toolspec--as-tool "math.sum") (nth 0 tools)))
+      (should (string-match-p "\"name\":\"math.sum\"" (toolspec-to-json (nth 0 tools) 'mcp)))
+      ;; Exported from the plist it was read as: root keywords kept.
+      (should (string-match-p "\\$schema" (toolspec-to-json (nth 0 tools) 'mcp)))
+      (should (string-match-p "\"name\":\"math_sum_[0-9a-f]+\""
+                              (toolspec-tools-to-json tools 'openai)))
+      ;; Described under either name, the original shown.
+      (require 'toolspec-ui)
+      (save-window-excursion
+        (toolspec-describe-tool "math.sum")
+        (with-current-buffer (help-buffer)
+          (should (string-match-p (format "\\`%s is a gptel tool" (regexp-quote (nth 0 names))) (buffer-string)))
+          (should (string-match-p "Its name in its file is math\\.sum" (buffer-string)))))
+      (should (= (toolspec-unregister '("math.sum")) 1))
+      (should-error (gptel-get-tool (list toolspec-gptel-test--category (nth 0 names)))))))
+
+(ert-deftest toolspec-gptel-test-export-names-distinct-across-kept-texts ()
+  "A name made valid in one export does not collide in the next.
+The text kept from exporting math.sum alone names it math_sum; exported
+with a tool named math_sum, it must get another name."
+  (let* ((dot (list :name "math.sum" :description "A." :args nil))
+         (underscore (list :name "math_sum" :description "B." :args nil))
+         (names (lambda (json) (mapcar (lambda (tool) (alist-get 'name (alist-get 'function tool)))
+                                       (toolspec-gptel-test--json-read json)))))
+    (should (equal (funcall names (toolspec-tools-to-json (list dot) 'openai)) '("math_sum")))
+    (let ((both (funcall names (toolspec-tools-to-json (list dot underscore) 'openai))))
+      (should (equal (nth 1 both) "math_sum"))
+      (should (string-match-p "\\`math_sum_[0-9a-f]\\{8\\}\\'" (nth 0 both))))
+    ;; Valid for MCP: kept.
+    (should (equal (mapcar (lambda (tool) (alist-get 'name tool))
+                           (alist-get 'tools (toolspec-gptel-test--json-read
+                                              (toolspec-tools-to-json (list dot underscore) 'mcp))))
+                   '("math.sum" "math_sum")))))
+
+(ert-deftest toolspec-gptel-test-gptel-sends-its-own-when-toolspec-cannot ()
+  "A tool toolspec cannot write for the backend is sent as gptel makes it.
+Its references double at each of 40 levels: inlining them for Gemini
+passes toolspec's budget, and the request is still built."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((defs (cl-loop for i from 1 below 40
+                          for ref = (list :$ref (format "#/$defs/L%d" (1- i)))
+                          append (list (intern (format ":L%d" i))
+                                       (list :type "array" :items (list :anyOf (vector ref ref))))))
+           (plist (list :name "bomb" :description "B."
+                        :args (list (list :name "a" :description "A." :$ref "#/$defs/L39"))
+                        :schema-extra (list :$defs (append (list :L0 (list :type "string")) defs))))
+           (tool (car (toolspec-register (list plist) :category toolspec-gptel-test--category)))
+           (sent (toolspec-gptel-test--sent-all (list tool) 'gemini))
+           (decl (aref (alist-get 'functionDeclarations (aref sent 0)) 0)))
+      (should (equal (alist-get 'name decl) "bomb"))
+      ;; gptel's own: the argument as the plist has it.
+      (should (equal (alist-get '$ref (alist-get 'a (alist-get 'properties (alist-get 'parameters decl))))
+                     "#/$defs/L39")))))
+
+(ert-deftest toolspec-gptel-test-gptel-sends-toolspec-json ()
+  "Real gptel's `gptel--parse-tools' sends what the providers accept.
+For the tools toolspec registered, gptel sends toolspec's own JSON for
+the backend's dialect: valid names, and for Gemini a `parameters' of
+`types.Schema' fields only.  With `toolspec-gptel-send-own-json' off,
+gptel's own serialisation passes `exclusiveMinimum' and the rest on."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((plists (toolspec-parse-json toolspec-gptel-test--refused-json))
+           (tools (toolspec-register plists :category toolspec-gptel-test--category))
+           (plain (let ((gptel--known-tools nil))
+                    (gptel-make-tool :name "plain_tool" :description "Not toolspec's."
+                                     :function #'ignore
+                                     :args (list '(:name "x" :type string :description "X."))
+                                     :category "other"))))
+      (pcase-dolist (`(,backend . ,dialect) '((openai . openai) (openai-responses . openai-responses)
+                                              (anthropic . anthropic) (gemini . gemini)
+                                              (ollama . ollama) (bedrock . bedrock)))
+        (let* ((sent (toolspec-gptel-test--sent-all (append tools (list plain)) backend))
+               ;; toolspec's JSON of each plist read, under its registered name.
+               (own (cl-mapcar (lambda (plist tool)
+                                 (toolspec-gptel-test--json-read
+                                  (toolspec-to-json (plist-put (copy-sequence plist) :name (gptel-tool-name tool))
+                                                    dialect)))
+                               plists tools))
+               (decls (pcase backend
+                        ('gemini (append (alist-get 'functionDeclarations (aref sent 0)) nil))
+                        (_ (append sent nil)))))
+          (should (= (length decls) 3))
+          ;; toolspec's tools: exactly toolspec's JSON for the dialect.
+          (should (equal (seq-take decls 2) own))
+          ;; The other tool: as gptel makes it.
+          (should (equal (toolspec-gptel-test--sent (nth 2 (append tools (list plain))) backend)
+                         (toolspec-gptel-test--sent plain backend)))
+          (when (eq backend 'gemini)
+            (let ((params (alist-get 'parameters (nth 0 decls))))
+              (should (toolspec-gptel-test--gemini-clean-p params))
+              (should (string-match-p "exclusiveMinimum: 0"
+                                      (alist-get 'description (alist-get 'a (alist-get 'properties params)))))))))
+      ;; Switched off: gptel's own serialisation, which Gemini refuses.
+      (let* ((toolspec-gptel-send-own-json nil)
+             (sent (toolspec-gptel-test--sent-all tools 'gemini))
+             (params (alist-get 'parameters (aref (alist-get 'functionDeclarations (aref sent 0)) 0))))
+        (should-not (toolspec-gptel-test--gemini-clean-p params))
+        (should (alist-get 'exclusiveMinimum (alist-get 'a (alist-get 'properties params))))))))
 
 (provide 'toolspec-gptel-test)
 

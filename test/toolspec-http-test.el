@@ -162,8 +162,11 @@ The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
   (auth-source-forget-all-cached))
 
 (defun toolspec-ht--register (tools &rest options)
-  "Register TOOLS (plists) with gptel under OPTIONS; return the gptel tools."
-  (apply #'toolspec-register tools :source "pets-api" options))
+  "Register TOOLS (plists) with gptel under OPTIONS; return the gptel tools.
+The credentials of the loopback host are approved (what the import
+preview asks): `toolspec-http-credential-approval' tests the
+approval itself."
+  (apply #'toolspec-register tools :source "pets-api" (append options '(:credentials ("127.0.0.1")))))
 
 (defun toolspec-ht--call (tool &rest args)
   "Call gptel TOOL, an async tool, with ARGS; wait for and return its result."
@@ -309,7 +312,7 @@ the limits of the process that renders them end them.")
         (should (gptel-tool-async quiet))
         (should-not (gptel-tool-confirm quiet)))
       ;; The executor stays out of every exported dialect.
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (should-not (string-match-p "executor\\|api\\.example" (toolspec-to-json plist dialect)))))))
 
 (ert-deftest toolspec-http-server-choice ()
@@ -688,7 +691,7 @@ secret, raw and base64-encoded."
                            (prin1-to-string tools)
                            (prin1-to-string plist)
                            (prin1-to-string toolspec-http--operations))))
-                (dolist (dialect toolspec-dialects)
+                (dolist (dialect (toolspec-dialects))
                   (push (toolspec-export tools dialect) haystacks)
                   (push (toolspec-to-json plist dialect) haystacks))
                 (dolist (hay haystacks)
@@ -1063,8 +1066,8 @@ secret, raw and base64-encoded."
                   (t '(:status 404 :body "no"))))))
       (let* ((search (toolspec-ht--tool
                       "search_trains" nil :server (toolspec-http-server-url api) :path "/trains"
-                      :lookup [(:field "trains[].provider_id" :operation "get_provider" :parameter "provider_id")
-                               (:field "operator.provider_id" :operation "get_provider"
+                      :lookup [(:field "/trains/*/provider_id" :operation "get_provider" :parameter "provider_id")
+                               (:field "/operator/provider_id" :operation "get_provider"
                                 :parameter "$request.path.provider_id")]
                       :outputModules ["{% for t in trains %}{{ t.id }}:{{ t.provider_id_lookup.name or t.provider_id }};{% endfor %} op={{ operator.provider_id_lookup.name }}"]))
              (provider (toolspec-ht--tool
@@ -1083,7 +1086,7 @@ secret, raw and base64-encoded."
         ;; Without templates, the annotations are in the JSON.
         (let* ((plain (toolspec-ht--tool
                        "plain_trains" nil :server (toolspec-http-server-url api) :path "/trains"
-                       :lookup [(:field "trains[0].provider_id" :operation "get_provider" :parameter "provider_id")]))
+                       :lookup [(:field "/trains/0/provider_id" :operation "get_provider" :parameter "provider_id")]))
                (tool (car (toolspec-ht--register (list plain provider) :source "plain"))))
           (should (string-prefix-p
                    "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},{\"id\":2,\"provider_id\":\"p2\"}"
@@ -1091,58 +1094,350 @@ secret, raw and base64-encoded."
         ;; A lookup naming an operation that was not imported is skipped.
         (let* ((orphan (toolspec-ht--tool
                         "orphan" nil :server (toolspec-http-server-url api) :path "/trains"
-                        :lookup [(:field "trains[].provider_id" :operation "nowhere" :parameter "x")]))
+                        :lookup [(:field "/trains/*/provider_id" :operation "nowhere" :parameter "x")]))
                (tool (car (toolspec-ht--register (list orphan) :source "orphan")))
                (before (length (toolspec-http-server-requests api))))
           (should (string-prefix-p "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\"}" (toolspec-ht--call tool)))
           (should (= (length (toolspec-http-server-requests api)) (1+ before))))))))
 
-;;;; Bootstrap
+;;;; From the imported document to the server
 
-(ert-deftest toolspec-http-bootstrap ()
-  "Bootstrap operations run with their values rendered over the credentials."
+(defun toolspec-ht--trains-doc (server &optional auth)
+  "An OpenAPI document (YAML) of a trains API on SERVER, with OpenPlugin extensions.
+AUTH is the `x-plugin-auth' type (none by default).  Its search
+operation's response has an `x-lookup' on each train's provider id,
+and a bootstrap operation takes the token and the user from the
+credentials."
+  (concat "openapi: 3.0.0\n"
+          "info: {title: Trains API, version: '1'}\n"
+          "servers:\n  - url: " server "\n"
+          (if auth (format "x-plugin-auth: {type: %s, authorizationType: bearer}\n" auth) "")
+          "paths:
+  /trains:
+    get:
+      operationId: search_trains
+      summary: Search trains
+      parameters:
+        - {name: to, in: query, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: Trains
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  trains:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        id: {type: integer}
+                        provider_id:
+                          type: string
+                          x-lookup: {path: '/providers/{provider_id}', method: get, parameter: $request.path.provider_id}
+  /providers/{provider_id}:
+    get:
+      operationId: get_provider
+      summary: A train provider
+      parameters:
+        - {name: provider_id, in: path, required: true, schema: {type: string}}
+      responses:
+        '200': {description: The provider}
+  /oauth/v1/access-tokens/{token}:
+    get:
+      operationId: get_token_info
+      summary: Who the token is
+      x-bootstrap: true
+      parameters:
+        - {name: token, in: path, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.token }}'}
+        - {name: user, in: query, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.data.user_id }}'}
+      responses:
+        '200': {description: Token info}
+"))
+
+(defmacro toolspec-ht--with-doc (var text &rest body)
+  "Run BODY with VAR bound to a temporary .yaml file holding TEXT."
+  (declare (indent 2) (debug (symbolp form body)))
+  `(let ((,var (make-temp-file "toolspec-api" nil ".yaml" ,text)))
+     (unwind-protect (progn ,@body)
+       (delete-file ,var))))
+
+(defun toolspec-ht--trains-server (req)
+  "The trains API's answer to REQ (under any /vN base path)."
+  (let ((path (replace-regexp-in-string "\\`/v[0-9]+" "" (plist-get req :path))))
+    (cond
+     ((equal path "/trains")
+      '(:body (:trains [(:id 1 :provider_id "p1") (:id 2 :provider_id "p2") (:id 3 :provider_id "p1")])))
+     ((string-prefix-p "/providers/" path)
+      `(:body (:name ,(concat "Provider " (substring path 11)))))
+     ((string-prefix-p "/oauth/v1/access-tokens/" path)
+      `(:body (:user_id 42 :query ,(plist-get req :query))))
+     (t '(:status 404 :body "no")))))
+
+(ert-deftest toolspec-http-imported-lookups ()
+  "An `x-lookup' of an imported document resolves the ids its response holds.
+The importer writes the field as a JSON pointer (/trains/*/provider_id);
+the model calls the tool through gptel, and the lookup operation is
+called once per distinct id."
+  (toolspec-ht--with-env
+    (toolspec-http-server-with (api #'toolspec-ht--trains-server)
+      (toolspec-ht--with-doc doc (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1"))
+        (let ((tools (toolspec-import-file doc :confirm nil)))
+          (toolspec-server-with
+              (chat (list (toolspec-server-tool-calls-response
+                           '(("call_1" "search_trains" "{\"to\":\"Lyon\"}")))
+                          (toolspec-server-text-response "Done.")))
+            (toolspec-ht--chat chat "Trains to Lyon?" tools)
+            (should-not (toolspec-server-errors chat))
+            (should (equal (plist-get (toolspec-ht--tool-message (nth 1 (toolspec-server-requests chat)) "call_1")
+                                      :content)
+                           (concat "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},"
+                                   "{\"id\":2,\"provider_id\":\"p2\",\"provider_id_lookup\":{\"name\":\"Provider p2\"}},"
+                                   "{\"id\":3,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}}]}"))))
+          (let ((paths (toolspec-ht--paths api)))
+            (should (equal (car paths) "/v1/trains?to=Lyon"))
+            (should (equal (sort (cdr paths) #'string<) '("/v1/providers/p1" "/v1/providers/p2")))))))))
+
+(ert-deftest toolspec-http-imported-bootstrap ()
+  "The `x-bootstrap-value's of an imported document are sent.
+The importer gives bootstrap parameters no argument; their values are
+rendered over `auth.token' and `auth.data.user_id' and reach the
+server, in the path and the query; the text for the model is
+scrubbed and its error messages show no value made from the secret."
+  (toolspec-ht--with-env
+    (toolspec-ht--authinfo authinfo (format "machine 127.0.0.1 login alice password %s" toolspec-ht--secret))
+    (toolspec-http-server-with (api #'toolspec-ht--trains-server)
+      (toolspec-ht--with-doc doc (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1") "user_http")
+        (toolspec-import-file doc :credentials "127.0.0.1")
+        (let ((text (toolspec-openapi-bootstrap "Trains API"))
+              (req (car (toolspec-http-server-requests api))))
+          (should (equal text (concat "# Data from API Trains API (bootstrap)\n\n"
+                                      "## get_token_info\n\n{\"user_id\":42,\"query\":\"user=alice\"}\n")))
+          (should (= (length (toolspec-http-server-requests api)) 1))
+          (should (equal (plist-get req :target)
+                         (concat "/v1/oauth/v1/access-tokens/" toolspec-ht--secret "?user=alice")))
+          (should (equal (toolspec-ht--header req "authorization") (concat "Bearer " toolspec-ht--secret))))
+        ;; A failing bootstrap call names the request without the secret.
+        (toolspec-http-server-with (down (lambda (req) (list :status 404 :body (plist-get req :target))))
+          (toolspec-import-file doc :credentials "127.0.0.1" :server (toolspec-http-server-url down "/v2"))
+          (let ((text (toolspec-openapi-bootstrap "Trains API")))
+            (should (string-match-p
+                     (regexp-quote (concat "Error: HTTP 404 Not Found from GET "
+                                           (toolspec-http-server-url down "/v2/oauth/v1/access-tokens/{token}?user=alice")
+                                           ": /v2/oauth/v1/access-tokens/[redacted]?user=alice"))
+                     text))
+            (should-not (string-search toolspec-ht--secret text))))))))
+
+;;;; Credentials: approval and every encoding
+
+(ert-deftest toolspec-http-credential-approval ()
+  "A document's server gets the user's credential only when its import approved its host.
+Imported from Lisp without approval, or with another host approved,
+the tool sends nothing and says how to approve; the `:credentials'
+option and `toolspec-http-approved-credentials' (for that file
+only) approve.  The import preview, driven by keys, shows the host
+and asks when registering."
   (toolspec-ht--with-env
     (toolspec-ht--authinfo authinfo (format "machine 127.0.0.1 login alice password %s" toolspec-ht--secret))
     (toolspec-http-server-with
-        (api (lambda (req)
-               (pcase (plist-get req :path)
-                 ((pred (string-prefix-p "/oauth/v1/access-tokens/"))
-                  `(:body (:user_id 42 :hub_id 7 :token ,(substring (plist-get req :path) 24))))
-                 ("/account" `(:body (:plan "pro" :user ,(plist-get req :query))))
-                 (_ '(:status 404 :body "no")))))
-      (let* ((auth '(:type "oauth" :clientUrl "https://accounts.example.invalid/auth"))
-             (token-info (toolspec-ht--tool
-                          "get_token_info" (list (toolspec-ht--arg "token" 'string))
-                          :server (toolspec-http-server-url api) :path "/oauth/v1/access-tokens/{token}"
-                          :auth auth :bootstrap t
-                          :parameters [(:name "token" :in "path" :arg "token" :style "simple" :explode :json-false)]
-                          :bootstrapValues '(:token "{{ auth.data.access_token }}")
-                          :outputModules ["user {{ user_id }} in hub {{ hub_id }} (token {{ token }})"]))
-             (account (toolspec-ht--tool
-                       "get_account" (list (toolspec-ht--arg "who" 'string))
-                       :server (toolspec-http-server-url api) :path "/account" :auth auth :bootstrap t
-                       :parameters [(:name "who" :in "query" :arg "who")]
-                       :bootstrapValues '(:who "{{ auth.data.user }}")))
-             (other (toolspec-ht--tool "list_pets" nil :server (toolspec-http-server-url api) :path "/pets"
-                                       :auth auth)))
-        (toolspec-ht--register (list token-info account other))
-        (should (equal (toolspec-http--apis) '("Pets API")))
-        (let ((text (toolspec-openapi-bootstrap "Pets API")))
-          (should (equal text
-                         (concat "# Data from API Pets API (bootstrap)\n\n"
-                                 "## get_account\n\n{\"plan\":\"pro\",\"user\":\"who=alice\"}\n\n"
-                                 "## get_token_info\n\nuser 42 in hub 7 (token [redacted])\n")))
-          (should-not (string-search toolspec-ht--secret text)))
-        (should (member (concat "/oauth/v1/access-tokens/" toolspec-ht--secret) (toolspec-ht--paths api)))
-        (should-not (member "/pets" (toolspec-ht--paths api)))
-        ;; The command inserts the text at point.
-        (cl-letf (((symbol-function 'completing-read) (lambda (&rest _) "Pets API")))
-          (with-temp-buffer
-            (insert "before\n")
-            (call-interactively #'toolspec-openapi-bootstrap)
-            (should (string-prefix-p "before\n# Data from API Pets API (bootstrap)" (buffer-string)))
-            (should (string-match-p "user 42 in hub 7" (buffer-string)))))
-        (should (string-match-p "has no imported bootstrap operations" (toolspec-openapi-bootstrap "Other API")))))))
+        (api (lambda (req) `(:body (:auth ,(or (toolspec-ht--header req "authorization") "none")))))
+      (toolspec-ht--with-doc doc (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1") "service_http")
+        (toolspec-ht--with-doc copy (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1") "service_http")
+          (let* ((call (lambda (file)
+                         (toolspec-ht--call (gptel-get-tool (list (file-name-base file) "search_trains")) "Lyon")))
+                 (refused (lambda (result)
+                            (and (string-match-p "\\`Error: API \"Trains API\" needs the credential auth-source holds for 127\\.0\\.0\\.1, and using it was not approved when the tool was imported, so nothing was sent\\." result)
+                                 (string-match-p ":credentials '(\"127\\.0\\.0\\.1\")" result)))))
+            ;; Not approved: nothing is sent.
+            (toolspec-import-file doc)
+            (should (funcall refused (funcall call doc)))
+            (should (equal (toolspec-http-credential-hosts (toolspec-read-file doc) nil)
+                           '(("127.0.0.1" "Trains API" nil))))
+            (should (equal (toolspec-http-credential-hosts (toolspec-read-file doc) '(:credentials "127.0.0.1"))
+                           '(("127.0.0.1" "Trains API" t))))
+            (toolspec-import-file doc :credentials '("localhost" "api.example.com"))
+            (should (funcall refused (funcall call doc)))
+            (should-not (toolspec-http-server-requests api))
+            ;; Approved by the option, then by the customizable alist for this file only.
+            (toolspec-import-file doc :credentials "127.0.0.1")
+            (should (equal (funcall call doc) "{\"auth\":\"Bearer [redacted]\"}"))
+            (let ((toolspec-http-approved-credentials (list (cons doc '("127.0.0.1")))))
+              (toolspec-import-file doc)
+              (toolspec-import-file copy)
+              (should (equal (funcall call doc) "{\"auth\":\"Bearer [redacted]\"}"))
+              (should (funcall refused (funcall call copy))))
+            (should (equal (mapcar (lambda (r) (toolspec-ht--header r "authorization"))
+                                   (toolspec-http-server-requests api))
+                           (list (concat "Bearer " toolspec-ht--secret) (concat "Bearer " toolspec-ht--secret))))
+            ;; The preview names the host and asks: n, then y.
+            (save-window-excursion
+              (switch-to-buffer "*scratch*")
+              (dolist (answer '("n" "y"))
+                (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-import-file" (kbd "RET") doc (kbd "RET")))
+                (with-current-buffer "*toolspec-import*"
+                  (should (string-match-p
+                           "^credential: API \"Trains API\" would send the auth-source credential for 127\\.0\\.0\\.1: you are asked when you register"
+                           (buffer-string))))
+                (execute-kbd-macro (vconcat "y" answer))
+                (should-not (get-buffer "*toolspec-import*"))
+                (let ((result (funcall call doc)))
+                  (if (equal answer "n")
+                      (should (funcall refused result))
+                    (should (equal result "{\"auth\":\"Bearer [redacted]\"}"))))))
+            (should (= (length (toolspec-http-server-requests api)) 3))))))))
+
+(defun toolspec-ht--encodings (s)
+  "S as a leak could write it: raw, percent-encoded, base64, reversed."
+  (let ((out nil))
+    (dolist (x (list s (reverse s)))
+      (let ((hex (url-hexify-string x))
+            (b64 (base64-encode-string (encode-coding-string x 'utf-8) t)))
+        (push x out)
+        (push hex out)
+        (push (downcase hex) out)
+        (push (string-replace "%20" "+" hex) out)
+        ;; minijinja's urlencode keeps / and encodes ~.
+        (push (string-replace "~" "%7E" (string-replace "%2F" "/" hex)) out)
+        (push (substring b64 0 (- (length b64) 4)) out)
+        (push (string-replace "+" "-" (string-replace "/" "_" (substring b64 0 (- (length b64) 4)))) out)))
+    (delete-dups out)))
+
+(defconst toolspec-ht--echo-doc
+  "openapi: 3.0.0
+info: {title: Echo API, version: '1'}
+servers:
+  - url: %s
+x-plugin-auth: {type: user_http, authorizationType: bearer}
+paths:
+  /boot/{token}:
+    get:
+      operationId: boot_path
+      x-bootstrap: true
+      parameters:
+        - {name: token, in: path, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.token }}'}
+      responses: {'200': {description: ok}}
+  /rev:
+    get:
+      operationId: boot_reversed
+      x-bootstrap: true
+      parameters:
+        - {name: t, in: query, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.token | reverse }}'}
+      responses: {'200': {description: ok}}
+  /data:
+    get:
+      operationId: boot_data
+      x-bootstrap: true
+      parameters:
+        - {name: d, in: query, required: true, schema: {type: string}, x-bootstrap-value: '{{ auth.data | tojson }}'}
+        - {name: o, in: query, required: true, schema: {type: string}, x-bootstrap-value: 'otp={{ auth.data.otp }}'}
+      responses: {'200': {description: ok}}
+  /echo:
+    get:
+      operationId: echo_headers
+      summary: Echo the request headers
+      parameters:
+        - {name: status, in: query, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: ok
+          x-filter: '{\"rev\": \"{{ headers.authorization | reverse }}\", \"enc\": \"{{ headers.authorization | urlencode }}\"}'
+"
+  "An OpenAPI document (YAML, server left as %s) whose templates try to leak the credential.")
+
+(ert-deftest toolspec-http-secret-in-no-encoding ()
+  "The credential reaches no text the model or a buffer sees, in any encoding.
+A secret with characters URLs encode (/ + = ~ space) and an `otp'
+field are planted in auth-source.  An imported document renders the
+secret into a bootstrap path (answered 404 quoting the path), the
+secret reversed into a query (answered 500 quoting it), and
+`auth.data' into a query echoed back; its response filter reverses
+and URL-encodes an echoed Authorization header, called by the model
+through gptel (200 and 404).  The bootstrap runs by keys in a chat
+buffer.  Every buffer, message, tool result and error is searched for
+the secret and the otp: raw, percent-encoded (three ways), base64,
+reversed."
+  (let* ((secret (format "tsk/%s+x=y ~z%s" (substring (md5 (format "%s" (random))) 0 12)
+                         (substring (md5 (format "%s" (float-time))) 0 12)))
+         (otp (format "otp%s" (md5 (format "%s %s" (random) (emacs-pid)))))
+         (needles (cons otp (toolspec-ht--encodings secret))))
+    (toolspec-ht--with-env
+      (toolspec-ht--authinfo authinfo (format "machine 127.0.0.1 login alice password \"%s\" otp %s" secret otp))
+      (with-current-buffer (messages-buffer)
+        (let ((inhibit-read-only t)) (erase-buffer)))
+      (toolspec-http-server-with
+          (api (lambda (req)
+                 (let ((path (plist-get req :path)))
+                   (cond
+                    ((string-prefix-p "/v1/boot/" path)
+                     (list :status 404 :body (concat "no such token: " (plist-get req :target))))
+                    ((equal path "/v1/rev") (list :status 500 :body (plist-get req :target)))
+                    ((equal path "/v1/data") `(:body (:query ,(plist-get req :query))))
+                    ((equal path "/v1/echo")
+                     (list :status (if (equal (plist-get req :query) "status=404") 404 200)
+                           :body `(:headers (:authorization ,(toolspec-ht--header req "authorization")))))))))
+        (toolspec-ht--with-doc doc (format toolspec-ht--echo-doc (toolspec-http-server-url api "/v1"))
+          (let* ((tools (toolspec-import-file doc :credentials "127.0.0.1" :confirm nil))
+                 (chat-buffer (get-buffer-create "*chat with Echo API*"))
+                 (result nil))
+            ;; The bootstrap, by keys, inserted into the chat buffer.
+            (save-window-excursion
+              (switch-to-buffer chat-buffer)
+              (insert "### ")
+              (execute-kbd-macro (vconcat (kbd "M-x") "toolspec-openapi-bootstrap" (kbd "RET")
+                                          "Echo API" (kbd "RET"))))
+            ;; The model calls the echo tool through gptel.
+            (toolspec-server-with
+                (chat (list (toolspec-server-tool-calls-response
+                             '(("call_1" "echo_headers" "{\"status\":\"200\"}")
+                               ("call_2" "echo_headers" "{\"status\":\"404\"}")))
+                            (toolspec-server-text-response "Echoed.")))
+              (setq result (toolspec-ht--chat chat "Echo?" tools))
+              (let* ((text (with-current-buffer chat-buffer (buffer-string)))
+                     (second (nth 1 (toolspec-server-requests chat)))
+                     (ok (plist-get (toolspec-ht--tool-message second "call_1") :content))
+                     (missing (plist-get (toolspec-ht--tool-message second "call_2") :content))
+                     (received (toolspec-http-server-requests api))
+                     (data (cl-find "/v1/data" received :key (lambda (r) (plist-get r :path)) :test #'equal)))
+                ;; What the model got: the filter saw the echo scrubbed.
+                (should (equal ok "{\"rev\":\"]detcader[ reraeB\",\"enc\":\"Bearer%20%5Bredacted%5D\"}"))
+                (should (string-prefix-p "Error: HTTP 404 Not Found from GET " missing))
+                (should (string-match-p "Bearer \\[redacted\\]" missing))
+                ;; The server got what the templates made of the secret.
+                (should (member (concat "/v1/boot/" (url-hexify-string secret)) (toolspec-ht--paths api)))
+                (should (member (concat "/v1/rev?t=" (url-hexify-string (reverse secret))) (toolspec-ht--paths api)))
+                ;; auth.data holds the fields OpenPlugin names, not the otp.
+                (should (string-match "\\`d=\\([^&]*\\)&o=\\(.*\\)\\'" (plist-get data :query)))
+                (let ((d (match-string 1 (plist-get data :query)))
+                      (o (match-string 2 (plist-get data :query))))
+                  (should (equal (json-parse-string (url-unhex-string d) :object-type 'alist)
+                                 `((access_token . ,secret) (user_id . "alice"))))
+                  (should (equal o "otp%3D")))
+                (should (equal (toolspec-ht--header (car (last received)) "authorization") (concat "Bearer " secret)))
+                ;; What the model and the chat buffer got.
+                (should (string-match-p (regexp-quote (concat "## boot_path\n\nError: HTTP 404 Not Found from GET "
+                                                              (toolspec-http-server-url api "/v1/boot/{token}")
+                                                              ": no such token: /v1/boot/[redacted]"))
+                                        text))
+                (should (string-match-p (regexp-quote (concat "## boot_reversed\n\nError: HTTP 500 Internal Server Error from GET "
+                                                              (toolspec-http-server-url api "/v1/rev?t=[redacted]")
+                                                              ": /v1/rev?t=[redacted]"))
+                                        text))
+                                ;; The value made from the secret is scrubbed whole.
+                (should (string-match-p (regexp-quote "## boot_data\n\n{\"query\":\"d=[redacted]&o=otp%3D\"}") text))
+                (should (equal (plist-get result :text) "Echoed."))
+                ;; Nowhere, in no encoding.
+                (let ((haystacks (list text ok missing
+                                       (prin1-to-string (toolspec-server-requests chat))
+                                       (prin1-to-string (plist-get result :events))
+                                       (toolspec-ht--all-buffers-text)
+                                       (with-current-buffer (messages-buffer) (buffer-string))
+                                       (prin1-to-string tools))))
+                  (dolist (hay haystacks)
+                    (dolist (needle needles)
+                      (should-not (string-search needle hay))
+                      (should-not (string-search (downcase needle) (downcase hay))))))))
+            (kill-buffer chat-buffer)))))))
 
 (provide 'toolspec-http-test)
 ;;; toolspec-http-test.el ends here

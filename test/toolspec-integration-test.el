@@ -273,6 +273,46 @@ Keys in another order than the tool's args, false and null values."
           (should (equal (plist-get result :text) "Sunny in Paris for three days."))
           (should (equal (car (last (plist-get result :events))) "Sunny in Paris for three days.")))))))
 
+;;;; A renamed tool
+
+(ert-deftest toolspec-it-renamed-tool-reaches-its-function ()
+  "A tool whose name backends refuse is sent renamed and runs under its own.
+`math.sum' is registered as a name every gptel backend takes; the
+model calls that name, gptel finds the tool, and the function bound
+to \"math.sum\" runs; a tool already named math_sum keeps its name
+and its own function."
+  (toolspec-it--with-registry
+    (let* ((file (make-temp-file "toolspec-renamed" nil ".json"
+                                 (concat "{\"tools\": ["
+                                         "{\"name\": \"math.sum\", \"description\": \"Add.\", \"inputSchema\": {\"type\": \"object\","
+                                         " \"properties\": {\"a\": {\"type\": \"number\", \"description\": \"A.\", \"exclusiveMinimum\": 0},"
+                                         " \"b\": {\"type\": \"number\", \"description\": \"B.\"}}, \"required\": [\"a\", \"b\"]}},"
+                                         "{\"name\": \"math_sum\", \"description\": \"Other.\", \"inputSchema\": {\"type\": \"object\", \"properties\": {}}}]}")))
+           (calls nil)
+           (tools (unwind-protect
+                      (toolspec-import-file file :functions
+                                            `(("math.sum" . ,(lambda (a b) (push (list 'dot a b) calls) (format "%s" (+ a b))))
+                                              ("math_sum" . ,(lambda () (push 'underscore calls) "other"))))
+                    (delete-file file)))
+           (renamed (gptel-tool-name (car tools))))
+      (should (string-match-p "\\`math_sum_[0-9a-f]\\{8\\}\\'" renamed))
+      (should (equal (gptel-tool-name (cadr tools)) "math_sum"))
+      (toolspec-server-with
+          (server (list (toolspec-server-tool-calls-response
+                         `(("call_1" ,renamed "{\"a\": 2, \"b\": 3}")))
+                        (toolspec-server-text-response "5.")))
+        (let* ((result (toolspec-it--chat server "Add 2 and 3." tools))
+               (requests (toolspec-server-requests server))
+               (sent (mapcar (lambda (tool) (plist-get (plist-get tool :function) :name))
+                             (plist-get (car requests) :tools))))
+          (should-not (toolspec-server-errors server))
+          ;; The names sent are the registered ones.
+          (should (equal sent (list renamed "math_sum")))
+          ;; The call reached the function bound to the original name.
+          (should (equal calls '((dot 2 3))))
+          (should (equal (plist-get (toolspec-it--tool-message (nth 1 requests) "call_1") :content) "5"))
+          (should (equal (plist-get result :text) "5.")))))))
+
 ;;;; 2. Invalid arguments from the model
 
 (ert-deftest toolspec-it-invalid-arguments ()
@@ -838,6 +878,14 @@ first."
                             "has no implementation in this Emacs")
                           (apply (llm-tool-function tool)
                                  (make-list (length (plist-get plist :args)) nil)))))))
+    ;; A name providers refuse: a valid one, the function bound to the original.
+    (let* ((ran nil)
+           (tool (car (toolspec-make-llm-tools
+                       (toolspec-parse-json "{\"name\": \"math.sum\", \"description\": \"Add.\", \"inputSchema\": {\"type\": \"object\", \"properties\": {}}}")
+                       :functions `(("math.sum" . ,(lambda () (setq ran t) "added")))))))
+      (should (equal (llm-tool-name tool) "math_sum"))
+      (should (equal (funcall (llm-tool-function tool)) "added"))
+      (should ran))
     ;; A bound tool: positional, normalised arguments; invalid ones refused.
     (let* ((calls nil)
            (tool (car (toolspec-make-llm-tools

@@ -420,7 +420,7 @@ a function of the parsed body returning one."
           (let* ((made (toolspec-register tools :endpoint (format "http://127.0.0.1:%d/" port) :confirm nil))
                  (start (float-time)))
             (should (equal (toolspec-seeds-test--call (car made))
-                           (format "Error: the Gloodata extension at http://127.0.0.1:%d/ did not answer: no answer within 1 seconds" port)))
+                           (format "Error: the Gloodata extension at http://127.0.0.1:%d/ did not answer: no answer from 127.0.0.1 within 1 seconds" port)))
             (should (< (- (float-time) start) 5)))
         (delete-process silent))
       ;; A port nobody listens on.

@@ -58,7 +58,9 @@
   ]
 }
 "
-  "MCP tools with 3 errors and 6 warnings (2 of them from the import).")
+  "MCP tools with 3 errors and 6 warnings (2 of them from the import).
+The error of the name \"bad tool\" is a warning when it is imported
+into gptel, which registers it under a valid name.")
 
 (defconst toolspec-ui-test--broken-json
   "{
@@ -181,7 +183,8 @@ The place is the start of GROUP (default the whole match)."
 (ert-deftest toolspec-ui-import-shows-binding-and-y-registers ()
   "The preview names the function a tool gets; y registers with it."
   (toolspec-ui-test--with-clean-state
-    (setq toolspec-function-alist '(("create_issue" . toolspec-ui-test--create-issue)))
+    (setq toolspec-function-alist `(("create_issue" toolspec-ui-test--create-issue
+                                     :source ,(toolspec-ui-test--example "mcp-tools-list.json"))))
     (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
     (let ((text (toolspec-ui-test--preview-text)))
       (should (string-match-p
@@ -196,6 +199,54 @@ The place is the start of GROUP (default the whole match)."
       (should (equal (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "Title" nil nil nil)
                      (format "created %S" '((:owner "o" :name "n") "Title" nil nil nil)))))))
 
+(ert-deftest toolspec-ui-function-alist-scoped-to-sources ()
+  "A `toolspec-function-alist' entry with :source binds only the tools of its sources.
+A stranger's file naming the same tool gets no function; a directory
+scopes the files in it.  An entry without :source still binds in
+every file, but its tool asks before each call, even imported with
+`:confirm nil', and the preview says why."
+  (toolspec-ui-test--with-clean-state
+    (let* ((text (with-temp-buffer
+                   (insert-file-contents (toolspec-ui-test--example "mcp-tools-list.json"))
+                   (buffer-string)))
+           (mine (toolspec-ui-test--temp-file text))
+           (dir (make-temp-file "toolspec-ui-dir" t))
+           (theirs (expand-file-name "tools.json" dir))
+           (call (lambda (file)
+                   (let ((toolspec-check-arguments nil)
+                         (tool (gptel-get-tool (list (file-name-base file) "create_issue"))))
+                     (list (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "T" nil nil nil)
+                           (gptel-tool-confirm tool))))))
+      (push theirs toolspec-ui-test--files)
+      (unwind-protect
+          (progn
+            (write-region text nil theirs)
+            (setq toolspec-function-alist
+                  `(("create_issue" toolspec-ui-test--create-issue :source ,mine)))
+            (toolspec-import-file mine :confirm nil)
+            (toolspec-import-file theirs :confirm nil)
+            (should (equal (funcall call mine)
+                           (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) nil)))
+            (should (string-match-p "create_issue has no implementation in this Emacs"
+                                    (car (funcall call theirs))))
+            ;; A directory: the files in it.
+            (setq toolspec-function-alist
+                  `(("create_issue" toolspec-ui-test--create-issue :source (,(file-name-as-directory dir)))))
+            (toolspec-import-file mine :confirm nil)
+            (toolspec-import-file theirs :confirm nil)
+            (should (string-match-p "no implementation" (car (funcall call mine))))
+            (should (string-prefix-p "created " (car (funcall call theirs))))
+            ;; No :source: bound everywhere, and asks.
+            (setq toolspec-function-alist '(("create_issue" . toolspec-ui-test--create-issue)))
+            (toolspec-import-file theirs :confirm nil)
+            (should (equal (funcall call theirs)
+                           (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) t)))
+            (toolspec-ui-test--mx "toolspec-import-file" theirs)
+            (should (string-match-p
+                     "^  binding: toolspec-ui-test--create-issue, asks first (from toolspec-resolve-from-alist): its entry names no :source, so a tool of this name from any file gets it$"
+                     (toolspec-ui-test--preview-text))))
+        (delete-directory dir t)))))
+
 (ert-deftest toolspec-ui-import-problems-jump-to-the-json ()
   "Problems are listed per tool, and RET on one shows its place in the file."
   (toolspec-ui-test--with-clean-state
@@ -203,9 +254,10 @@ The place is the start of GROUP (default the whole match)."
            (json toolspec-ui-test--bad-json))
       (toolspec-ui-test--mx "toolspec-import-file" file)
       (let ((text (toolspec-ui-test--preview-text)))
-        (should (string-match-p "^2 tools, 3 errors, 6 warnings$" text))
+        (should (string-match-p "^2 tools, 2 errors, 7 warnings$" text))
         (should (string-match-p "^bad tool$" text))
-        (should (string-match-p "^  error: name: \"bad tool\" is not a valid tool name" text))
+        ;; A name providers refuse is registered under a valid one.
+        (should (string-match-p "^  warning: name: \"bad tool\" is not a valid tool name.*gptel gets a name every backend takes" text))
         (should (string-match-p "^  error: args\\[1\\]\\.items: an array needs :items" text))
         (should (string-match-p "^  error: args\\[3\\]\\.properties\\.r\\.items: " text))
         (should (string-match-p "^  warning: args\\[2\\]\\.enum\\[0\\]: " text))
@@ -216,7 +268,7 @@ The place is the start of GROUP (default the whole match)."
         (should (< (string-match "^bad tool$" text)
                    (string-match "count\\.type: non-standard" text))))
       ;; RET on a problem: the file, at the value the problem is about.
-      (dolist (case `(("error: name:" "\"name\": \\(\"bad tool\"\\)")
+      (dolist (case `(("warning: name:" "\"name\": \\(\"bad tool\"\\)")
                       ("error: args\\[1\\]\\.items" "\"tags\": \\({\\)")
                       ("error: args\\[3\\]\\.properties\\.r\\.items" "\"r\": \\({\\)")
                       ("warning: args\\[2\\]\\.enum\\[1\\]" "\\[1, \\(2\\)\\]")
@@ -228,12 +280,27 @@ The place is the start of GROUP (default the whole match)."
         (let ((here (toolspec-ui-test--here)))
           (should (equal (buffer-file-name (car here)) file))
           (should (equal (cdr here) (toolspec-ui-test--place-of json (cadr case) 1)))))
-      ;; A tool with errors is not registered.
+      ;; A tool with errors is left out, after asking: n registers nothing.
       (pop-to-buffer "*toolspec-import*")
+      (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c") "n") :type 'user-error)))
+        (should (string-match-p "Nothing registered: fix the JSON" (cadr err))))
+      (should-not gptel--known-tools)
+      (should (get-buffer "*toolspec-import*"))
+      ;; With :strict, nothing is registered and nothing is asked.
+      (toolspec-import-file file :preview t :strict t)
       (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c")) :type 'user-error)))
         (should (string-match-p "Nothing registered: 1 tool has errors" (cadr err))))
       (should-not gptel--known-tools)
-      (should (get-buffer "*toolspec-import*"))
+      ;; y registers the other tool alone.
+      (toolspec-import-file file :preview t)
+      (toolspec-ui-test--keys (kbd "C-c C-c") "y")
+      (should-not (get-buffer "*toolspec-import*"))
+      (should (equal (mapcar (lambda (tool) (gptel-tool-name (cdr tool)))
+                             (cdr (assoc (file-name-base file) gptel--known-tools)))
+                     (list "ok_tool")))
+      (toolspec-unregister file)
+      (setq gptel--known-tools nil)
+      (toolspec-ui-test--mx "toolspec-import-file" file)
       ;; Fix the file, g reads it again, and now it registers.
       (with-temp-file file
         (insert (replace-regexp-in-string
@@ -291,13 +358,20 @@ The place is the start of GROUP (default the whole match)."
       (should-not (get-buffer "*toolspec-import*")))))
 
 (ert-deftest toolspec-ui-import-format-error-shows-the-place ()
-  "JSON that is no tool: the error names the JSON path's place."
+  "JSON that is no tool: the preview lists it left out, at its place;
+with :strict, the import's error names the JSON path's place."
   (toolspec-ui-test--with-clean-state
     (let* ((json "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {}},\n  {\"name\": 42}\n]}\n")
-           (file (toolspec-ui-test--temp-file json))
-           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
-      (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
-      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12))))))
+           (file (toolspec-ui-test--temp-file json)))
+      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (should (string-match-p "^1 tool, 1 error, 1 warning\n1 tool definition could not be read and is left out"
+                              (toolspec-ui-test--preview-text)))
+      (toolspec-ui-test--visit-preview-line "error: tools\\[1\\]\\.name: the tool name must be a string")
+      (toolspec-ui-test--keys (kbd "RET"))
+      (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))
+      (let ((err (should-error (toolspec-import-file file :preview t :strict t) :type 'user-error)))
+        (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
+        (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))))))
 
 (ert-deftest toolspec-ui-import-buffer-registers-under-its-name ()
   "M-x toolspec-import-buffer previews a buffer's JSON and registers it."
@@ -421,7 +495,7 @@ The place is the start of GROUP (default the whole match)."
       (should (string-match-p "^  attendees +array of object +optional " text))
       (should (string-match-p "^Problems: none$" text))
       ;; The JSON of every dialect, indented, and parseable.
-      (dolist (dialect toolspec-dialects)
+      (dolist (dialect (toolspec-dialects))
         (should (string-match (format "^%s:\n\\({\n\\(?:  .*\n\\)*}\\)$" dialect) text))
         (let ((json (json-parse-string (match-string 1 text) :object-type 'alist)))
           (should (member "create_calendar_event"
@@ -946,6 +1020,135 @@ as they are, without validating again."
     (should (equal (funcall messages 3) '("given")))
     (should (equal (funcall messages 0) nil))
     (should (equal (cdr result) '((warning "other" "none" t))))))
+
+(defconst toolspec-ui-test--catalog
+  (expand-file-name "fixtures/odd-catalog.json"
+                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
+  "A catalog of 10 definitions: 4 tools (with unknown type names), 6 unreadable.")
+
+(defconst toolspec-ui-test--catalog-readable
+  '("lookup_records" "set_flag" "convert_units" "plan_trip")
+  "The tools of `toolspec-ui-test--catalog' that can be read.")
+
+(defconst toolspec-ui-test--catalog-unreadable
+  '(("[1]" . "a tool needs a `name`")
+    ("[3]" . "found a number")
+    ("[5].parameters.properties" . "`properties` must be an object")
+    ("[6]" . "not a tool definition in any known format")
+    ("[8].input_schema.type" . "must be of type \"object\"")
+    ("[9].inputSchema.properties.node.properties.next.$ref" . "recursive $ref cycle"))
+  "Where each unreadable definition of the catalog goes wrong, and why.")
+
+(ert-deftest toolspec-ui-catalog-reads-every-readable-tool ()
+  "Reading a catalog with unreadable tools gives the others, and an
+error with its path for each one left out; STRICT refuses it."
+  (let ((tools (toolspec-read-file toolspec-ui-test--catalog)))
+    (should (equal (mapcar (lambda (tl) (plist-get tl :name)) tools) toolspec-ui-test--catalog-readable))
+    (should (equal toolspec-last-import-paths '("[0]" "[2]" "[4]" "[7]")))
+    (let ((errors (cl-remove-if-not (lambda (w) (eq (car w) 'error)) toolspec-last-import-warnings)))
+      (should (equal (mapcar #'cadr errors) (mapcar #'car toolspec-ui-test--catalog-unreadable)))
+      (cl-loop for (_ _ message) in errors
+               for (_ . phrase) in toolspec-ui-test--catalog-unreadable
+               do (should (string-match-p (regexp-quote phrase) message))
+               do (should (string-suffix-p "is left out" message))))
+    ;; Unknown type names are no type constraint: no :type in the plist.
+    (let ((query (car (plist-get (car tools) :args))))
+      (should (equal query '(:name "query" :description "What to look for."))))
+    (should (equal (plist-get (car (plist-get (nth 1 tools) :args)) :type) ["boolean" "string"]))
+    (should (assoc-default "[0].function.parameters.properties.query.type"
+                           (mapcar #'cdr toolspec-last-import-warnings)))
+    ;; No tool the reader made has an error for the validator.
+    (should-not (cl-some (lambda (ps) (assq 'error ps)) toolspec-last-import-problems)))
+  (let ((err (should-error (toolspec-read-file toolspec-ui-test--catalog nil t) :type 'toolspec-format-error)))
+    (should (string-match-p "\\[1\\]: a tool needs a `name`" (cadr err)))
+    (should (equal (plist-get (toolspec-error-details err) :path) "[1]")))
+  (should-error (toolspec-parse-json "[42, {\"frobnicate\": 1}]") :type 'toolspec-format-error))
+
+(ert-deftest toolspec-ui-catalog-import-registers-every-readable-tool ()
+  "toolspec-import-file registers the readable tools of a catalog and
+logs each one left out; with :strict it registers nothing."
+  (toolspec-ui-test--with-clean-state
+    (let ((made (toolspec-import-file toolspec-ui-test--catalog)))
+      (should (equal (mapcar #'gptel-tool-name made) toolspec-ui-test--catalog-readable))
+      (dolist (name toolspec-ui-test--catalog-readable)
+        (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
+      (should (string-match-p "odd-catalog\\.json: error: \\[5\\]\\.parameters\\.properties: "
+                              (toolspec-ui-test--messages))))
+    (toolspec-unregister toolspec-ui-test--catalog)
+    (should-error (toolspec-import-file toolspec-ui-test--catalog :strict t) :type 'toolspec-format-error)
+    (should-not (assoc "odd-catalog" gptel--known-tools))))
+
+(ert-deftest toolspec-ui-catalog-preview-shows-what-is-left-out ()
+  "The preview of a catalog lists its tools, says which definitions
+are left out and where (RET goes there), and registers the others."
+  (toolspec-ui-test--with-clean-state
+    (toolspec-ui-test--mx "toolspec-import-file" toolspec-ui-test--catalog)
+    (let ((text (toolspec-ui-test--preview-text)))
+      (should (string-match-p "^4 tools, 6 errors, [0-9]+ warnings$" text))
+      (should (string-match-p "^6 tool definitions could not be read and are left out: the errors below say where$" text))
+      (dolist (case toolspec-ui-test--catalog-unreadable)
+        (should (string-match-p (concat "^  error: " (regexp-quote (car case)) ": .*"
+                                        (regexp-quote (cdr case)))
+                                text)))
+      (dolist (name toolspec-ui-test--catalog-readable)
+        (should (string-match-p (concat "^" name "$") text)))
+      (should (string-match-p "args: +query:\\?, ids:\\? (optional), limit:integer (optional), fields:array (optional)" text))
+      (should (string-match-p "args: +value:boolean|string (optional)" text)))
+    ;; RET on a problem of a definition left out: its place in the file.
+    (toolspec-ui-test--visit-preview-line "error: \\[5\\]\\.parameters\\.properties")
+    (toolspec-ui-test--keys (kbd "RET"))
+    (let ((here (toolspec-ui-test--here))
+          (json (with-temp-buffer (insert-file-contents toolspec-ui-test--catalog) (buffer-string))))
+      (should (equal (buffer-file-name (car here)) toolspec-ui-test--catalog))
+      (should (equal (cdr here) (toolspec-ui-test--place-of json "\"properties\": \\(\\[\\)\"a\", \"b\"\\]" 1))))
+    (pop-to-buffer "*toolspec-import*")
+    (toolspec-ui-test--keys (kbd "C-c C-c"))
+    (dolist (name toolspec-ui-test--catalog-readable)
+      (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
+    (should (string-match-p "4 tools registered in category odd-catalog" (toolspec-ui-test--messages)))))
+
+(ert-deftest toolspec-ui-catalog-with-names-and-errors-imports-the-rest ()
+  "The catalog with a name providers refuse and a tool with errors:
+the readable tools without errors are registered, under names every
+backend takes, a call reaches the function bound to the original
+name, and the tool with errors is left out with its problems."
+  (toolspec-ui-test--with-clean-state
+    (let* ((catalog (with-temp-buffer
+                      (insert-file-contents toolspec-ui-test--catalog)
+                      (string-trim-right (buffer-string))))
+           ;; Two definitions more, as the BFCL catalog writes them.
+           (extra "{\"name\": \"math.sum\", \"description\": \"Add numbers.\",
+                    \"parameters\": {\"type\": \"dict\", \"properties\": {
+                      \"numbers\": {\"type\": \"array\", \"items\": {\"type\": \"float\"}, \"description\": \"Numbers.\"}},
+                      \"required\": [\"numbers\"]}},
+                   {\"name\": \"get_response\", \"description\": \"Topic news.\",
+                    \"parameters\": {\"type\": \"dict\", \"properties\": {
+                      \"topics\": {\"type\": \"array\", \"enum\": [\"Weather\", \"News\"], \"description\": \"Topics.\"}}}}")
+           (file (toolspec-ui-test--temp-file
+                  (concat (substring catalog 0 -1) ",\n" extra "]\n")))
+           (summed nil)
+           (made (toolspec-import-file
+                  file :confirm nil
+                  :functions `(("math.sum" . ,(lambda (numbers) (setq summed numbers) "done"))))))
+      (should (equal (mapcar #'toolspec-original-name made)
+                     (append toolspec-ui-test--catalog-readable '("math.sum"))))
+      (dolist (tool made)
+        (should (string-match-p "\\`[a-zA-Z_][a-zA-Z0-9_-]\\{0,63\\}\\'" (gptel-tool-name tool))))
+      (let ((sum (car (last made))))
+        (should (equal (gptel-tool-name sum) "math_sum"))
+        (should (equal (funcall (gptel-tool-function sum) [1 2.5]) "done"))
+        (should (equal summed [1 2.5])))
+      (should (equal (mapcar (lambda (e) (plist-get (cadr e) :tool)) toolspec-last-import-left-out)
+                     '("get_response")))
+      (should (string-match-p "topics\\|args\\[0\\]\\.enum" (car (car toolspec-last-import-left-out))))
+      (let ((log (toolspec-ui-test--messages)))
+        (should (string-match-p "get_response.*(left out)" log))
+        (should (string-match-p "\\[5\\]\\.parameters\\.properties: " log)))
+      ;; :strict refuses the file at the tool with errors, or at the
+      ;; first definition that cannot be read.
+      (toolspec-unregister file)
+      (should-error (toolspec-import-file file :strict t) :type 'toolspec-error)
+      (should-not (assoc (file-name-base file) gptel--known-tools)))))
 
 (provide 'toolspec-ui-test)
 ;;; toolspec-ui-test.el ends here

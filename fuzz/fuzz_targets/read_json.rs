@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let hash = data.iter().fold(data.len(), |h, &b| h.wrapping_mul(31).wrapping_add(b as usize));
     let forced = FORMAT_NAMES[hash % FORMAT_NAMES.len()].1;
     for format in [Format::Auto, forced] {
-        let opts = ReadOptions { format, default_name: Some("fuzz"), max_size: 1 << 20 };
+        let opts = ReadOptions { format, default_name: Some("fuzz"), max_size: 1 << 20, ..ReadOptions::default() };
         if let Ok(imp) = read_bytes(data, &opts) {
             round_trip(&imp);
         }

@@ -9,7 +9,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 
-use toolspec::check::{self, Checked, Diagnostic, Input, Level};
+use toolspec::check::{self, one_line, Checked, Diagnostic, Input, Level};
 use toolspec::gptel_form::{gptel_form, FormOptions};
 use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
@@ -63,13 +63,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Convert tool definitions into a JSON dialect, or into (gptel-make-tool ...) forms
-    #[command(after_help = "The tools of every FILE go into one document, in the shape the dialect's \
-clients load: an array for OpenAI, Ollama and Anthropic, {\"tools\": [...]} for MCP and Bedrock, \
-{\"functionDeclarations\": [...]} for Gemini.  With --to elisp, each tool becomes a \
-(gptel-make-tool ...) form with a placeholder :function to define, as M-x \
-toolspec-insert-gptel-form writes it.\n\nIn Emacs Lisp input only literal data is read: a tool \
-whose name, description or arguments are computed when the code runs is skipped with a warning \
-(exit status 1).")]
+    #[command(after_help = convert_help())]
     Convert(ConvertArgs),
     /// Check tool definitions: JSON spec files and Emacs Lisp source files
     #[command(after_help = "Each problem is printed as FILE:LINE:COLUMN: SEVERITY: PATH: MESSAGE, PATH \
@@ -114,6 +108,23 @@ fn format_names() -> Vec<&'static str> {
 
 fn dialect_names() -> Vec<&'static str> {
     DIALECT_NAMES.iter().map(|(n, _)| *n).chain(["elisp"]).collect()
+}
+
+/// The help of `convert`, its list of dialects made from the registry.
+fn convert_help() -> String {
+    format!(
+        "DIALECT is one of:\n{}  elisp{}  (gptel-make-tool ...) forms\n\n\
+The tools of every FILE go into one document, in the shape the dialect's clients load.  A tool \
+name the dialect refuses (OpenAI, Anthropic and Bedrock take ^[a-zA-Z0-9_-]{{1,64}}$) is written \
+as a valid one, different from the other tools' (math.sum becomes math_sum), with a warning \
+naming both; keywords a dialect refuses are rewritten or moved into the description, with a \
+warning.  With --to elisp, each tool becomes a (gptel-make-tool ...) form with a placeholder \
+:function to define, as M-x toolspec-insert-gptel-form writes it.\n\nIn Emacs Lisp input only \
+literal data is read: a tool whose name, description or arguments are computed when the code runs \
+is skipped with a warning (exit status 1).",
+        toolspec::formats::summary(),
+        " ".repeat(toolspec::formats::REGISTRY.iter().map(|p| p.name.len()).max().unwrap_or(5).saturating_sub(5)),
+    )
 }
 
 #[derive(Args)]
@@ -276,14 +287,27 @@ fn read_options<'a>(from: &str, file: &'a str) -> ReadOptions<'a> {
         f => Format::parse(f).unwrap_or(Format::Auto),
     };
     let default_name = (file != "-").then(|| Path::new(file).file_stem().and_then(|s| s.to_str())).flatten();
-    ReadOptions { format, default_name, max_size: max_input() }
+    ReadOptions { format, default_name, max_size: max_input(), ..ReadOptions::default() }
+}
+
+/// FILE as named in a line of text: on one line (see [`check::one_line`]).
+fn shown(file: &str) -> std::borrow::Cow<'_, str> {
+    one_line(label(file))
 }
 
 fn line(file: &str, d: &Diagnostic) -> String {
     if d.path.is_empty() {
-        format!("{}:{}:{}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.message)
+        format!("{}:{}:{}: {}: {}", shown(file), d.line, d.column, d.level.as_str(), one_line(&d.message))
     } else {
-        format!("{}:{}:{}: {}: {}: {}", label(file), d.line, d.column, d.level.as_str(), d.path, d.message)
+        format!(
+            "{}:{}:{}: {}: {}: {}",
+            shown(file),
+            d.line,
+            d.column,
+            d.level.as_str(),
+            one_line(&d.path),
+            one_line(&d.message)
+        )
     }
 }
 
@@ -335,7 +359,7 @@ fn check_files(args: CheckArgs) -> Status {
             Err(e) => {
                 if args.format == OutputFormat::Text {
                     let _ = out.flush();
-                    eprintln!("toolspec: {}: cannot read: {e}", label(file));
+                    eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
                 }
                 files.push(json!({"file": label(file), "status": Status::Unusable as u8, "error": format!("cannot read: {e}")}));
                 (Status::Unusable, (0, 0, 0))
@@ -414,7 +438,7 @@ fn report_error(file: &str, text: &str, e: &Error) {
         (_, _, Some(p)) if text.trim_start().starts_with(['{', '[']) => toolspec::locate::locate(text, p),
         _ => (1, 1),
     };
-    eprintln!("{}:{l}:{c}: error: {}", label(file), check::error_message(e));
+    eprintln!("{}:{l}:{c}: error: {}", shown(file), one_line(&check::error_message(e)));
 }
 
 fn error_text(e: &Error) -> String {
@@ -436,7 +460,7 @@ struct Converted {
 /// file is unusable.
 fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<Converted>, Status> {
     let text = read_input(file).map_err(|e| {
-        eprintln!("toolspec: {}: cannot read: {e}", label(file));
+        eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
         Status::Unusable
     })?;
     match input_kind(&args.from, file, &text) {
@@ -454,8 +478,8 @@ fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<C
                         emacs: t.emacs,
                     }),
                     Err(why) => {
-                        let name = t.name.map(|n| format!(" \"{n}\"")).unwrap_or_default();
-                        eprintln!("{}:{l}:{c}: warning: tool{name} skipped: {why}", label(file));
+                        let name = t.name.map(|n| format!(" \"{}\"", one_line(&n))).unwrap_or_default();
+                        eprintln!("{}:{l}:{c}: warning: tool{name} skipped: {}", shown(file), one_line(&why));
                         *status = (*status).max(Status::Problems);
                     }
                 }
@@ -470,7 +494,13 @@ fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<C
             if !args.quiet {
                 let paths: Vec<&str> = imp.warnings.iter().map(|w| w.path.as_str()).collect();
                 for (w, (l, c)) in imp.warnings.iter().zip(toolspec::locate::locate_many(&text, &paths)) {
-                    eprintln!("{}:{l}:{c}: {}: {}: {}", label(file), w.severity.as_str(), w.path, w.message);
+                    eprintln!(
+                        "{}:{l}:{c}: {}: {}: {}",
+                        shown(file),
+                        w.severity.as_str(),
+                        one_line(&w.path),
+                        one_line(&w.message)
+                    );
                 }
             }
             Ok(imp.tools.into_iter().map(|tool| Converted { tool, function: None, emacs: Vec::new() }).collect())
@@ -535,14 +565,19 @@ fn convert(args: ConvertArgs) -> Status {
         to_elisp(&tools, &args)
     } else {
         let tools: Vec<Tool> = tools.into_iter().map(|c| c.tool).collect();
-        Dialect::parse(&args.to)
-            .and_then(|d| write::write_tools(&tools, d))
-            .map(|v| write::to_text(&v, !args.compact) + "\n")
+        Dialect::parse(&args.to).and_then(|d| write::write_tools_warn(&tools, d)).map(|(v, warnings)| {
+            if !args.quiet {
+                for w in &warnings {
+                    eprintln!("toolspec: {}: {}: {}: {}", args.to, w.path, w.severity.as_str(), w.message);
+                }
+            }
+            write::to_text(&v, !args.compact) + "\n"
+        })
     };
     let text = match text {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("toolspec: cannot write {}: {}", args.to, error_text(&e));
+            eprintln!("toolspec: cannot write {}: {}", args.to, one_line(&error_text(&e)));
             return Status::Unusable;
         }
     };
@@ -554,7 +589,7 @@ fn convert(args: ConvertArgs) -> Status {
         }
     };
     if let Err(e) = written {
-        eprintln!("toolspec: cannot write the output: {e}");
+        eprintln!("toolspec: cannot write the output: {}", one_line(&e));
         return Status::Unusable;
     }
     status
@@ -566,7 +601,7 @@ fn detect(args: DetectArgs) -> Status {
     let mut status = Status::Clean;
     let several = args.files.len() > 1;
     for file in &args.files {
-        let prefix = if several { format!("{}: ", label(file)) } else { String::new() };
+        let prefix = if several { format!("{}: ", shown(file)) } else { String::new() };
         let result = read_input(file).and_then(|text| {
             check::detect(Some(file), &text).map_err(|e| match e.kind {
                 ErrorKind::Json => format!("not JSON: {e}"),
@@ -576,7 +611,7 @@ fn detect(args: DetectArgs) -> Status {
         match result {
             Ok(d) => println!("{prefix}{}", d.describe()),
             Err(e) => {
-                eprintln!("toolspec: {}: {e}", label(file));
+                eprintln!("toolspec: {}: {}", shown(file), one_line(&e));
                 if several {
                     println!("{prefix}unknown");
                 }
@@ -608,7 +643,7 @@ impl Reporter {
         if self.request {
             report.to_string() + "\n"
         } else {
-            format!("toolspec: {}: {}\n", self.label, report["message"].as_str().unwrap_or_default())
+            format!("toolspec: {}: {}\n", one_line(&self.label), one_line(report["message"].as_str().unwrap_or_default()))
         }
     }
 

@@ -9,22 +9,52 @@ use crate::value::{Map, Value};
 /// applied.
 pub fn parse_yaml(text: &str) -> Result<Value> {
     check_flow_depth(text)?;
-    let mut v: Value = serde_yaml_ng::from_str::<Unique>(text).map(|u| u.0).map_err(|e| {
-        let msg = e.to_string();
-        // The message ends in " at line L column C": the position is
-        // given separately.
-        let reason = match msg.find(" at line ") {
-            Some(i) => &msg[..i],
-            None => &msg,
-        };
-        let err = Error::new(ErrorKind::Json, format!("invalid YAML: {reason}"));
-        match e.location() {
-            Some(l) => err.with_position(l.line(), l.column()),
-            None => err,
-        }
-    })?;
+    let mut v: Value = match serde_yaml_ng::from_str::<Unique>(text) {
+        Ok(u) => u.0,
+        // Said of any error after the first document too (an unclosed
+        // `[` in a second one), and of an empty one after a last `---`.
+        Err(e) if e.to_string().contains("more than one document") => documents(text)?,
+        Err(e) => return Err(yaml_error(&e)),
+    };
     merge_keys(&mut v, 0);
     Ok(v)
+}
+
+/// The error `e` of the YAML reader, at its place.
+fn yaml_error(e: &serde_yaml_ng::Error) -> Error {
+    let msg = e.to_string();
+    // The message ends in " at line L column C": the position is
+    // given separately.
+    let reason = match msg.find(" at line ") {
+        Some(i) => &msg[..i],
+        None => &msg,
+    };
+    let err = Error::new(ErrorKind::Json, format!("invalid YAML: {reason}"));
+    match e.location() {
+        Some(l) => err.with_position(l.line(), l.column()),
+        None => err,
+    }
+}
+
+/// The first document of YAML `text`, which holds several: an error in
+/// any of them is reported at its place; documents after the first must
+/// be empty.
+fn documents(text: &str) -> Result<Value> {
+    use serde::Deserialize;
+    let mut first = None;
+    for (i, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
+        let v = Unique::deserialize(doc).map_err(|e| yaml_error(&e))?.0;
+        if i == 0 {
+            first = Some(v);
+        } else if v != Value::Null {
+            let n = i + 1;
+            return Err(Error::new(
+                ErrorKind::Json,
+                format!("invalid YAML: the text holds more than one document (document {n}, after a `---` line): an OpenAPI document is one"),
+            ));
+        }
+    }
+    Ok(first.unwrap_or(Value::Null))
 }
 
 /// A JSON value read from YAML, refusing a mapping that has a key twice
@@ -269,5 +299,18 @@ mod tests {
         assert!(!looks_like_yaml_openapi("info:\n  openapi: 3"));
         assert!(!looks_like_yaml_openapi("{\"openapi\": 1,"));
         assert!(!looks_like_yaml_openapi("{\n\"openapi\": \"3.0.0\",\n oops"));
+    }
+
+    /// "More than one document" was said of any error after the first
+    /// document and of an empty one after a last `---`.
+    #[test]
+    fn documents_after_the_first() {
+        let doc = "openapi: 3.0.0\npaths: {}\n";
+        assert_eq!(parse_yaml(&format!("{doc}---\n")).unwrap(), parse_yaml(doc).unwrap());
+        let e = parse_yaml(&format!("{doc}---\nfoo: [\n")).unwrap_err();
+        assert!(!e.message.contains("more than one document"), "{e}");
+        assert_eq!(e.line, Some(5), "{e}");
+        let e = parse_yaml(&format!("{doc}---\nopenapi: 3.0.0\n")).unwrap_err();
+        assert!(e.message.contains("more than one document (document 2"), "{e}");
     }
 }

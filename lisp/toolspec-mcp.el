@@ -1,0 +1,1227 @@
+;;; toolspec-mcp.el --- MCP servers' tools as checked gptel tools -*- lexical-binding: t -*-
+
+;; Copyright (C) 2026 The toolspec authors
+
+;; This file is not part of GNU Emacs.
+
+;; This program is free software: you can redistribute it and/or modify
+;; it under the terms of the GNU General Public License as published by
+;; the Free Software Foundation, either version 3 of the License, or
+;; (at your option) any later version.
+
+;; This program is distributed in the hope that it will be useful,
+;; but WITHOUT ANY WARRANTY; without even the implied warranty of
+;; MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+;; GNU General Public License for more details.
+
+;; You should have received a copy of the GNU General Public License
+;; along with this program.  If not, see <https://www.gnu.org/licenses/>.
+
+;;; Commentary:
+
+;; A Model Context Protocol client built on what Emacs ships: the tools
+;; of an MCP server become gptel tools of category "mcp-NAME", read by
+;; toolspec's reader and registered by `toolspec-register', so that the
+;; arguments a model sends are checked against the tool's schema before
+;; anything is sent to the server.
+;;
+;;   (setq toolspec-mcp-servers
+;;         '(("fs" :command "npx"
+;;            :args ("-y" "@modelcontextprotocol/server-filesystem" "~/notes"))))
+;;   (toolspec-mcp-connect "fs")        ; returns at once; tools arrive later
+;;
+;; or M-x toolspec-mcp-import-config to read the `mcpServers' object of
+;; a Claude Desktop or Claude Code configuration file, and
+;; M-x toolspec-mcp-list to see the servers, their state and their log.
+;;
+;; Transports: stdio (newline-delimited JSON-RPC) and streamable HTTP
+;; (POST, JSON or server-sent-event answers, Mcp-Session-Id).
+;; Protocol: dual-era.  A `server/discover' probe finds servers of the
+;; stateless revision 2026-07-28 (version, capabilities and client in
+;; each request's `_meta'); the others get the handshake revisions
+;; (initialize, offering 2025-11-25 and accepting 2025-06-18 and
+;; 2025-03-26).
+;;
+;; Confirmation: a tool runs without asking only when the server
+;; marks it `readOnlyHint' and the user lists the server in
+;; `toolspec-mcp-trusted-servers'; a `destructiveHint' tool always asks.
+
+;;; Code:
+
+(require 'cl-lib)
+(eval-when-compile (require 'subr-x))
+(when (< emacs-major-version 29) (require 'subr-x))
+(require 'tabulated-list)
+(require 'url)
+(require 'toolspec)
+(require 'toolspec-gptel)
+
+(defvar gptel-tools)
+(defvar gptel--known-tools)
+(declare-function gptel-tool-name "ext:gptel-request")
+(declare-function gptel-tool-confirm "ext:gptel-request")
+
+;;;; Options
+
+(defgroup toolspec-mcp nil
+  "MCP servers' tools as gptel tools."
+  :group 'toolspec
+  :prefix "toolspec-mcp-")
+
+(defcustom toolspec-mcp-servers nil
+  "The MCP servers `toolspec-mcp-connect' knows, by name.
+Each element is (NAME :command STRING :args LIST :env ALIST) for a
+server started as a process and spoken to on its standard input and
+output, or (NAME :url STRING :headers ALIST) for a server reached
+over HTTP.  NAME is a string; ENV and HEADERS map strings to
+strings.  This is the `mcpServers' object of Claude Desktop's and
+Claude Code's configuration files: `toolspec-mcp-import-config'
+reads one."
+  :type '(alist :key-type (string :tag "Name")
+                :value-type (plist :tag "Server"
+                                   :options ((:command string)
+                                             (:args (repeat string))
+                                             (:env (alist :key-type string :value-type string))
+                                             (:url string)
+                                             (:headers (alist :key-type string :value-type string)))))
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-trusted-servers nil
+  "Names of the MCP servers whose read-only tools run without asking.
+A tool of such a server that the server marks `readOnlyHint' (and
+not `destructiveHint') runs when the model calls it; every other
+MCP tool asks first (gptel's `gptel-confirm-tool-calls' decides
+how).  The hints are the server's word: trust a server only if you
+trust its authors."
+  :type '(repeat string)
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-connect-timeout 60
+  "Seconds a server may take to answer `initialize' and list its tools."
+  :type 'number
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-call-timeout 120
+  "Seconds a tool call may take.
+After that the call is cancelled on the server and the model is told
+it timed out."
+  :type 'number
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-max-result-size 16384
+  "Most characters of a tool result given to the model.
+A longer result is cut and marked as cut."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-max-message-size (* 64 1024 1024)
+  "Most bytes of one message from a server.
+A server that sends a longer one is stopped: it is broken or hostile."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-max-tools 10000
+  "Most tools read from one server, over all pages of its list."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-restart-delays '(1 2 4 8 16 32 60)
+  "Seconds to wait before each restart of a server that died.
+A server that dies again is restarted after the next delay; after the
+last one, it is left down.  A server that ran for
+`toolspec-mcp-stable-time' seconds starts over at the first delay."
+  :type '(repeat number)
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-stable-time 60
+  "Seconds a server must run for its restarts to be forgotten."
+  :type 'number
+  :group 'toolspec-mcp)
+
+(defcustom toolspec-mcp-log-max-size (* 256 1024)
+  "Most characters kept in a server's log buffer; older text goes."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defvar toolspec-mcp-tools-changed-functions nil
+  "Functions called with a server's name when its tools are registered anew.")
+
+(defconst toolspec-mcp-protocol-versions '("2025-11-25" "2025-06-18" "2025-03-26")
+  "Handshake-era protocol revisions this client speaks, the one it offers first.")
+
+(defconst toolspec-mcp-modern-version "2026-07-28"
+  "The stateless protocol revision this client speaks.")
+
+(defcustom toolspec-mcp-probe-timeout 5
+  "Seconds a server may take to answer the `server/discover' probe.
+A server of the handshake era may not answer it at all; after this
+long, the client falls back to `initialize'."
+  :type 'number
+  :group 'toolspec-mcp)
+
+;;;; Servers
+
+(cl-defstruct (toolspec-mcp--server (:constructor toolspec-mcp--server-make)
+                                    (:copier nil))
+  "A connection to an MCP server.
+STATE is `connecting', `ready', `down' (died, to be restarted),
+`failed' or `disconnected'."
+  name config process input state error (next-id 0) (pending (make-hash-table))
+  protocol info tools gptel-tools restarts restart-timer started trace
+  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal)))
+
+(defvar toolspec-mcp--connections (make-hash-table :test #'equal)
+  "Servers connected or being connected, by name.")
+
+(defun toolspec-mcp--config (name)
+  "The configuration of server NAME in `toolspec-mcp-servers', or signal."
+  (or (cdr (assoc name toolspec-mcp-servers))
+      (user-error "No MCP server named %s in `toolspec-mcp-servers'" name)))
+
+(defun toolspec-mcp--category (name)
+  "The gptel category of server NAME's tools."
+  (concat "mcp-" name))
+
+(defun toolspec-mcp--log-buffer (server)
+  "SERVER's log buffer, made when missing."
+  (let ((buf (toolspec-mcp--server-log server)))
+    (unless (buffer-live-p buf)
+      (setq buf (get-buffer-create (format "*toolspec-mcp %s*" (toolspec-mcp--server-name server))))
+      (with-current-buffer buf
+        (setq buffer-undo-list t))
+      (setf (toolspec-mcp--server-log server) buf))
+    buf))
+
+(defun toolspec-mcp--log-insert (server text)
+  "Append TEXT to SERVER's log, keeping it under `toolspec-mcp-log-max-size'."
+  (with-current-buffer (toolspec-mcp--log-buffer server)
+    (let ((inhibit-read-only t))
+      (save-excursion
+        (goto-char (point-max))
+        (insert text)
+        (when (> (buffer-size) (* 2 toolspec-mcp-log-max-size))
+          (delete-region (point-min) (- (point-max) toolspec-mcp-log-max-size)))))))
+
+(defun toolspec-mcp--log (server format-string &rest args)
+  "Log FORMAT-STRING with ARGS in SERVER's log, as an event of the client."
+  (toolspec-mcp--log-insert server (concat (format-time-string "[%T] ")
+                                           (apply #'format format-string args) "\n")))
+
+(defun toolspec-mcp--set-error (server text)
+  "Record TEXT as SERVER's last error, and log it."
+  (setf (toolspec-mcp--server-error server) text)
+  (toolspec-mcp--log server "error: %s" text)
+  (toolspec-mcp--refresh-list))
+
+;;;; JSON-RPC over stdio
+;;
+;; MCP's stdio transport sends each JSON-RPC message as one line of
+;; UTF-8 JSON, ended by a newline, with no header.  jsonrpc.el, which
+;; Emacs ships, frames each message with LSP's "Content-Length: N\r\n\r\n"
+;; header, which an MCP server neither sends nor accepts: it would
+;; take the header for a broken message.  So the framing is done here,
+;; on a plain pipe process.
+
+(defun toolspec-mcp--json (object)
+  "OBJECT as JSON text (a multibyte string)."
+  ;; Emacs 30's `json-serialize' returns UTF-8 bytes, Emacs 28's text.
+  (let ((json (json-serialize object :null-object :null :false-object :json-false)))
+    (if (multibyte-string-p json) json (decode-coding-string json 'utf-8 t))))
+
+(defun toolspec-mcp--parse (text)
+  "TEXT, one JSON message, as Lisp: objects are alists."
+  (json-parse-string text :object-type 'alist :array-type 'array
+                     :null-object :null :false-object :json-false))
+
+(defun toolspec-mcp--http-p (server)
+  "Non-nil when SERVER is reached over HTTP."
+  (plist-get (toolspec-mcp--server-config server) :url))
+
+(defun toolspec-mcp--live-p (server)
+  "Non-nil when SERVER can take a message."
+  (if (toolspec-mcp--http-p server)
+      (memq (toolspec-mcp--server-state server) '(connecting ready))
+    (process-live-p (toolspec-mcp--server-process server))))
+
+(defun toolspec-mcp--send (server message)
+  "Send MESSAGE, an alist, to SERVER."
+  (unless (toolspec-mcp--live-p server)
+    (error "MCP server %s is not running" (toolspec-mcp--server-name server)))
+  (toolspec-mcp--trace server 'out message)
+  (if (toolspec-mcp--http-p server)
+      (toolspec-mcp--http-post server message)
+    (process-send-string (toolspec-mcp--server-process server)
+                         (concat (toolspec-mcp--json message) "\n"))))
+
+(defun toolspec-mcp--trace (server direction message)
+  "Keep MESSAGE, sent or received (DIRECTION `out' or `in'), in SERVER's trace.
+The trace holds the method and params of the last 100 messages."
+  (let ((method (alist-get 'method message)))
+    (when method
+      (push (list direction method (alist-get 'params message))
+            (toolspec-mcp--server-trace server))
+      (let ((tail (nthcdr 99 (toolspec-mcp--server-trace server))))
+        (when tail (setcdr tail nil))))))
+
+(defun toolspec-mcp--request (server method params callback &optional timeout)
+  "Send request METHOD with PARAMS to SERVER; return its id.
+CALLBACK is called with the result alist, or with (:error MESSAGE)
+when the server answers with an error, dies, or takes more than
+TIMEOUT seconds (then the request is cancelled on the server)."
+  (let* ((id (cl-incf (toolspec-mcp--server-next-id server)))
+         (params (if (memq (toolspec-mcp--server-era server) '(modern probing))
+                     (cons (cons '_meta (append (alist-get '_meta params) (toolspec-mcp--meta server)))
+                           (assq-delete-all '_meta (copy-sequence params)))
+                   params))
+         (timer (and timeout
+                     (run-at-time timeout nil #'toolspec-mcp--timeout server id timeout))))
+    (puthash id (cons callback timer) (toolspec-mcp--server-pending server))
+    (condition-case err
+        (toolspec-mcp--send server `((jsonrpc . "2.0") (id . ,id) (method . ,method)
+                                     ,@(and params `((params . ,params)))))
+      (error
+       (remhash id (toolspec-mcp--server-pending server))
+       (when timer (cancel-timer timer))
+       (funcall callback (list :error (error-message-string err)))))
+    id))
+
+(defun toolspec-mcp--meta (server)
+  "The `_meta' of SERVER's requests in the stateless era.
+It carries what `initialize' used to: the protocol version, the
+client's capabilities (none) and the client."
+  `((io.modelcontextprotocol/protocolVersion . ,(toolspec-mcp--server-protocol server))
+    (io.modelcontextprotocol/clientCapabilities . ,(make-hash-table))
+    (io.modelcontextprotocol/clientInfo . ((name . "toolspec") (version . ,toolspec-version)))))
+
+(defun toolspec-mcp--notify (server method &optional params)
+  "Send notification METHOD with PARAMS to SERVER."
+  (toolspec-mcp--send server `((jsonrpc . "2.0") (method . ,method)
+                               ,@(and params `((params . ,params))))))
+
+(defun toolspec-mcp--finish (server id answer)
+  "Hand ANSWER to the callback of SERVER's request ID, if it still waits."
+  (when-let* ((entry (gethash id (toolspec-mcp--server-pending server))))
+    (remhash id (toolspec-mcp--server-pending server))
+    (when (cdr entry) (cancel-timer (cdr entry)))
+    (funcall (car entry) answer)))
+
+(defun toolspec-mcp--cancel (server id reason &optional silent)
+  "Cancel SERVER's request ID for REASON: tell the server, answer the caller.
+With SILENT non-nil, the caller is not answered: it was stopped."
+  (when-let* ((entry (gethash id (toolspec-mcp--server-pending server))))
+    (ignore-errors
+      (toolspec-mcp--notify server "notifications/cancelled"
+                            `((requestId . ,id) (reason . ,reason))))
+    (if (not silent)
+        (toolspec-mcp--finish server id (list :error reason))
+      (remhash id (toolspec-mcp--server-pending server))
+      (when (cdr entry) (cancel-timer (cdr entry))))))
+
+(defun toolspec-mcp--timeout (server id seconds)
+  "SERVER's request ID took SECONDS: cancel it."
+  (toolspec-mcp--cancel server id (format "no answer within %s seconds" seconds)))
+
+(defun toolspec-mcp--fail-pending (server reason)
+  "Answer every request SERVER has not answered with REASON."
+  (let (ids)
+    (maphash (lambda (id _) (push id ids)) (toolspec-mcp--server-pending server))
+    (dolist (id (sort ids #'<))
+      (toolspec-mcp--finish server id (list :error reason)))))
+
+(defun toolspec-mcp--filter (server)
+  "The process filter of SERVER: split its output into lines, handle each."
+  (lambda (_proc string)
+    (let ((buf (toolspec-mcp--server-input server))
+          lines)
+      (with-current-buffer buf
+        (goto-char (point-max))
+        (insert string)
+        (goto-char (point-min))
+        (while (search-forward "\n" nil t)
+          (push (buffer-substring-no-properties (point-min) (1- (point))) lines)
+          (delete-region (point-min) (point)))
+        (when (> (buffer-size) toolspec-mcp-max-message-size)
+          (erase-buffer)
+          (setq lines (cons 'too-long lines))))
+      (dolist (line (nreverse lines))
+        (if (eq line 'too-long)
+            (toolspec-mcp--abandon server (format "it sent a message longer than %d bytes (`toolspec-mcp-max-message-size')"
+                                                  toolspec-mcp-max-message-size))
+          (unless (string-blank-p line)
+            (toolspec-mcp--dispatch server line)))))))
+
+(defun toolspec-mcp--dispatch (server line)
+  "Handle LINE, one message from SERVER."
+  (let ((message (condition-case err
+                     (toolspec-mcp--parse line)
+                   (error
+                    (toolspec-mcp--log server "not JSON, ignored (%s): %s"
+                                       (error-message-string err) (truncate-string-to-width line 200))
+                    nil))))
+    (when (consp message)
+      (toolspec-mcp--trace server 'in message)
+      (let ((id (alist-get 'id message))
+            (method (alist-get 'method message)))
+        (cond
+         ((and method id) (toolspec-mcp--answer-request server id method))
+         (method (toolspec-mcp--notification server method (alist-get 'params message)))
+         ((assq 'error message)
+          (let ((err (alist-get 'error message)))
+            (toolspec-mcp--finish server id
+                                  (list :error (format "%s (code %s)"
+                                                       (if (consp err) (alist-get 'message err) err)
+                                                       (if (consp err) (alist-get 'code err) "?"))
+                                        :code (and (consp err) (alist-get 'code err))
+                                        :data (and (consp err) (alist-get 'data err))))))
+         ((assq 'result message)
+          (toolspec-mcp--finish server id (alist-get 'result message))))))))
+
+(defun toolspec-mcp--answer-request (server id method)
+  "Answer SERVER's request ID for METHOD.
+Only `ping' is served: this client declares no capability that would
+let a server ask for more."
+  (condition-case nil
+      (toolspec-mcp--send server
+                          (if (equal method "ping")
+                              `((jsonrpc . "2.0") (id . ,id) (result . ,(make-hash-table)))
+                            `((jsonrpc . "2.0") (id . ,id)
+                              (error . ((code . -32601)
+                                        (message . ,(format "Method not found: %s" method)))))))
+    (error nil)))
+
+(defun toolspec-mcp--notification (server method params)
+  "Handle notification METHOD with PARAMS from SERVER."
+  (pcase method
+    ("notifications/tools/list_changed"
+     (when (eq (toolspec-mcp--server-state server) 'ready)
+       (toolspec-mcp--log server "its tools changed: listing them again")
+       (toolspec-mcp--list-tools server)))
+    ("notifications/progress"
+     (when-let* ((entry (gethash (alist-get 'progressToken params) (toolspec-mcp--server-progress server))))
+       (let ((text (format "%s%s%s"
+                           (alist-get 'progress params)
+                           (if (numberp (alist-get 'total params)) (format "/%s" (alist-get 'total params)) "")
+                           (if (stringp (alist-get 'message params)) (concat " " (alist-get 'message params)) ""))))
+         (toolspec-mcp--log server "progress of %s: %s" (car entry) text)
+         (unless (cdr entry)
+           (setcdr entry (make-progress-reporter
+                          (format "MCP %s: %s... " (toolspec-mcp--server-name server) (car entry)))))
+         (progress-reporter-update (cdr entry) nil text))))
+    ("notifications/message"
+     (toolspec-mcp--log server "%s: %s" (alist-get 'level params)
+                        (let ((data (alist-get 'data params)))
+                          (if (stringp data) data (toolspec-mcp--json data)))))
+    (_ nil)))
+
+;;;; Streamable HTTP
+;;
+;; Each message is POSTed to the server's URL; a request's answer comes
+;; back as one JSON body or as a stream of server-sent events whose
+;; `data' lines hold messages, the answer last.  The session the server
+;; gives with `initialize' (the Mcp-Session-Id header) goes with every
+;; later message, and so does the protocol version agreed on.
+
+(defvar url-http-response-status)
+(defvar url-request-noninteractive)
+
+(defun toolspec-mcp--ascii-json (object)
+  "OBJECT as JSON text in ASCII: other characters escaped as \\uXXXX.
+url.el refuses a request whose text is not all bytes, which it may
+make of non-ASCII data and headers together (Emacs 28)."
+  (replace-regexp-in-string
+   "[^\x00-\x7f]"
+   (lambda (c)
+     (let ((n (string-to-char c)))
+       (if (< n #x10000)
+           (format "\\u%04x" n)
+         (let ((m (- n #x10000)))
+           (format "\\u%04x\\u%04x" (+ #xd800 (ash m -10)) (+ #xdc00 (logand m #x3ff)))))))
+   (toolspec-mcp--json object) t t))
+
+(defun toolspec-mcp--http-headers (server &optional message)
+  "The HTTP headers of SERVER's MESSAGE, as url.el takes them."
+  (let ((session (toolspec-mcp--server-session server))
+        (protocol (toolspec-mcp--server-protocol server))
+        (method (alist-get 'method message))
+        (name (alist-get 'name (alist-get 'params message))))
+    (mapcar (lambda (h) (cons (encode-coding-string (format "%s" (car h)) 'utf-8)
+                              (encode-coding-string (format "%s" (cdr h)) 'utf-8)))
+            (append '(("Content-Type" . "application/json")
+                      ("Accept" . "application/json, text/event-stream"))
+                    (and session `(("Mcp-Session-Id" . ,session)))
+                    (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                    ;; The stateless era mirrors the method and the tool
+                    ;; into headers (a name beyond ASCII is left out).
+                    (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
+                         `(("Mcp-Method" . ,method)))
+                    (and (memq (toolspec-mcp--server-era server) '(modern probing))
+                         (equal method "tools/call") (stringp name)
+                         (string-match-p "\\`[!-~]+\\'" name)
+                         `(("Mcp-Name" . ,name)))
+                    (plist-get (toolspec-mcp--server-config server) :headers)))))
+
+(defun toolspec-mcp--http-post (server message)
+  "POST MESSAGE to SERVER; dispatch what it answers."
+  (let ((url-request-method "POST")
+        (url-request-extra-headers (toolspec-mcp--http-headers server message))
+        (url-request-data (toolspec-mcp--ascii-json message))
+        (url-request-noninteractive t)
+        (id (alist-get 'id message))
+        (generation (toolspec-mcp--server-generation server)))
+    (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
+                  (lambda (status)
+                    (unwind-protect
+                        (when (= generation (toolspec-mcp--server-generation server))
+                          (toolspec-mcp--http-answer server id status))
+                      (let ((kill-buffer-query-functions nil))
+                        (kill-buffer (current-buffer)))))
+                  nil t t)))
+
+(defun toolspec-mcp--http-answer (server id status)
+  "Handle the HTTP answer in this buffer to SERVER's message ID.
+STATUS is url.el's status plist.  ID is nil for a notification."
+  (let* ((code (and (boundp 'url-http-response-status) url-http-response-status))
+         (head-end (save-excursion (goto-char (point-min))
+                                   (and (re-search-forward "\r?\n\r?\n" nil t) (point))))
+         (headers (and head-end (buffer-substring-no-properties (point-min) head-end)))
+         (header (lambda (name)
+                   (and headers
+                        (let ((case-fold-search t))
+                          (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) headers)
+                               (string-trim (match-string 1 headers)))))))
+         (type (or (funcall header "content-type") ""))
+         (body (and head-end (decode-coding-string
+                              (buffer-substring-no-properties head-end (point-max)) 'utf-8))))
+    (when-let* ((session (funcall header "mcp-session-id")))
+      (setf (toolspec-mcp--server-session server) session))
+    (cond
+     ((or (plist-get status :error) (not (integerp code)) (>= code 300))
+      (let ((why (if (integerp code)
+                     (format "HTTP %d%s" code
+                             (if (and body (not (string-blank-p body)))
+                                 (concat ": " (truncate-string-to-width (string-trim body) 200))
+                               ""))
+                   (format "%s" (or (plist-get status :error) "no answer")))))
+        (toolspec-mcp--log server "POST failed: %s" why)
+        ;; A JSON-RPC error in the body says more than the status.
+        (when (and id body (string-match-p "\\`[ \t\r\n]*{" body))
+          (let ((answer (ignore-errors (toolspec-mcp--parse body))))
+            (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
+              (toolspec-mcp--dispatch server body))))
+        ;; The spec says 404; the TypeScript SDK's servers say 400
+        ;; "No valid session ID provided".
+        (when (and (or (eql code 404)
+                       (and (eql code 400) body (string-match-p "session" body)))
+                   (toolspec-mcp--server-session server)
+                   (eq (toolspec-mcp--server-state server) 'ready))
+          ;; The session has ended on the server: a new one is needed.
+          (toolspec-mcp--log server "session expired: connecting again")
+          (cl-incf (toolspec-mcp--server-generation server))
+          (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
+          (toolspec-mcp--start server))
+        (when id (toolspec-mcp--finish server id (list :error why)))))
+     ((> (length body) toolspec-mcp-max-message-size)
+      (when id (toolspec-mcp--finish server id
+                                     (list :error (format "answer longer than %d bytes (`toolspec-mcp-max-message-size')"
+                                                          toolspec-mcp-max-message-size)))))
+     ((string-prefix-p "text/event-stream" type)
+      (dolist (data (toolspec-mcp--sse-data body))
+        (toolspec-mcp--dispatch server data)))
+     ((and body (not (string-blank-p body)))
+      (toolspec-mcp--dispatch server body)))
+    ;; An answer that did not answer the request.
+    (when (and id (gethash id (toolspec-mcp--server-pending server)))
+      (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request" code))))))
+
+(defun toolspec-mcp--sse-data (text)
+  "The `data' of each event of TEXT, a server-sent event stream, in order."
+  (let (events lines)
+    (dolist (line (append (split-string text "\r?\n") '("")))
+      (cond
+       ((string-empty-p line)
+        ;; An event without data (one that only sets its id) is no message.
+        (let ((data (string-join (nreverse lines) "\n")))
+          (unless (string-blank-p data) (push data events)))
+        (setq lines nil))
+       ((string-match "\\`data: ?\\(.*\\)" line)
+        (push (match-string 1 line) lines))))
+    (nreverse events)))
+
+;;;; Starting and stopping
+
+(defun toolspec-mcp--stderr-filter (server)
+  "The filter of SERVER's standard error: into its log."
+  (lambda (_proc string) (toolspec-mcp--log-insert server string)))
+
+(defun toolspec-mcp--start (server)
+  "Start SERVER's process and its handshake; return at once."
+  (let* ((name (toolspec-mcp--server-name server))
+         (config (toolspec-mcp--server-config server))
+         (command (plist-get config :command))
+         (generation (cl-incf (toolspec-mcp--server-generation server))))
+    (setf (toolspec-mcp--server-state server) 'connecting
+          (toolspec-mcp--server-error server) nil
+          (toolspec-mcp--server-started server) (float-time))
+    (toolspec-mcp--refresh-list)
+    (cond
+     ((plist-get config :url)
+      (setf (toolspec-mcp--server-session server) nil)
+      (toolspec-mcp--log server "connecting to %s" (plist-get config :url))
+      (toolspec-mcp--open server))
+     ((not (stringp command))
+      (toolspec-mcp--give-up server "its configuration has neither :command nor :url"))
+     ;; Emacs 28 reports a missing program only when the process ends.
+     ((not (if (file-name-directory command)
+               (file-executable-p (expand-file-name command "~/"))
+             (executable-find command)))
+      (toolspec-mcp--give-up server (format "cannot start %s: no such program%s" command
+                                            (if (file-name-directory command) "" " on `exec-path'"))))
+     (t
+      (let ((input (generate-new-buffer (format " *toolspec-mcp-input %s*" name))))
+        (with-current-buffer input (set-buffer-multibyte t) (setq buffer-undo-list t))
+        (setf (toolspec-mcp--server-input server) input))
+      (condition-case err
+          (let* ((default-directory (expand-file-name "~/")) ; never a remote directory
+                 (process-environment
+                  (append (mapcar (lambda (kv) (format "%s=%s" (car kv) (cdr kv)))
+                                  (plist-get config :env))
+                          process-environment))
+                 (stderr (make-pipe-process :name (format "toolspec-mcp %s stderr" name)
+                                            :noquery t :coding 'utf-8
+                                            :filter (toolspec-mcp--stderr-filter server)
+                                            :sentinel #'ignore))
+                 (proc (make-process :name (format "toolspec-mcp %s" name)
+                                     :command (cons command (plist-get config :args))
+                                     :connection-type 'pipe
+                                     :coding 'utf-8-unix
+                                     :noquery t
+                                     :stderr stderr
+                                     :filter (toolspec-mcp--filter server)
+                                     :sentinel (toolspec-mcp--sentinel server generation))))
+            (process-put proc 'toolspec-mcp-stderr stderr)
+            (setf (toolspec-mcp--server-process server) proc)
+            (toolspec-mcp--log server "started: %s" (mapconcat #'shell-quote-argument
+                                                               (cons command (plist-get config :args)) " "))
+            (toolspec-mcp--open server))
+        (error
+         (toolspec-mcp--give-up server (format "cannot start %s: %s" command (error-message-string err)))))))))
+
+(defun toolspec-mcp--give-up (server reason)
+  "SERVER cannot be used, for REASON: mark it failed."
+  (setf (toolspec-mcp--server-state server) 'failed)
+  (toolspec-mcp--set-error server reason)
+  (message "toolspec-mcp: server %s: %s" (toolspec-mcp--server-name server) reason))
+
+(defun toolspec-mcp--abandon (server reason)
+  "Stop SERVER's process because of REASON; it is restarted as if it died."
+  (toolspec-mcp--set-error server reason)
+  (when (process-live-p (toolspec-mcp--server-process server))
+    (delete-process (toolspec-mcp--server-process server))))
+
+(defun toolspec-mcp--cleanup-process (server)
+  "Forget SERVER's process and its buffers."
+  (let ((proc (toolspec-mcp--server-process server)))
+    (when (processp proc)
+      (let ((stderr (process-get proc 'toolspec-mcp-stderr)))
+        (when (process-live-p stderr) (delete-process stderr)))
+      (when (process-live-p proc) (delete-process proc))))
+  (when (buffer-live-p (toolspec-mcp--server-input server))
+    (kill-buffer (toolspec-mcp--server-input server)))
+  (setf (toolspec-mcp--server-process server) nil))
+
+(defun toolspec-mcp--sentinel (server generation)
+  "The sentinel of SERVER's process started as GENERATION."
+  (lambda (proc event)
+    (unless (process-live-p proc)
+      (let ((stderr (process-get proc 'toolspec-mcp-stderr)))
+        (when (process-live-p stderr)
+          (accept-process-output stderr 0)
+          (delete-process stderr)))
+      (when (= generation (toolspec-mcp--server-generation server))
+        (let ((why (format "the process ended: %s" (string-trim event))))
+          (toolspec-mcp--log server "%s" why)
+          (toolspec-mcp--fail-pending server (format "MCP server %s is down (%s)"
+                                                     (toolspec-mcp--server-name server) why))
+          (when (buffer-live-p (toolspec-mcp--server-input server))
+            (kill-buffer (toolspec-mcp--server-input server)))
+          (setf (toolspec-mcp--server-process server) nil)
+          ;; A server that died of the probe is of the handshake era.
+          (when (eq (toolspec-mcp--server-era server) 'probing)
+            (setf (toolspec-mcp--server-era server) 'legacy
+                  (toolspec-mcp--server-protocol server) nil))
+          (unless (memq (toolspec-mcp--server-state server) '(disconnected failed))
+            (unless (toolspec-mcp--server-error server)
+              (setf (toolspec-mcp--server-error server) why))
+            (toolspec-mcp--schedule-restart server)))))))
+
+(defun toolspec-mcp--schedule-restart (server)
+  "SERVER died: restart it after the next of `toolspec-mcp-restart-delays'."
+  (when (and (toolspec-mcp--server-started server)
+             (> (- (float-time) (toolspec-mcp--server-started server)) toolspec-mcp-stable-time))
+    (setf (toolspec-mcp--server-restarts server) 0))
+  (let* ((n (or (toolspec-mcp--server-restarts server) 0))
+         (delay (nth n toolspec-mcp-restart-delays)))
+    (if (null delay)
+        (toolspec-mcp--give-up server (format "it died %d times in a row; not restarted (%s)"
+                                              n (toolspec-mcp--server-error server)))
+      (setf (toolspec-mcp--server-state server) 'down
+            (toolspec-mcp--server-restarts server) (1+ n))
+      (toolspec-mcp--log server "restarting in %s s" delay)
+      (setf (toolspec-mcp--server-restart-timer server)
+            (run-at-time delay nil #'toolspec-mcp--restart-now server))
+      (toolspec-mcp--refresh-list))))
+
+(defun toolspec-mcp--restart-now (server)
+  "Start SERVER again, if it is still down."
+  (setf (toolspec-mcp--server-restart-timer server) nil)
+  (when (eq (toolspec-mcp--server-state server) 'down)
+    (toolspec-mcp--start server)))
+
+;;;; Handshake and tools
+
+(defun toolspec-mcp--open (server)
+  "Find SERVER's protocol era, then list its tools.
+As the spec's versioning page describes for dual-era clients: probe
+with `server/discover' in the stateless revision; a result naming it,
+or a modern error, means the stateless era; any other answer, or
+none within `toolspec-mcp-probe-timeout', means the handshake era and
+`initialize'.  The era found is kept for the server's restarts."
+  (pcase (toolspec-mcp--server-era server)
+    ('modern (toolspec-mcp--list-tools server))
+    ('legacy (toolspec-mcp--initialize server))
+    (_
+     (setf (toolspec-mcp--server-era server) 'probing
+           (toolspec-mcp--server-protocol server) toolspec-mcp-modern-version)
+     (toolspec-mcp--request
+      server "server/discover" nil
+      (lambda (result)
+        (let ((versions (append (if (plist-get result :error)
+                                    (and (eql (plist-get result :code) -32022)
+                                         (alist-get 'supported (plist-get result :data)))
+                                  (alist-get 'supportedVersions result))
+                                nil)))
+          (if (member toolspec-mcp-modern-version versions)
+              (progn
+                (setf (toolspec-mcp--server-era server) 'modern
+                      (toolspec-mcp--server-info server) result)
+                (toolspec-mcp--log server "stateless protocol %s: %s %s" toolspec-mcp-modern-version
+                                   (alist-get 'name (alist-get 'io.modelcontextprotocol/serverInfo
+                                                               (alist-get '_meta result)))
+                                   (alist-get 'version (alist-get 'io.modelcontextprotocol/serverInfo
+                                                                  (alist-get '_meta result))))
+                (toolspec-mcp--list-tools server))
+            (when (toolspec-mcp--live-p server)
+              (toolspec-mcp--log server "server/discover: %s; falling back to initialize"
+                                 (or (plist-get result :error) "no stateless version"))
+              (setf (toolspec-mcp--server-era server) 'legacy
+                    (toolspec-mcp--server-protocol server) nil)
+              (toolspec-mcp--initialize server)))))
+      toolspec-mcp-probe-timeout))))
+
+(defun toolspec-mcp--initialize (server)
+  "Send `initialize' to SERVER; list its tools when it answers."
+  (toolspec-mcp--request
+   server "initialize"
+   `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
+     (capabilities . ,(make-hash-table))
+     (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
+   (lambda (result)
+     (cond
+      ((plist-get result :error)
+       (if (toolspec-mcp--http-p server)
+           (progn (toolspec-mcp--set-error server (format "initialize failed: %s" (plist-get result :error)))
+                  (toolspec-mcp--schedule-restart server))
+         (toolspec-mcp--abandon server (format "initialize failed: %s" (plist-get result :error)))))
+      ((not (member (alist-get 'protocolVersion result) toolspec-mcp-protocol-versions))
+       (toolspec-mcp--give-up server (format "it speaks protocol %S; this client speaks %s"
+                                             (alist-get 'protocolVersion result)
+                                             (string-join toolspec-mcp-protocol-versions ", ")))
+       (toolspec-mcp--cleanup-process server))
+      (t
+       (setf (toolspec-mcp--server-protocol server) (alist-get 'protocolVersion result)
+             (toolspec-mcp--server-info server) result)
+       (toolspec-mcp--log server "initialized: %s %s, protocol %s"
+                          (alist-get 'name (alist-get 'serverInfo result))
+                          (alist-get 'version (alist-get 'serverInfo result))
+                          (alist-get 'protocolVersion result))
+       (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
+       (toolspec-mcp--list-tools server))))
+   toolspec-mcp-connect-timeout))
+
+(defun toolspec-mcp--list-tools (server)
+  "List SERVER's tools, every page, then register them.
+A listing asked for while one runs starts again when it ends."
+  (if (toolspec-mcp--server-listing server)
+      (setf (toolspec-mcp--server-relist server) t)
+    (setf (toolspec-mcp--server-listing server) t
+          (toolspec-mcp--server-relist server) nil)
+    (toolspec-mcp--list-page server nil nil)))
+
+(defun toolspec-mcp--list-page (server cursor tools)
+  "Ask SERVER for the page of its tools at CURSOR; TOOLS are those so far."
+  (toolspec-mcp--request
+   server "tools/list" (and cursor `((cursor . ,cursor)))
+   (lambda (result)
+     (if (plist-get result :error)
+         (progn (setf (toolspec-mcp--server-listing server) nil)
+                (toolspec-mcp--abandon server (format "tools/list failed: %s" (plist-get result :error))))
+       (let ((tools (append (reverse (append (alist-get 'tools result) nil)) tools))
+             (next (alist-get 'nextCursor result)))
+         (cond
+          ((> (length tools) toolspec-mcp-max-tools)
+           (setf (toolspec-mcp--server-listing server) nil)
+           (toolspec-mcp--abandon server (format "it lists more than %d tools (`toolspec-mcp-max-tools')"
+                                                 toolspec-mcp-max-tools)))
+          ((and (stringp next) (not (equal next cursor)))
+           (toolspec-mcp--list-page server next tools))
+          (t
+           (setf (toolspec-mcp--server-listing server) nil)
+           (toolspec-mcp--register server (nreverse tools))
+           (when (toolspec-mcp--server-relist server)
+             (toolspec-mcp--list-tools server)))))))
+   toolspec-mcp-connect-timeout))
+
+(defun toolspec-mcp--confirm-p (server plist)
+  "Return non-nil if the tool of PLIST, of SERVER, needs confirmation."
+  (let* ((annotations (plist-get plist :annotations))
+         (flag (lambda (key) (let ((v (plist-get annotations key)))
+                               (and v (not (memq v '(:json-false :null)))))))
+         (trusted (member (toolspec-mcp--server-name server) toolspec-mcp-trusted-servers)))
+    (or (funcall flag :destructiveHint)
+        (not (and trusted (funcall flag :readOnlyHint))))))
+
+(defun toolspec-mcp--register (server tools)
+  "Register TOOLS, SERVER's tools/list entries (alists), with gptel."
+  (let* ((name (toolspec-mcp--server-name server))
+         (category (toolspec-mcp--category name))
+         (plists (and tools
+                      (condition-case err
+                          (toolspec-parse-json (toolspec-mcp--json `((tools . ,(vconcat tools)))) 'mcp)
+                        (toolspec-error
+                         (toolspec-mcp--set-error server (format "its tools cannot be read: %s"
+                                                                 (error-message-string err)))
+                         nil))))
+         (bindings (make-hash-table :test #'equal)))
+    (dolist (w toolspec-last-import-warnings)
+      (toolspec-mcp--log server "warning: %s" (toolspec-format-problem w)))
+    (dolist (plist plists)
+      (let ((original (plist-get plist :name))
+            (output (plist-get plist :outputSchema)))
+        (puthash original
+                 (list :function (toolspec-mcp--tool-function
+                                  name original (copy-tree (plist-get plist :args))
+                                  (and output (cl-find original tools
+                                                       :key (lambda (tl) (alist-get 'name tl))
+                                                       :test #'equal)))
+                       :async t
+                       :confirm (toolspec-mcp--confirm-p server plist))
+                 bindings)))
+    (let ((made (condition-case err
+                    (toolspec-register plists :category category :source category
+                                       :toolspec--fresh t
+                                       :functions (lambda (tool-name) (gethash tool-name bindings)))
+                  (error
+                   (toolspec-mcp--set-error server (format "its tools cannot be registered: %s"
+                                                           (error-message-string err)))
+                   nil))))
+      (setf (toolspec-mcp--server-tools server) (mapcar (lambda (p) (plist-get p :name)) plists)
+            (toolspec-mcp--server-gptel-tools server) made
+            (toolspec-mcp--server-state server) 'ready)
+      (toolspec-mcp--log server "%d tools registered in gptel category %s" (length made) category)
+      (toolspec-mcp--refresh-list)
+      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name))))
+
+;;;; Calling tools
+
+(defvar toolspec-mcp--progress-counter 0
+  "The number of the last progress token made.")
+
+(defvar toolspec-mcp--calls nil
+  "Tool calls waiting for their server: (BUFFER SERVER-NAME . ID) each.")
+
+(defun toolspec-mcp--json-value (value spec top)
+  "VALUE, an argument as a tool function receives it, as JSON wants it.
+SPEC is its arg plist.  When `toolspec-normalize-arguments' turned
+false and null into nil, nil is false where SPEC's type is boolean,
+and otherwise null, or missing at TOP level and in objects (return
+`toolspec-mcp--missing' then)."
+  (let ((type (plist-get spec :type)))
+    (cond
+     ((null value)
+      (cond ((or (member (format "%s" type) '("boolean"))
+                 (and (vectorp type) (cl-some (lambda (x) (equal (format "%s" x) "boolean")) type)))
+             :json-false)
+            (top 'toolspec-mcp--missing)
+            (t :null)))
+     ((vectorp value)
+      (let ((items (plist-get spec :items)))
+        (cl-map 'vector (lambda (x) (toolspec-mcp--json-value x items nil)) value)))
+     ((and (consp value) (keywordp (car value)))
+      (let ((props (plist-get spec :properties)))
+        (or (cl-loop for (k v) on value by #'cddr
+                     for j = (toolspec-mcp--json-value v (plist-get props k) t)
+                     unless (eq j 'toolspec-mcp--missing) append (list k j))
+            (make-hash-table))))
+     (t value))))
+
+(defun toolspec-mcp--arguments (specs values)
+  "The arguments object (an alist) of VALUES, a tool function's arguments.
+SPECS are the tool's arg plists, in order."
+  (let ((object (cl-loop for spec in specs
+                         for value in values
+                         for j = (if toolspec-normalize-arguments
+                                     (toolspec-mcp--json-value value spec t)
+                                   (if (null value) 'toolspec-mcp--missing value))
+                         unless (eq j 'toolspec-mcp--missing)
+                         collect (cons (intern (plist-get spec :name)) j))))
+    (or object (make-hash-table))))
+
+(defun toolspec-mcp--tool-function (server-name tool specs raw)
+  "The async gptel function of TOOL, of server SERVER-NAME.
+SPECS are its arg plists; RAW is its tools/list entry when it has an
+`outputSchema' (nil otherwise)."
+  (let ((checker nil))
+    (lambda (callback &rest values)
+      (let ((server (gethash server-name toolspec-mcp--connections))
+            (buffer (current-buffer)))
+        (if (not (and server (eq (toolspec-mcp--server-state server) 'ready)
+                      (toolspec-mcp--live-p server)))
+            (funcall callback
+                     (format "Error: MCP server %s is down%s, so tool %s did not run. Tell the user; it may work again in a moment."
+                             server-name
+                             (if (and server (toolspec-mcp--server-error server))
+                                 (format " (%s)" (toolspec-mcp--server-error server))
+                               "")
+                             tool))
+          (toolspec-mcp--ensure-abort-advice)
+          (let ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
+                id)
+            (puthash token (list tool) (toolspec-mcp--server-progress server))
+            (setq id (toolspec-mcp--request
+                      server "tools/call"
+                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
+                        (_meta . ((progressToken . ,token))))
+                      (lambda (result)
+                        (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
+                          (remhash token (toolspec-mcp--server-progress server))
+                          (when (cdr entry) (progress-reporter-done (cdr entry))))
+                        (setq toolspec-mcp--calls
+                              (cl-delete-if (lambda (c) (and (equal (cadr c) server-name) (eql (cddr c) id)))
+                                            toolspec-mcp--calls))
+                        (funcall callback
+                                 (if (plist-get result :error)
+                                     (format "Error: tool %s of MCP server %s failed: %s"
+                                             tool server-name (plist-get result :error))
+                                   (toolspec-mcp--result-text
+                                    result raw
+                                    (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw))))))))
+                      toolspec-mcp-call-timeout))
+            (push (cons buffer (cons server-name id)) toolspec-mcp--calls)))))))
+
+;;;; Results
+
+(defun toolspec-mcp--output-checker (raw)
+  "A tool plist whose arguments schema is RAW's `outputSchema', or nil."
+  (ignore-errors
+    (car (toolspec-parse-json
+          (toolspec-mcp--json `((name . "output") (inputSchema . ,(alist-get 'outputSchema raw))))
+          'mcp))))
+
+(defun toolspec-mcp--size (base64)
+  "The size in bytes of the data BASE64 encodes, as text."
+  (let* ((n (length base64))
+         (pad (cond ((string-suffix-p "==" base64) 2) ((string-suffix-p "=" base64) 1) (t 0))))
+    (file-size-human-readable (max 0 (- (/ (* n 3) 4) pad)))))
+
+(defun toolspec-mcp--block-text (block)
+  "A content BLOCK of a tool result as text for the model."
+  (let ((type (alist-get 'type block)))
+    (pcase type
+      ("text" (alist-get 'text block))
+      ((or "image" "audio")
+       (format "[%s: %s, %s]" type (alist-get 'mimeType block)
+               (toolspec-mcp--size (or (alist-get 'data block) ""))))
+      ("resource_link"
+       (format "[resource link: %s%s%s]" (alist-get 'uri block)
+               (if-let* ((n (alist-get 'name block))) (format " (%s)" n) "")
+               (if-let* ((m (alist-get 'mimeType block))) (format ", %s" m) "")))
+      ("resource"
+       (let* ((r (alist-get 'resource block))
+              (text (alist-get 'text r)))
+         (if (stringp text)
+             (format "[resource %s%s]\n%s" (alist-get 'uri r)
+                     (if-let* ((m (alist-get 'mimeType r))) (format ", %s" m) "")
+                     text)
+           (format "[resource %s: %s, %s]" (alist-get 'uri r) (alist-get 'mimeType r)
+                   (toolspec-mcp--size (or (alist-get 'blob r) ""))))))
+      (_ (format "[content of type %s]" type)))))
+
+(defun toolspec-mcp--cap (text)
+  "TEXT cut to `toolspec-mcp-max-result-size' characters, marked if cut."
+  (if (> (length text) toolspec-mcp-max-result-size)
+      (format "%s\n[result cut: %d of %d characters shown]"
+              (substring text 0 toolspec-mcp-max-result-size)
+              toolspec-mcp-max-result-size (length text))
+    text))
+
+(defun toolspec-mcp--result-text (result raw checker)
+  "The text the model gets for RESULT, a tools/call result.
+RAW is the tool's tools/list entry when it has an `outputSchema';
+CHECKER returns the tool plist that checks structured content."
+  (if (equal (alist-get 'resultType result) "input_required")
+      "Error: the server asks the user for more input to run this tool, which this client cannot give yet. Tell the user."
+    (toolspec-mcp--complete-result-text result raw checker)))
+
+(defun toolspec-mcp--complete-result-text (result raw checker)
+  "The text the model gets for RESULT, a complete tools/call result.
+RAW and CHECKER are as in `toolspec-mcp--result-text'."
+  (let* ((blocks (append (alist-get 'content result) nil))
+         (structured (assq 'structuredContent result))
+         (error-p (eq (alist-get 'isError result) t))
+         (text
+          (if (and structured (not error-p))
+              (let* ((json (toolspec-mcp--json (cdr structured)))
+                     (problems (and raw (funcall checker)
+                                    (condition-case err
+                                        (toolspec-validate-arguments (funcall checker) json)
+                                      (toolspec-error (list (list 'error "" (error-message-string err))))))))
+                (concat json
+                        (mapconcat (lambda (b) (concat "\n" (toolspec-mcp--block-text b)))
+                                   (cl-remove-if (lambda (b) (equal (alist-get 'type b) "text")) blocks)
+                                   "")
+                        (if problems
+                            (format "\nWarning: this result does not match the tool's outputSchema: %s"
+                                    (mapconcat (lambda (p) (if (equal (nth 1 p) "") (nth 2 p)
+                                                             (format "%s: %s" (nth 1 p) (nth 2 p))))
+                                               problems "; "))
+                          "")))
+            (mapconcat #'toolspec-mcp--block-text blocks "\n"))))
+    (toolspec-mcp--cap (if error-p (concat "Error: " text) text))))
+
+;;;; Cancelling with gptel
+
+(defun toolspec-mcp--after-abort (&optional buffer)
+  "Cancel the tools' requests to MCP servers for gptel's request in BUFFER.
+Runs after `gptel-abort'.  The tools do not answer gptel: while tools
+run, gptel has no request left to stop, and an answer would send the
+conversation on to the model."
+  (let ((buffer (or buffer (current-buffer))))
+    (dolist (call (cl-remove-if-not (lambda (c) (eq (car c) buffer)) toolspec-mcp--calls))
+      (setq toolspec-mcp--calls (delq call toolspec-mcp--calls))
+      (when-let* ((server (gethash (cadr call) toolspec-mcp--connections)))
+        (toolspec-mcp--cancel server (cddr call) "the user stopped the request" t)))))
+
+(defun toolspec-mcp--ensure-abort-advice ()
+  "Make `gptel-abort' cancel the MCP requests of the tools it stops."
+  (when (fboundp 'gptel-abort)
+    (advice-add 'gptel-abort :after #'toolspec-mcp--after-abort)))
+
+;;;; Commands
+
+(defun toolspec-mcp--read-server (prompt &optional connected)
+  "Read a server name with PROMPT; only CONNECTED ones when non-nil."
+  (completing-read prompt
+                   (if connected
+                       (let (names) (maphash (lambda (k _) (push k names)) toolspec-mcp--connections)
+                            (sort names #'string<))
+                     (mapcar #'car toolspec-mcp-servers))
+                   nil t))
+
+;;;###autoload
+(defun toolspec-mcp-connect (name)
+  "Connect to MCP server NAME of `toolspec-mcp-servers'; return at once.
+The server starts in the background; its tools are registered in
+gptel, category \"mcp-NAME\", when it has listed them.  Connecting a
+connected server starts it again."
+  (interactive (list (toolspec-mcp--read-server "Connect to MCP server: ")))
+  (toolspec-mcp--require-gptel)
+  (let ((config (toolspec-mcp--config name))
+        (old (gethash name toolspec-mcp--connections)))
+    (when old (toolspec-mcp--stop old 'disconnected))
+    (let ((server (toolspec-mcp--server-make :name name :config config
+                                             :gptel-tools (and old (toolspec-mcp--server-gptel-tools old))
+                                             :log (and old (toolspec-mcp--server-log old)))))
+      (puthash name server toolspec-mcp--connections)
+      (toolspec-mcp--start server)
+      server)))
+
+(defun toolspec-mcp--require-gptel ()
+  "Load gptel or signal."
+  (unless (require 'gptel nil t)
+    (user-error "Package gptel is not installed: MCP tools are registered in it")))
+
+(defun toolspec-mcp--stop (server state)
+  "Stop SERVER and leave it in STATE."
+  (when-let* (((toolspec-mcp--http-p server))
+              (session (toolspec-mcp--server-session server)))
+    ;; End the session on the server; its answer does not matter.
+    (let ((url-request-method "DELETE")
+          (url-request-extra-headers (toolspec-mcp--http-headers server))
+          (url-request-noninteractive t))
+      (ignore-errors
+        (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
+                      (lambda (_) (let ((kill-buffer-query-functions nil))
+                                    (kill-buffer (current-buffer))))
+                      nil t t)))
+    (setf (toolspec-mcp--server-session server) nil))
+  (setf (toolspec-mcp--server-state server) state)
+  (cl-incf (toolspec-mcp--server-generation server))
+  (when (toolspec-mcp--server-restart-timer server)
+    (cancel-timer (toolspec-mcp--server-restart-timer server))
+    (setf (toolspec-mcp--server-restart-timer server) nil))
+  (toolspec-mcp--fail-pending server (format "MCP server %s was disconnected" (toolspec-mcp--server-name server)))
+  (toolspec-mcp--cleanup-process server)
+  (toolspec-mcp--log server "stopped"))
+
+;;;###autoload
+(defun toolspec-mcp-disconnect (name)
+  "Disconnect MCP server NAME and remove its tools from gptel."
+  (interactive (list (toolspec-mcp--read-server "Disconnect MCP server: " t)))
+  (when-let* ((server (gethash name toolspec-mcp--connections)))
+    (toolspec-mcp--stop server 'disconnected)
+    (when (featurep 'gptel)
+      (toolspec-unregister (toolspec-mcp--category name)))
+    (setf (toolspec-mcp--server-tools server) nil
+          (toolspec-mcp--server-gptel-tools server) nil)
+    (toolspec-mcp--refresh-list)))
+
+;;;###autoload
+(defun toolspec-mcp-restart (name)
+  "Start MCP server NAME again, its tools staying registered meanwhile."
+  (interactive (list (toolspec-mcp--read-server "Restart MCP server: ")))
+  (toolspec-mcp-connect name))
+
+(defun toolspec-mcp--read-config (file)
+  "The servers of FILE's `mcpServers' object, as `toolspec-mcp-servers' entries."
+  (let* ((json (condition-case err
+                   (with-temp-buffer
+                     (let ((coding-system-for-read 'utf-8))
+                       (insert-file-contents file))
+                     (json-parse-buffer :object-type 'alist :array-type 'list
+                                        :null-object nil :false-object nil))
+                 (file-error (user-error "Cannot read %s: %s" file (error-message-string err)))
+                 (json-error (user-error "%s is not JSON: %s" file (error-message-string err)))))
+         (servers (and (consp json) (alist-get 'mcpServers json))))
+    (unless (consp servers)
+      (user-error "%s has no \"mcpServers\" object" file))
+    (cl-loop for (key . spec) in servers
+             for name = (symbol-name key)
+             collect
+             (let ((strings (lambda (what alist)
+                              (mapcar (lambda (kv)
+                                        (unless (stringp (cdr kv))
+                                          (user-error "%s: mcpServers.%s.%s.%s is not a string" file name what (car kv)))
+                                        (cons (symbol-name (car kv)) (cdr kv)))
+                                      alist))))
+               (cond
+                ((stringp (alist-get 'command spec))
+                 (let ((args (alist-get 'args spec)))
+                   (unless (and (listp args) (cl-every #'stringp args))
+                     (user-error "%s: mcpServers.%s.args is not an array of strings" file name))
+                   (append (list name :command (alist-get 'command spec))
+                           (and args (list :args args))
+                           (and (alist-get 'env spec)
+                                (list :env (funcall strings "env" (alist-get 'env spec)))))))
+                ((stringp (alist-get 'url spec))
+                 (append (list name :url (alist-get 'url spec))
+                         (and (alist-get 'headers spec)
+                              (list :headers (funcall strings "headers" (alist-get 'headers spec))))))
+                (t (user-error "%s: mcpServers.%s has neither \"command\" nor \"url\"" file name)))))))
+
+;;;###autoload
+(defun toolspec-mcp-import-config (file &optional save)
+  "Add the MCP servers of FILE to `toolspec-mcp-servers'.
+FILE is a Claude Desktop or Claude Code configuration file: it holds
+an \"mcpServers\" object.  A server of the same name is
+replaced.  With SAVE non-nil (interactively, a prefix argument), the
+option is saved for future sessions too.  Returns the names added."
+  (interactive (list (read-file-name "MCP configuration file: " nil nil t) current-prefix-arg))
+  (let ((servers (toolspec-mcp--read-config (expand-file-name file))))
+    (let ((value (append servers
+                         (cl-remove-if (lambda (e) (assoc (car e) servers)) toolspec-mcp-servers))))
+      (if save
+          (customize-save-variable 'toolspec-mcp-servers value)
+        (customize-set-variable 'toolspec-mcp-servers value)))
+    (when (called-interactively-p 'any)
+      (message "toolspec-mcp: %d servers added: %s; M-x toolspec-mcp-connect to use one"
+               (length servers) (mapconcat #'car servers ", ")))
+    (mapcar #'car servers)))
+
+;;;; The server list
+
+(defvar toolspec-mcp-list-mode-map
+  (let ((map (make-sparse-keymap)))
+    (set-keymap-parent map tabulated-list-mode-map)
+    (define-key map "c" #'toolspec-mcp-list-connect)
+    (define-key map "r" #'toolspec-mcp-list-connect)
+    (define-key map "d" #'toolspec-mcp-list-disconnect)
+    (define-key map "l" #'toolspec-mcp-list-log)
+    (define-key map (kbd "RET") #'toolspec-mcp-list-log)
+    map)
+  "Keymap of `toolspec-mcp-list-mode'.")
+
+(define-derived-mode toolspec-mcp-list-mode tabulated-list-mode "MCP servers"
+  "The MCP servers, their state, tools and last error.
+\\{toolspec-mcp-list-mode-map}"
+  (setq tabulated-list-format [("Server" 16 t) ("State" 12 t) ("Tools" 6 nil :right-align t)
+                               ("Last error" 0 nil)])
+  (setq tabulated-list-padding 1)
+  (add-hook 'tabulated-list-revert-hook #'toolspec-mcp--list-entries nil t)
+  (tabulated-list-init-header))
+
+(defun toolspec-mcp--list-entries ()
+  "Fill `tabulated-list-entries' with the servers."
+  (setq tabulated-list-entries
+        (mapcar (lambda (name)
+                  (let ((server (gethash name toolspec-mcp--connections)))
+                    (list name
+                          (vector name
+                                  (if server (symbol-name (toolspec-mcp--server-state server)) "-")
+                                  (if server (number-to-string (length (toolspec-mcp--server-tools server))) "")
+                                  (or (and server (toolspec-mcp--server-error server)) "")))))
+                (delete-dups (append (mapcar #'car toolspec-mcp-servers)
+                                     (let (names) (maphash (lambda (k _) (push k names)) toolspec-mcp--connections)
+                                          (sort names #'string<)))))))
+
+(defun toolspec-mcp--refresh-list ()
+  "Redisplay the server list, if shown."
+  (when-let* ((buf (get-buffer "*toolspec-mcp-servers*")))
+    (with-current-buffer buf
+      (toolspec-mcp--list-entries)
+      (tabulated-list-print t))))
+
+;;;###autoload
+(defun toolspec-mcp-list ()
+  "Show the MCP servers: state, tools and last error.
+Keys: c connect (r restarts), d disconnect, l or RET its log."
+  (interactive)
+  (let ((buf (get-buffer-create "*toolspec-mcp-servers*")))
+    (with-current-buffer buf
+      (toolspec-mcp-list-mode)
+      (toolspec-mcp--list-entries)
+      (tabulated-list-print))
+    (pop-to-buffer buf)))
+
+(defun toolspec-mcp--list-name ()
+  "The server on the current line, or signal."
+  (or (tabulated-list-get-id) (user-error "No server on this line")))
+
+(defun toolspec-mcp-list-connect ()
+  "Connect (or restart) the server on this line."
+  (interactive)
+  (toolspec-mcp-connect (toolspec-mcp--list-name)))
+
+(defun toolspec-mcp-list-disconnect ()
+  "Disconnect the server on this line."
+  (interactive)
+  (toolspec-mcp-disconnect (toolspec-mcp--list-name)))
+
+(defun toolspec-mcp-list-log ()
+  "Show the log of the server on this line."
+  (interactive)
+  (let ((server (gethash (toolspec-mcp--list-name) toolspec-mcp--connections)))
+    (unless server (user-error "Server %s was never connected" (toolspec-mcp--list-name)))
+    (display-buffer (toolspec-mcp--log-buffer server))))
+
+(provide 'toolspec-mcp)
+;;; toolspec-mcp.el ends here
