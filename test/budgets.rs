@@ -238,6 +238,19 @@ fn pattern_compilation_is_bounded_for_the_whole_import() {
     assert!(took < Duration::from_secs(20), "{took:?}");
 }
 
+/// `toolspec check` on that tool: the check is within the import's
+/// pattern budget too (90 s in a debug build before).
+#[test]
+fn checking_a_file_of_heavy_patterns_is_bounded() {
+    let dir = scratch("patterns");
+    let file = write(&dir, "patterns.json", &heavy_patterns(20_000));
+    let (code, out, took) = limited(1 << 20, &["check", &file]);
+    assert!(code.is_some(), "{out}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    assert!(out.contains("not checked: this import spent more than 2 s compiling"), "{}", &out[..out.len().min(2000)]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ------------------------------------------------ the command, memory-limited
 
 /// Run `toolspec ARGS` under a memory limit of `kib` KiB (`ulimit -v`);
