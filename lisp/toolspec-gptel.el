@@ -182,6 +182,7 @@ Each file is loaded when a tool of its kind is first bound.")
   "Compiled argument checkers, by tool plist.")
 
 (declare-function toolspec--mod-compile-args "toolspec-module")
+(declare-function toolspec--mod-last-import-size "toolspec-module")
 (declare-function toolspec--mod-check-args "toolspec-module")
 
 (defun toolspec--checker (tool)
@@ -774,9 +775,12 @@ how many, the first one's problem, and where to see them all."
 (defun toolspec-load-tool-directories ()
   "Import every tool file in `toolspec-tool-directories'.
 A file that fails to import is reported and skipped; returns the
-number of tools registered."
+number of tools registered.  The files share one budget,
+`toolspec-max-import-size': once their imports have used it, the
+files left are skipped with a `toolspec-limit-error' each."
   (interactive)
   (let* ((count 0)
+         (left toolspec-max-import-size)
          (files (cl-loop for dir in toolspec-tool-directories
                          when (file-directory-p dir)
                          append (directory-files dir t toolspec-tool-file-regexp)))
@@ -786,13 +790,17 @@ number of tools registered."
              for i from 1
              do (condition-case err
                     ;; A file imported before, with `:functions' say, keeps
-                    ;; the options it was imported with.
-                    (progn
-                      (cl-incf count (length (apply #'toolspec-import-file file
-                                                    (gethash (expand-file-name file)
-                                                             toolspec--import-options))))
-                      (let ((left-out (toolspec--left-out-text file)))
-                        (when left-out (display-warning 'toolspec left-out))))
+                    ;; the options it was imported with; the files share one
+                    ;; import budget.
+                    (let ((toolspec-max-import-size left))
+                      (unwind-protect
+                          (progn
+                            (cl-incf count (length (apply #'toolspec-import-file file
+                                                          (gethash (expand-file-name file)
+                                                                   toolspec--import-options))))
+                            (let ((left-out (toolspec--left-out-text file)))
+                              (when left-out (display-warning 'toolspec left-out))))
+                        (setq left (max 0 (- left (toolspec--mod-last-import-size))))))
                   (toolspec-error
                    (display-warning 'toolspec (toolspec--skipped-text file err))))
              (when progress (progress-reporter-update progress i)))

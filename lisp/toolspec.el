@@ -93,6 +93,19 @@ file, its size and this limit; raise the limit to read it."
   :type 'natnum
   :group 'toolspec-core)
 
+(defcustom toolspec-max-import-size (* 256 1024 1024)
+  "Largest output of one import: its tools' schemas, in bytes of memory.
+A schema that many tools of a file (or many operations of an OpenAPI
+document) refer to with `$ref' is written out in each of them, so
+what an import makes can be far larger than its input.  An import
+that would make more is stopped with a `toolspec-limit-error' naming
+this option, before it takes Emacs's memory; raise it to read the
+file.  It bounds `toolspec-read-file', `toolspec-import-file',
+`toolspec-parse-json', `toolspec-read-openapi' and the JSON checker
+of `toolspec-flymake-setup'."
+  :type 'natnum
+  :group 'toolspec)
+
 (defvar toolspec--dialects nil
   "The dialects the module writes, once asked (see `toolspec-dialects').")
 

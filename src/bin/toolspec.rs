@@ -55,6 +55,9 @@ struct Cli {
     /// Largest input accepted, in bytes; larger files are refused (exit status 2)
     #[arg(long, global = true, value_name = "BYTES", default_value_t = ReadOptions::default().max_size)]
     max_input_size: usize,
+    /// Largest output of one import: its tools' schemas (every `$ref` written out), in bytes of memory
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = toolspec::budget::DEFAULT_MAX_IMPORT_SIZE)]
+    max_import_size: usize,
     #[command(subcommand)]
     command: Command,
 }
@@ -234,6 +237,7 @@ enum Status {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let _ = MAX_INPUT.set(cli.max_input_size);
+    toolspec::budget::set_default_limit(cli.max_import_size);
     let status = match cli.command {
         Command::Convert(a) => convert(a),
         Command::Check(a) => check_files(a),
