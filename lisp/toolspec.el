@@ -104,7 +104,7 @@ file.  It bounds `toolspec-read-file', `toolspec-import-file',
 `toolspec-parse-json', `toolspec-read-openapi' and the JSON checker
 of `toolspec-flymake-setup'."
   :type 'natnum
-  :group 'toolspec)
+  :group 'toolspec-core)
 
 (defvar toolspec--dialects nil
   "The dialects the module writes, once asked (see `toolspec-dialects').")
