@@ -213,8 +213,11 @@ to give a module the data of many Lisp objects."
   "The OpenAI gptel backend of the export baseline.")
 
 (defun toolspec-bench--gptel-export (tools)
-  "TOOLS (gptel tools) as OpenAI JSON, by gptel's own code."
-  (gptel--json-encode (gptel--parse-tools toolspec-bench--backend tools)))
+  "TOOLS (gptel tools) as OpenAI JSON, by gptel's own code.
+Without toolspec's advice, which would have gptel send toolspec's
+own JSON for the tools toolspec registered."
+  (let ((toolspec-gptel-send-own-json nil))
+    (gptel--json-encode (gptel--parse-tools toolspec-bench--backend tools))))
 
 ;;;; Cases
 

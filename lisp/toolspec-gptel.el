@@ -664,6 +664,23 @@ llm package."
                                 :async (plist-get bound :async))))
              tools (toolspec--gptel-names tools)))
 
+(defconst toolspec--log-limit 20
+  "How many lines of one kind an import logs to *Messages*.
+A catalog read from the wild may have thousands of warnings: logging
+each took longer than the import itself, and buried the errors.")
+
+(defun toolspec--log-some (items format-item what variable)
+  "Log the first `toolspec--log-limit' of ITEMS, then how many more.
+FORMAT-ITEM makes an item's line; WHAT names the kind of items,
+VARIABLE where all of them are kept."
+  (cl-loop for item in items
+           for i from 1 to toolspec--log-limit
+           do (message "toolspec: %s" (funcall format-item item)))
+  (let ((n (length items)))
+    (when (> n toolspec--log-limit)
+      (message "toolspec: ... and %d more %s (all of them in `%s')"
+               (- n toolspec--log-limit) what variable))))
+
 (defvar toolspec-last-import-left-out nil
   "The tools the last `toolspec-import-file' left out for their errors.
 A list of (MESSAGE DETAILS), DETAILS a plist with `:file', `:tool'
@@ -714,10 +731,16 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (setq refused (nreverse refused))
       (when (and refused (null kept))
         (signal (car (car refused)) (cdr (car refused))))
-      (dolist (err refused)
-        (message "toolspec: %s (left out)" (cadr err)))
-      (dolist (w toolspec-last-import-warnings)
-        (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+      (toolspec--log-some refused (lambda (err) (format "%s (left out)" (cadr err)))
+                          "tools left out" "toolspec-last-import-left-out")
+      ;; The definitions left out first: they are errors.
+      (toolspec--log-some (append (cl-remove-if-not (lambda (w) (eq (car w) 'error))
+                                                    toolspec-last-import-warnings)
+                                  (cl-remove-if (lambda (w) (eq (car w) 'error))
+                                                toolspec-last-import-warnings))
+                          (lambda (w) (format "%s: %s" (abbreviate-file-name file)
+                                              (toolspec-format-problem w)))
+                          "import warnings" "toolspec-last-import-warnings")
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
       (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t

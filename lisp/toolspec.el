@@ -717,9 +717,9 @@ was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
     (let* ((renames (toolspec--export-renames tools dialect))
-           ;; Texts kept from other exports have names made valid in
-           ;; other documents: not used when names must change here.
-           (texts (and (not pretty) (not renames) (toolspec--tool-texts tools dialect)))
+           ;; A renamed tool's text is kept under its new name: a name
+           ;; made valid in another document may differ.
+           (texts (and (not pretty) (toolspec--tool-texts tools dialect renames)))
            ;; `json-serialize' failed on the tools already: not tried again.
            (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
                             (toolspec--serialize tools))))
@@ -738,9 +738,11 @@ was (see `toolspec--export-cache')."
            dialect t pretty))))))
 
 (defun toolspec--export-renames (tools dialect)
-  "Warn of the names of TOOLS that DIALECT refuses; non-nil if there are some.
+  "Warn of the names of TOOLS that DIALECT refuses; return the new names.
 The writer gives them new names, made valid and different from the
-other tools' (see `toolspec-safe-names')."
+other tools' (see `toolspec-safe-names').  Return nil when every
+name is kept, else a list as long as TOOLS: nil for a name kept,
+else its new name."
   (let* ((names (mapcar #'toolspec--export-name tools))
          (new (and (cl-every #'stringp names) (toolspec-safe-names names dialect)))
          (pairs (cl-loop for old in names for n in new when n collect (format "%s -> %s" old n))))
@@ -749,7 +751,7 @@ other tools' (see `toolspec-safe-names')."
                        (format "Tool names %s refuses were written as valid ones: %s"
                                dialect (mapconcat #'identity pairs ", "))
                        :warning)
-      t)))
+      new)))
 
 (declare-function gptel-tool-name "ext:gptel")
 (declare-function gptel-tool-description "ext:gptel")
@@ -838,30 +840,42 @@ change to TOOL, in place or not, makes it written again.  Keys are
 weak: a tool no longer referenced elsewhere leaves the table at the
 next garbage collection.")
 
-(defun toolspec--tool-texts (tools dialect)
+(defun toolspec--tool-texts (tools dialect &optional new-names)
   "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
-Texts come from `toolspec--export-cache' where they can, the module
-writes the others and they are kept there.  Return `unserializable'
-when `json-serialize' can't take a tool (a symbol in it, say), nil
-when TOOLS are not tools or the module fails on one: the caller takes
-the way that reports it."
+NEW-NAMES, nil or a list as long as TOOLS, gives the name a tool is
+written under instead of its own (nil: its own); such a text is kept
+for that name.  Texts come from `toolspec--export-cache' where they
+can, the module writes the others and they are kept there.  Return
+`unserializable' when `json-serialize' can't take a tool (a symbol
+in it, say), nil when TOOLS are not tools or the module fails on
+one: the caller takes the way that reports it."
   (when (fboundp 'json-serialize)
     (catch 'toolspec--tool-texts
       (condition-case nil
           (let* ((tools (vconcat tools))
                  (keys (cl-map 'vector #'toolspec--export-key tools))
+                 (new (and new-names (vconcat new-names)))
+                 ;; Where a tool's text is kept: the dialect, and the
+                 ;; name it is written under when that is not its own.
+                 (slot (lambda (i)
+                         (let ((name (and new (aref new i))))
+                           (if name (concat dialect "\0" name) dialect))))
                  (texts (make-vector (length keys) nil))
                  (misses nil))
             (dotimes (i (length tools))
               (let* ((entry (gethash (aref tools i) toolspec--export-cache))
                      (text (and entry (equal (car entry) (aref keys i))
-                                (cdr (assoc dialect (cdr entry))))))
+                                (cdr (assoc (funcall slot i) (cdr entry))))))
                 (if text (aset texts i text) (push i misses))))
             (when misses
               (setq misses (nreverse misses))
               (let* ((json (condition-case nil
                                (toolspec--json-serialize
-                                (cl-map 'vector (lambda (i) (toolspec--serial-item (aref keys i))) misses))
+                                (cl-map 'vector
+                                        (lambda (i)
+                                          (let ((item (toolspec--serial-item (aref keys i))))
+                                            (if (and new (aref new i)) (plist-put item :name (aref new i)) item)))
+                                        misses))
                              (error (throw 'toolspec--tool-texts 'unserializable))))
                      ;; While the module writes the texts: fresh copies of
                      ;; the keys, strings and all, from the text they were
@@ -879,18 +893,21 @@ the way that reports it."
                          for args = (plist-member copy :args)
                          for tool = (aref tools i)
                          for entry = (gethash tool toolspec--export-cache)
+                         for dialect-slot = (funcall slot i)
                          do (aset texts i text)
                          (when args
                            (setcar (cdr args) (append (cadr args) nil)))
+                         (when (and new (aref new i))
+                           (setq copy (plist-put copy :name (plist-get (aref keys i) :name))))
                          ;; A copy serialises as its key did, so its text
                          ;; is the text of any key `equal' to it.  A key
                          ;; whose copy differs from it (an alist read back
                          ;; as a plist, say) is not found again, and is
                          ;; written again at each export.
                          (if (and entry (equal (car entry) copy))
-                             (unless (assoc dialect (cdr entry))
-                               (setcdr entry (cons (cons dialect text) (cdr entry))))
-                           (puthash tool (list copy (cons dialect text)) toolspec--export-cache)))))
+                             (unless (assoc dialect-slot (cdr entry))
+                               (setcdr entry (cons (cons dialect-slot text) (cdr entry))))
+                           (puthash tool (list copy (cons dialect-slot text)) toolspec--export-cache)))))
             (append texts nil))
         (error nil)))))
 
