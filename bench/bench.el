@@ -226,16 +226,14 @@ to give a module the data of many Lisp objects."
     (buffer-string)))
 
 (defun toolspec-bench--toolspec-import (text)
-  "TEXT to validated gptel-ready plists by toolspec; signal on errors."
+  "TEXT to validated gptel-ready plists by toolspec.
+As `toolspec-import-file' takes them: a tool with errors is left out,
+and a name providers refuse is no error (registration renames it)."
   (let ((tools (toolspec-parse-json text)))
-    (if (fboundp 'toolspec--check-problems)
-        (cl-loop for tool in tools
-                 for problems in toolspec-last-import-problems
-                 do (toolspec--check-problems tool problems))
-      ;; Versions whose module did not validate on import: what
-      ;; `toolspec-import-file' did then.
-      (mapc #'toolspec-check tools))
-    tools))
+    (cl-loop for tool in tools
+             for problems in toolspec-last-import-problems
+             unless (assq 'error (toolspec--unless-renamed tool problems))
+             collect tool)))
 
 (defun toolspec-bench-catalog ()
   "Catalog import: JSON text to validated gptel-ready plists."

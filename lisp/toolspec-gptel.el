@@ -68,12 +68,12 @@
 (defcustom toolspec-tool-directories nil
   "Directories whose JSON tool files `toolspec-load-tool-directories' imports."
   :type '(repeat directory)
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-tool-file-regexp "\\.json\\'"
   "Regexp matching the tool spec files in `toolspec-tool-directories'."
   :type 'regexp
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-function-alist nil
   "Alist mapping tool names (strings) to the elisp functions that run them.
@@ -97,7 +97,18 @@ have it bound without the question."
                                (const :source)
                                (choice (string :tag "File or directory")
                                        (repeat (string :tag "File or directory"))))))
-  :group 'toolspec)
+  :group 'toolspec-gptel)
+
+(defcustom toolspec-activate-tools nil
+  "When non-nil, tools toolspec registers are also made active.
+Active tools are those in `gptel-tools': gptel offers them to the
+model in every request.  With nil, the default, tools are only
+registered: pick them in `gptel-menu' (its Tools), or press a in
+the import preview (`toolspec-import-register-and-activate').  The
+`:activate' option of `toolspec-register' overrides this for one
+import."
+  :type 'boolean
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-function-resolvers
   '(toolspec-resolve-from-options
@@ -110,20 +121,20 @@ and returns nil, a function, or a plist (:function F [:async BOOL]
 \[:confirm BOOL]).  The first non-nil answer wins; when none
 answers, the tool tells the model it has no implementation."
   :type '(repeat function)
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-check-arguments t
   "When non-nil, check tool call arguments against the tool's schema.
 A call whose arguments do not match is not run: the model receives
 a short error saying which argument is wrong and what was expected."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-normalize-arguments t
   "When non-nil, JSON false and null reach tool functions as nil.
 Otherwise they arrive as gptel parses them (`:json-false', `:null')."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-gptel-send-own-json t
   "Whether gptel sends toolspec's JSON for the tools toolspec registered.
@@ -137,7 +148,7 @@ dialect (see `toolspec-to-json'): `gemini', `anthropic', `bedrock',
 OpenAI-compatible backend.  Other tools are sent as gptel makes them.
 This is advice around `gptel--parse-tools'."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (autoload 'toolspec-http-make-executor "toolspec-http")
 (autoload 'toolspec-gloodata-executor "toolspec-seeds")
@@ -171,6 +182,7 @@ Each file is loaded when a tool of its kind is first bound.")
   "Compiled argument checkers, by tool plist.")
 
 (declare-function toolspec--mod-compile-args "toolspec-module")
+(declare-function toolspec--mod-last-import-size "toolspec-module")
 (declare-function toolspec--mod-check-args "toolspec-module")
 
 (defun toolspec--checker (tool)
@@ -368,12 +380,19 @@ and export."
     (or new (make-list (length tools) nil))))
 
 (defun toolspec--unless-renamed (tool problems)
-  "PROBLEMS of TOOL without the error of a name providers refuse.
+  "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
 Registration gives such a tool a valid name and warns (see
 `toolspec--gptel-names'), so the name no longer stops the import.
 The other name errors (no name, not a string) stay."
   (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
-      (cl-remove-if (lambda (p) (and (eq (car p) 'error) (equal (nth 1 p) "name"))) problems)
+      (mapcar (lambda (p)
+                (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
+                    (append (list 'warning "name"
+                                  (concat (nth 2 p) "; gptel gets a name every backend takes,"
+                                          " calls reach the tool under this one"))
+                            (nthcdr 3 p))
+                  p))
+              problems)
     problems))
 
 (defun toolspec-original-name (tool)
@@ -381,6 +400,22 @@ The other name errors (no name, not a string) stay."
 That is the name its function is bound and dispatched under; gptel
 knows it by `gptel-tool-name', a name every backend takes."
   (or (gethash tool toolspec--original-names) (gptel-tool-name tool)))
+
+(defvar toolspec--import-options (make-hash-table :test 'equal)
+  "The options each source was last registered with: SOURCE -> plist.
+`toolspec-load-tool-directories' imports a file again with them, so
+that the `:functions' it was imported with stay its bindings.")
+
+(defvar toolspec--bindings (make-hash-table :test 'eq :weakness 'key)
+  "What toolspec bound each gptel tool to: TOOL -> (FUNCTION PLIST OPTIONS).
+FUNCTION is the function found for it (before the argument checks),
+PLIST the tool plist and OPTIONS the import options.")
+
+(defun toolspec-bound-function (tool)
+  "The function toolspec bound TOOL, a gptel tool, to; nil if none.
+It is what runs the tool once its arguments are checked: a symbol
+when a function was named for it."
+  (car (gethash tool toolspec--bindings)))
 
 (defun toolspec--require-gptel ()
   "Load gptel or signal a clear error."
@@ -436,7 +471,20 @@ another source registered since under the same name stays."
   "Remove tools registered through toolspec from gptel.
 WHAT is a source (a file name or the `:source' given when
 registering), a tool name, or a list of tool names.  Returns how
-many tools were removed."
+many tools were removed.  Interactively, ask for a source or a
+tool name, with completion."
+  (interactive
+   (progn
+     (toolspec--require-gptel)
+     (let ((candidates nil))
+       (maphash (lambda (source tools)
+                  (when tools
+                    (push source candidates)
+                    (dolist (tool tools) (push (gptel-tool-name tool) candidates))))
+                toolspec--registered)
+       (unless candidates (user-error "No tools are registered through toolspec"))
+       (list (completing-read "Unregister the tools of a file, or a tool: "
+                              (delete-dups (nreverse candidates)) nil t)))))
   (toolspec--require-gptel)
   (let ((removed 0)
         (names (cond ((and (stringp what) (gethash what toolspec--registered)) nil)
@@ -455,7 +503,10 @@ many tools were removed."
                             toolspec--registered))))
              toolspec--registered)
     (when (and (stringp what) (null (gethash what toolspec--registered)))
-      (remhash what toolspec--registered))
+      (remhash what toolspec--registered)
+      (remhash what toolspec--import-options))
+    (when (called-interactively-p 'any)
+      (message "toolspec: %d tool%s unregistered: %s" removed (if (= removed 1) "" "s") what))
     removed))
 
 (defun toolspec--flag (v)
@@ -481,7 +532,8 @@ many tools were removed."
             (and confirm (list :confirm confirm))
             (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
             (list :toolspec-bound (plist-get binding :bound)
-                  :toolspec-unscoped (plist-get binding :unscoped)))))
+                  :toolspec-unscoped (plist-get binding :unscoped)
+                  :toolspec-function (and (plist-get binding :bound) (plist-get binding :function))))))
 
 ;;;###autoload
 (defun toolspec-register (tools &rest options)
@@ -496,6 +548,9 @@ OPTIONS is a plist:
   :credentials host or list of hosts whose auth-source credentials
              the tools may send to their server (OpenAPI tools, see
              `toolspec-http-approved-credentials'); none by default
+  :activate  non-nil: also add the tools to `gptel-tools', so that
+             gptel offers them to the model (default
+             `toolspec-activate-tools')
 A `:function' a tool plist carries itself (one written in Lisp)
 binds that tool, before any of OPTIONS.  Registering a source again
 replaces its tools."
@@ -526,9 +581,11 @@ replaces its tools."
                              ;; Bound, and so dispatched, under its
                              ;; original name.
                              (bound (toolspec--bind tool options))
+                             (fn (plist-get bound :toolspec-function))
                              (original (plist-get tool :name)))
                         (cl-remf bound :toolspec-bound)
                         (cl-remf bound :toolspec-unscoped)
+                        (cl-remf bound :toolspec-function)
                         (when new
                           (setq bound (plist-put bound :name new)))
                         (let ((made (toolspec--gptel-make category bound)))
@@ -536,15 +593,23 @@ replaces its tools."
                             (puthash made original toolspec--original-names))
                           (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
                                    toolspec--gptel-sources)
+                          (puthash made (list fn tool options) toolspec--bindings)
                           made)))
                     tools names)))
         (toolspec--gptel-add category made)
+        (when (if (plist-member options :activate) (plist-get options :activate) toolspec-activate-tools)
+          (setq gptel-tools (append gptel-tools
+                                    (cl-remove-if (lambda (tool) (memq tool gptel-tools)) made))))
         (when (and active (> (hash-table-count active) 0))
           (setq gptel-tools
                 (append gptel-tools
                         (cl-remove-if-not (lambda (tool) (gethash (gptel-tool-name tool) active)) made))))
         (when source
-          (puthash source made toolspec--registered))
+          (puthash source made toolspec--registered)
+          (puthash source (cl-loop for (k v) on options by #'cddr
+                                   unless (memq k '(:source :toolspec--fresh :preview :activate))
+                                   append (list k v))
+                   toolspec--import-options))
         made))))
 
 (defun toolspec--llm-args (args)
@@ -599,6 +664,11 @@ llm package."
                                 :async (plist-get bound :async))))
              tools (toolspec--gptel-names tools)))
 
+(defvar toolspec-last-import-left-out nil
+  "The tools the last `toolspec-import-file' left out for their errors.
+A list of (MESSAGE DETAILS), DETAILS a plist with `:file', `:tool'
+and `:problems', as in a `toolspec-invalid-spec' error.")
+
 ;;;###autoload
 (defun toolspec-import-file (file &rest options)
   "Read FILE, check its tools and register them with gptel.
@@ -606,44 +676,111 @@ OPTIONS are those of `toolspec-register' plus `:format', and for an
 OpenAPI document the selection keys `:tags', `:paths', `:operations'
 and `:server' (see `toolspec-read-openapi'); the category defaults
 to FILE's base name.  Importing FILE again
-replaces its tools.  Signals `toolspec-invalid-spec' when a tool
-has errors; warnings are logged to *Messages*, and so is each tool
-definition that cannot be read and is left out, unless `:strict' is
-non-nil: then such a definition refuses the whole file.  Returns the
+replaces its tools.  A tool with errors, and a tool definition that
+cannot be read, is left out: its problems are logged to *Messages*
+with the warnings, and those of the tools with errors are kept in
+`toolspec-last-import-left-out'.  With `:strict' non-nil, either
+refuses the whole file (`toolspec-invalid-spec', or the reader's
+error); so does a file whose every tool has errors.  Returns the
 gptel tools.
 
 With `:preview' non-nil, as interactively, nothing is registered
 yet: the tools and their problems are shown in a preview buffer,
 where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; returns that buffer."
   (interactive (list (read-file-name "Import tools from JSON file: " nil nil t) :preview t))
+  (setq toolspec-last-import-left-out nil)
   (if (plist-get options :preview)
       (progn (require 'toolspec-ui)
              (toolspec--preview-file file options))
     (let* ((file (expand-file-name file))
            (tools (toolspec--read-file-for-import file options))
-           (problems toolspec-last-import-problems))
-      ;; The module validated the tools as it read them.
+           (problems toolspec-last-import-problems)
+           (kept nil)
+           (refused nil))
+      ;; The module validated the tools as it read them.  A tool with
+      ;; errors is left out, as a definition that cannot be read is;
+      ;; with :strict it refuses the file.
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (toolspec--check-problems tool (toolspec--unless-renamed tool p))
+                      (push (toolspec--check-problems tool (toolspec--unless-renamed tool p)) kept)
                     (toolspec-invalid-spec
-                     (signal 'toolspec-invalid-spec
-                             (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                                   (append (list :file file) (toolspec-error-details err)))))))
+                     (let ((err (list 'toolspec-invalid-spec
+                                      (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                                      (append (list :file file) (toolspec-error-details err)))))
+                       (when (plist-get options :strict)
+                         (signal (car err) (cdr err)))
+                       (push err refused)))))
+      (setq refused (nreverse refused))
+      (when (and refused (null kept))
+        (signal (car (car refused)) (cdr (car refused))))
+      (dolist (err refused)
+        (message "toolspec: %s (left out)" (cadr err)))
       (dolist (w toolspec-last-import-warnings)
         (message "toolspec: %s: %s" (abbreviate-file-name file) (toolspec-format-problem w)))
+      (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
-      (apply #'toolspec-register tools :source file :toolspec--fresh t
-             (append options (list :category (or (plist-get options :category) (file-name-base file))))))))
+      (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t
+             (append options (list :category (or (plist-get options :category)
+                                                 (toolspec-openapi-category tools)
+                                                 (file-name-base file))))))))
+
+(defun toolspec--skipped-text (file err)
+  "One line saying FILE was skipped for toolspec error ERR.
+FILE:LINE:COLUMN when ERR says where, then what is wrong: the
+first problem of a tool with errors and how many others there are."
+  (let* ((details (toolspec-error-details err))
+         (line (plist-get details :line))
+         (column (plist-get details :column))
+         (problems (cl-remove-if-not (lambda (p) (eq (car-safe p) 'error))
+                                     (plist-get details :problems)))
+         (what (or (get (car err) 'error-message) "error"))
+         (message (if (stringp (cadr err)) (cadr err) (format "%S" (cdr err))))
+         (shown (abbreviate-file-name file)))
+    ;; The message of an import error starts with the file's name.
+    (when (string-prefix-p (concat shown ": ") message)
+      (setq message (substring message (+ 2 (length shown)))))
+    (when problems
+      (setq message (concat (toolspec-format-problem (car problems))
+                            (if (cdr problems)
+                                (format " (and %d more: M-x toolspec-import-file shows them all)"
+                                        (length (cdr problems)))
+                              ""))))
+    (format "Skipped %s%s: %s: %s"
+            shown (if (and line column) (format ":%s:%s" line column) "")
+            what (replace-regexp-in-string "\s-*
+\s-*" " " message))))
+
+(defun toolspec--left-out-text (file)
+  "One line saying what the last import of FILE left out, or nil.
+The definitions that could not be read and the tools with errors:
+how many, the first one's problem, and where to see them all."
+  (let* ((unreadable (cl-remove-if-not (lambda (w) (eq (car w) 'error))
+                                       toolspec-last-import-warnings))
+         (n (+ (length unreadable) (length toolspec-last-import-left-out))))
+    (when (> n 0)
+      (format "%s: %d tool definition%s left out: %s%s"
+              (abbreviate-file-name file) n (if (= n 1) "" "s")
+              (if unreadable
+                  (toolspec-format-problem (car unreadable))
+                (let ((details (cadr (car toolspec-last-import-left-out))))
+                  (format "tool \"%s\": %s" (plist-get details :tool)
+                          (toolspec-format-problem
+                           (assq 'error (plist-get details :problems))))))
+              (if (> n 1)
+                  (format " (and %d more: M-x toolspec-import-file shows them all)" (1- n))
+                "")))))
 
 ;;;###autoload
 (defun toolspec-load-tool-directories ()
   "Import every tool file in `toolspec-tool-directories'.
 A file that fails to import is reported and skipped; returns the
-number of tools registered."
+number of tools registered.  The files share one budget,
+`toolspec-max-import-size': once their imports have used it, the
+files left are skipped with a `toolspec-limit-error' each."
   (interactive)
   (let* ((count 0)
+         (left toolspec-max-import-size)
          (files (cl-loop for dir in toolspec-tool-directories
                          when (file-directory-p dir)
                          append (directory-files dir t toolspec-tool-file-regexp)))
@@ -652,9 +789,20 @@ number of tools registered."
     (cl-loop for file in files
              for i from 1
              do (condition-case err
-                    (cl-incf count (length (toolspec-import-file file)))
+                    ;; A file imported before, with `:functions' say, keeps
+                    ;; the options it was imported with; the files share one
+                    ;; import budget.
+                    (let ((toolspec-max-import-size left))
+                      (unwind-protect
+                          (progn
+                            (cl-incf count (length (apply #'toolspec-import-file file
+                                                          (gethash (expand-file-name file)
+                                                                   toolspec--import-options))))
+                            (let ((left-out (toolspec--left-out-text file)))
+                              (when left-out (display-warning 'toolspec left-out))))
+                        (setq left (max 0 (- left (toolspec--mod-last-import-size))))))
                   (toolspec-error
-                   (display-warning 'toolspec (format "Skipped %s: %s" file (error-message-string err)))))
+                   (display-warning 'toolspec (toolspec--skipped-text file err))))
              (when progress (progress-reporter-update progress i)))
     (when progress (progress-reporter-done progress))
     (when (called-interactively-p 'any)

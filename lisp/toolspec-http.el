@@ -170,6 +170,8 @@ auth-source credential the import approved for the operation, or
 nil: no credential is looked up for any other."
   name title tool exec base problem credential)
 
+(defvar gptel--tool-preview-alist)
+
 (defvar toolspec-http--operations (make-hash-table :test 'equal)
   "Imported OpenAPI operations: (TITLE . NAME) -> `toolspec-http--op'.
 Lookups and bootstrap find the operations of an API here.")
@@ -280,6 +282,73 @@ title of an API using it, and whether OPTIONS approve it (see
                     found))))))
     (nreverse found)))
 
+(defun toolspec-http--make-op (tool options)
+  "The `toolspec-http--op' of TOOL, an OpenAPI tool plist, under OPTIONS."
+  (let* ((exec (plist-get tool :executor))
+         (base (toolspec-http--base exec options))
+         (host (and (car base) (toolspec-http--host (car base)))))
+    (toolspec-http--op-make :name (plist-get tool :name)
+                            :title (or (toolspec-http--get exec :title) "")
+                            :tool tool :exec exec
+                            :base (car base) :problem (cdr base)
+                            :credential
+                            (and host (toolspec-http--needs-credential-p exec)
+                                 (member (downcase host) (toolspec-http--approved-hosts options))
+                                 host))))
+
+(defun toolspec-http--auth-text (op)
+  "What credential OP sends, as text."
+  (let* ((exec (toolspec-http--op-exec op))
+         (auth (toolspec-http--get exec :auth))
+         (type (or (toolspec-http--get auth :type) "none"))
+         (host (and (toolspec-http--op-base op) (toolspec-http--host (toolspec-http--op-base op)))))
+    (cond ((equal type "none") "none")
+          ((not (toolspec-http--needs-credential-p exec)) (format "%s (not supported)" type))
+          (t (format "%s credential of %s from auth-source (%s)"
+                     (if (equal type "oauth") "OAuth token"
+                       (downcase (or (toolspec-http--get auth :authorizationType) "bearer")))
+                     (or host "the server")
+                     (if (toolspec-http--op-credential op) "approved" "not approved: nothing is sent"))))))
+
+(defun toolspec-http-describe (tool options)
+  "Describe the HTTP request of TOOL, an OpenAPI tool plist, under OPTIONS.
+Returns a plist of texts: `:method', `:url' (the server and the
+path template), `:server' and `:auth' (which credential it sends)."
+  (let* ((op (toolspec-http--make-op tool options))
+         (exec (toolspec-http--op-exec op))
+         (base (toolspec-http--op-base op)))
+    (list :method (upcase (or (toolspec-http--get exec :method) "GET"))
+          :url (concat (or base "?") (or (toolspec-http--get exec :path) "/"))
+          :server (or base (format "none: %s" (toolspec-http--op-problem op)))
+          :auth (toolspec-http--auth-text op))))
+
+(defun toolspec-http--call-line (op args)
+  "Return the request OP sends for ARGS as one line: METHOD HOST/PATH?QUERY.
+The scheme is left out, a credential's value too (see
+`toolspec-http--request-parts')."
+  (let ((exec (toolspec-http--op-exec op)))
+    (if (not (toolspec-http--op-base op))
+        (format "%s %s (no server)" (upcase (or (toolspec-http--get exec :method) "GET"))
+                (or (toolspec-http--get exec :path) "/"))
+      (condition-case err
+          (let ((req (toolspec-http--request-parts op args)))
+            (format "%s %s" (plist-get req :method)
+                    (replace-regexp-in-string "\\`https?://" "" (plist-get req :shown))))
+        (error (format "%s %s%s (%s)" (upcase (or (toolspec-http--get exec :method) "GET"))
+                       (replace-regexp-in-string "\\`https?://" "" (toolspec-http--op-base op))
+                       (or (toolspec-http--get exec :path) "/")
+                       (if (stringp (cadr err)) (cadr err) (error-message-string err))))))))
+
+(defun toolspec-http--preview (op)
+  "A gptel tool-call preview of OP: the request it would send."
+  (lambda (arg-values _info)
+    (insert (propertize (toolspec-http--call-line op arg-values)
+                        'font-lock-face 'font-lock-keyword-face)
+            (propertize (format "  (%s)" (toolspec-http--op-name op))
+                        'font-lock-face 'font-lock-comment-face)
+            "\n")
+    nil))
+
 ;;;###autoload
 (defun toolspec-http-make-executor (tool options)
   "Make the function running TOOL, an OpenAPI operation, under OPTIONS.
@@ -291,19 +360,13 @@ The tool may use the auth-source credential of its server's host
 only if OPTIONS approve that host: `:credentials' (a host or a list
 of hosts), or `toolspec-http-approved-credentials' for its `:source'."
   (let* ((tool (copy-tree tool))
-         (exec (plist-get tool :executor))
-         (base (toolspec-http--base exec options))
-         (host (and (car base) (toolspec-http--host (car base))))
-         (op (toolspec-http--op-make :name (plist-get tool :name)
-                                     :title (or (toolspec-http--get exec :title) "")
-                                     :tool tool :exec exec
-                                     :base (car base) :problem (cdr base)
-                                     :credential
-                                     (and host (toolspec-http--needs-credential-p exec)
-                                          (member (downcase host) (toolspec-http--approved-hosts options))
-                                          host))))
+         (op (toolspec-http--make-op tool options)))
     (puthash (cons (toolspec-http--op-title op) (toolspec-http--op-name op))
              op toolspec-http--operations)
+    ;; gptel's confirmation shows the request, not the values alone.
+    (when (boundp 'gptel--tool-preview-alist)
+      (setf (alist-get (toolspec-http--op-name op) gptel--tool-preview-alist nil nil #'equal)
+            (list (toolspec-http--preview op))))
     (list :function (lambda (callback &rest args)
                       (toolspec-http--run op args callback))
           :async t
@@ -798,6 +861,16 @@ query), where U, the URL sent, has the value."
   "The first auth-source entry for HOST, or nil."
   (car (auth-source-search :host host :max 1)))
 
+(defun toolspec-http--no-credential (op host login)
+  "Tell the user OP found no credential for HOST in auth-source.
+LOGIN non-nil: the credential needs a user name.  auth-source's
+memory of the miss is forgotten, so that the next call finds the
+credential the user adds."
+  (auth-source-forget (list :host host :max 1))
+  (message "toolspec: %s (API %S) sent nothing: auth-source has no credential for %s; add the line \"machine %s%s password YOUR-SECRET\" to ~/.authinfo.gpg (see `auth-sources'), then ask again"
+           (toolspec-http--op-name op) (toolspec-http--op-title op) host host
+           (if login " login YOUR-USER-NAME" "")))
+
 (defun toolspec-http--secret (entry)
   "The secret of auth-source ENTRY, a string or nil."
   (let ((s (plist-get entry :secret)))
@@ -842,6 +915,7 @@ auth-source is asked only for the host OP's import approved."
               (user (plist-get entry :user)))
          (cond
           ((null secret)
+           (toolspec-http--no-credential op host (equal kind "basic"))
            (list :result
                  (format "Error: API %S needs a %s credential for %s, and auth-source has none. Tell the user to %s."
                          title kind host (toolspec-http--auth-hint host (equal kind "basic")))))
@@ -850,9 +924,11 @@ auth-source is asked only for the host OP's import approved."
                  :secrets (list secret)))
           ((equal kind "basic")
            (if (not (stringp user))
-               (list :result
+               (progn
+                (toolspec-http--no-credential op host t)
+                (list :result
                      (format "Error: API %S needs a user name and password for %s, and auth-source has no user name. Tell the user to %s."
-                             title host (toolspec-http--auth-hint host t)))
+                             title host (toolspec-http--auth-hint host t))))
              (let ((token (base64-encode-string
                            (encode-coding-string (concat user ":" secret) 'utf-8) t)))
                (list :headers (list (cons "Authorization" (concat "Basic " token)))
@@ -865,6 +941,7 @@ auth-source is asked only for the host OP's import approved."
          (if token
              (list :headers (list (cons "Authorization" (concat "Bearer " token)))
                    :secrets (list token))
+           (toolspec-http--no-credential op host nil)
            (list :result
                  (concat
                   (format "Authorization required: API %S uses OAuth and no access token is stored for %s. Tell the user to authorize"

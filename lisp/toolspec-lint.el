@@ -53,7 +53,7 @@ A note marks a part of a tool definition computed when the code
 runs (a variable, a call to a function), which toolspec does not
 evaluate and so cannot check."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-lint)
 
 (defun toolspec-lint-string (text)
   "Check the tool definitions in TEXT, Emacs Lisp source.
@@ -156,7 +156,7 @@ other Flymake backends.  To check every Emacs Lisp buffer:
 
   (add-hook \\='emacs-lisp-mode-hook #\\='toolspec-flymake-mode)"
   :lighter nil
-  :group 'toolspec
+  :group 'toolspec-lint
   (require 'flymake)
   (cond
    (toolspec-flymake-mode

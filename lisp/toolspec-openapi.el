@@ -49,7 +49,7 @@
   "Ask before importing every operation of a document with more than this many.
 Used by `toolspec-import-openapi' when nothing is selected; nil never asks."
   :type '(choice natnum (const :tag "Never ask" nil))
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defun toolspec-openapi-selection (options)
   "The OpenAPI selection in OPTIONS, a plist: its selection keys, or nil.
@@ -110,15 +110,45 @@ in `toolspec-last-import-warnings'."
   (let ((json (toolspec--openapi-options-json options)))
     (toolspec--openapi-call
      file (lambda (file)
-            (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t))))))
+            (toolspec--openapi-own-names
+             (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t)))))))
+
+(defun toolspec--openapi-own-names (tools)
+  "Return TOOLS, read from an OpenAPI document, without name style warnings.
+A tool's name is its operationId, which belongs to the API, not to
+the user: the \"not snake_case\" warnings about it are dropped from
+`toolspec-last-import-problems'.  Invalid names stay errors."
+  (setq toolspec-last-import-problems
+        (mapcar (lambda (problems)
+                  (cl-remove-if (lambda (p)
+                                  (and (eq (car p) 'warning) (equal (nth 1 p) "name")
+                                       (string-match-p "is not snake_case" (nth 2 p))))
+                                problems))
+                toolspec-last-import-problems))
+  tools)
+
+(defun toolspec-openapi-category (tools)
+  "The gptel category of TOOLS read from an OpenAPI document, or nil.
+It is made of the title of their API (`info.title'), when they have
+one: in lower case, a hyphen for each run of other characters than
+letters and digits (\"Pet shop\" gives \"pet-shop\"), so that it
+completes as one word in the minibuffer."
+  (when-let* ((exec (plist-get (car tools) :executor))
+              ((equal (format "%s" (plist-get exec :type)) "openapi"))
+              (title (plist-get exec :title))
+              ((stringp title))
+              (name (string-trim (replace-regexp-in-string "[^[:alnum:]]+" "-" (downcase title)) "-+" "-+"))
+              ((not (string-empty-p name))))
+    name))
 
 ;;;###autoload
 (defun toolspec-parse-openapi (string &rest options)
   "Parse STRING, an OpenAPI document, into tool plists.
 OPTIONS select operations as in `toolspec-read-openapi'."
   (toolspec--ensure-module)
-  (toolspec--import (toolspec--mod-openapi-read string nil (toolspec--openapi-options-json options)
-                                                toolspec-max-input-size t)))
+  (toolspec--openapi-own-names
+   (toolspec--import (toolspec--mod-openapi-read string nil (toolspec--openapi-options-json options)
+                                                 toolspec-max-input-size t))))
 
 ;;;###autoload
 (defun toolspec-openapi-operations (file)
@@ -137,7 +167,10 @@ in OPTIONS's `:format', refusing the file when one tool cannot be
 read if OPTIONS's `:strict' is non-nil."
   (if (toolspec-openapi-selection options)
       (apply #'toolspec-read-openapi file options)
-    (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
+    (let ((tools (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
+      (if (equal (format "%s" (plist-get (plist-get (car tools) :executor) :type)) "openapi")
+          (toolspec--openapi-own-names tools)
+        tools))))
 
 ;;;; Choosing operations
 
@@ -156,8 +189,8 @@ An alist (CANDIDATE . (KEY VALUE SUMMARY)): KEY `:tags' for a tag,
     (append
      (mapcar (lambda (tag)
                (cons (toolspec--openapi-clean
-                      (format "tag: %s (%d operations)" tag
-                              (cl-count-if (lambda (op) (member tag (plist-get op :tags))) ops)))
+                      (let ((n (cl-count-if (lambda (op) (member tag (plist-get op :tags))) ops)))
+                        (format "tag: %s (%d operation%s)" tag n (if (= n 1) "" "s"))))
                      (list :tags tag nil)))
              (nreverse tags))
      (mapcar (lambda (op)
@@ -179,8 +212,9 @@ Returns import options: `:tags' and `:operations', or nil for all."
                   (let ((summary (nth 3 (assoc c candidates))))
                     (if summary (concat "  " (truncate-string-to-width summary 60 nil nil "…")) "")))))
          (chosen (completing-read-multiple
-                  (format "Operations or tags of %s, comma-separated (empty for all %d): "
-                          (file-name-nondirectory file) (length ops))
+                  (format "Operations or tags of %s, comma-separated (empty for %s): "
+                          (file-name-nondirectory file)
+                          (if (= (length ops) 1) "its one operation" (format "all %d" (length ops))))
                   candidates nil t))
          (tags nil)
          (names nil))

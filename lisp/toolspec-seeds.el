@@ -81,38 +81,46 @@
 Such as an envelope's developer_message, which never reaches the
 model or the user."
   :type 'string
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defcustom toolspec-authorization-function #'toolspec-show-authorization
   "Function called when a tool needs the user to authorize it.
 It receives the message and the URL to open (a string or nil).
 The model is only told that authorization is needed, never the URL."
   :type 'function
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defcustom toolspec-arcade-worker nil
   "URL of the Arcade worker for tools imported without `:worker'."
   :type '(choice (const :tag "None" nil) string)
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defcustom toolspec-arcade-token nil
   "Token an Arcade worker receives as context.authorization.token.
-A string, or a function called with the tool plist returning one,
-or nil to send none.  The `:token' import option overrides it."
-  :type '(choice (const :tag "None" nil) string function)
-  :group 'toolspec)
+nil sends none.  `auth-source' sends the secret auth-source holds
+for the worker's host: add a line \"machine HOST password TOKEN\"
+to ~/.authinfo.gpg (see `auth-sources').  A function is called
+with the tool plist and returns the token.  A string is the token
+itself, kept in plain text in your `custom-file': it still works,
+but each session warns, once, how to move it to auth-source.  The
+`:token' import option overrides this."
+  :type '(choice (const :tag "None" nil)
+                 (const :tag "From auth-source (the worker's host)" auth-source)
+                 (function :tag "Function of the tool")
+                 (string :tag "The token (plain text: use auth-source)"))
+  :group 'toolspec-formats)
 
 (defcustom toolspec-skydeck-system-prompt nil
   "System message of the requests a SkyDeck prompt tool sends, or nil."
   :type '(choice (const :tag "None" nil) string)
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defcustom toolspec-skydeck-use-model-version t
   "When non-nil, a prompt tool uses a model its `model_version' names.
 That is the first of them the current gptel backend offers;
 otherwise, or when none is offered, the current `gptel-model'."
   :type 'boolean
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 (defcustom toolspec-skydeck-extra-parameters 'openai
   "When to send a prompt tool's top_p and penalties to the backend.
@@ -121,7 +129,7 @@ every backend).  top_p, frequency_penalty and presence_penalty are
 OpenAI request parameters: `openai' sends them to OpenAI-compatible
 backends only, t to every backend, nil never."
   :type '(choice (const openai) (const :tag "Always" t) (const :tag "Never" nil))
-  :group 'toolspec)
+  :group 'toolspec-formats)
 
 ;;;; Helpers
 
@@ -497,10 +505,53 @@ those the tools were read with, else \"toolspec\"), and `:pretty'."
 (defvar toolspec-arcade--run-id nil
   "The run id this Emacs sends with its Arcade tool requests.")
 
-(defun toolspec-arcade--token (tool options)
-  "The authorization token for TOOL under OPTIONS, or nil."
-  (let ((token (if (plist-member options :token) (plist-get options :token) toolspec-arcade-token)))
-    (if (functionp token) (funcall token tool) token)))
+(defvar toolspec-arcade--token-warned nil
+  "Non-nil once a plain-text `toolspec-arcade-token' was warned about.")
+
+(defun toolspec-arcade--auth-source-token (worker)
+  "Return the secret auth-source has for the host of WORKER, or nil.
+When there is none, say so and forget auth-source's memory of the
+miss, so that a token added next is found."
+  (require 'auth-source)
+  (let* ((host (url-host (url-generic-parse-url worker)))
+         (entry (car (auth-source-search :host host :max 1)))
+         (secret (plist-get entry :secret)))
+    (when (functionp secret) (setq secret (funcall secret)))
+    (if (and (stringp secret) (not (string-empty-p secret)))
+        secret
+      (auth-source-forget (list :host host :max 1))
+      (message "toolspec: no Arcade token for %s in auth-source: add the line \"machine %s password YOUR-TOKEN\" to ~/.authinfo.gpg (see `auth-sources')"
+               host host)
+      nil)))
+
+(defun toolspec-arcade--token (tool options &optional worker)
+  "The authorization token for TOOL under OPTIONS, sent to WORKER, or nil."
+  (let* ((given (plist-member options :token))
+         (token (if given (plist-get options :token) toolspec-arcade-token)))
+    (cond ((eq token 'auth-source) (and worker (toolspec-arcade--auth-source-token worker)))
+          ((functionp token) (funcall token tool))
+          ((and (stringp token) (not given))
+           (unless toolspec-arcade--token-warned
+             (setq toolspec-arcade--token-warned t)
+             (display-warning
+              'toolspec
+              (format "`toolspec-arcade-token' holds your Arcade token in plain text (in your custom file). Move it to auth-source: add the line \"machine %s password YOUR-TOKEN\" to ~/.authinfo.gpg, then M-x customize-variable RET toolspec-arcade-token and choose \"From auth-source\" (the token leaves your custom file when you save)."
+                      (or (and worker (url-host (url-generic-parse-url worker))) "WORKER-HOST"))))
+           token)
+          (t token))))
+
+(defun toolspec-arcade--call-line (tool worker args)
+  "The Arcade call of TOOL on WORKER with ARGS, as one line."
+  (let ((spec (plist-get (toolspec--executor-of tool) :tool)))
+    (format "POST %s  %s(%s)"
+            (replace-regexp-in-string "\\`https?://" "" worker)
+            (or (plist-get spec :name) (plist-get tool :name))
+            (mapconcat (lambda (pair) (format "%s=%s" (car pair) (toolspec-skydeck--text (cdr pair))))
+                       (cl-loop for a in (plist-get tool :args)
+                                for v in args
+                                unless (memq v '(nil :null))
+                                collect (cons (plist-get a :name) v))
+                       ", "))))
 
 (defun toolspec-arcade-request (tool args &optional token)
   "The Arcade tool request (a JSON string) calling TOOL with ARGS.
@@ -558,10 +609,19 @@ result envelope says (see `toolspec-result-text').  OPTIONS's
     (if (not worker)
         (lambda (&rest _)
           (format "Error: the Arcade tool %s has no worker here. Tell the user: import it with :worker URL, or set `toolspec-arcade-worker'." name))
+      ;; gptel's confirmation shows where the call goes.
+      (when (boundp 'gptel--tool-preview-alist)
+        (setf (alist-get name gptel--tool-preview-alist nil nil #'equal)
+              (list (lambda (arg-values _info)
+                      (insert (propertize (toolspec-arcade--call-line tool worker arg-values)
+                                          'font-lock-face 'font-lock-keyword-face)
+                              (propertize (format "  (%s)" name) 'font-lock-face 'font-lock-comment-face)
+                              "\n")
+                      nil))))
       (list :function
             (lambda (callback &rest args)
               (pcase-let ((`(,invocation . ,body)
-                           (toolspec-arcade-request tool args (toolspec-arcade--token tool options))))
+                           (toolspec-arcade-request tool args (toolspec-arcade--token tool options worker))))
                 (toolspec--http-post
                  worker body
                  (lambda (status text err)

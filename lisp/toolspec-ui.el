@@ -55,7 +55,9 @@
 (declare-function gptel-tool-p "ext:gptel-request")
 (declare-function json-pretty-print-buffer "json")
 (declare-function toolspec-http-credential-hosts "toolspec-http")
+(declare-function toolspec-http-describe "toolspec-http")
 (declare-function flymake-make-diagnostic "flymake")
+(declare-function custom-file "cus-edit")
 (defvar gptel--known-tools)
 (defvar flymake-diagnostic-functions)
 
@@ -64,13 +66,13 @@
 (defcustom toolspec-preview-progress-threshold 50
   "Show a progress reporter when previewing more tools than this."
   :type 'natnum
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defcustom toolspec-placeholder-function-format "my-%s-function"
   "Name of the placeholder function `toolspec-insert-gptel-form' writes.
 %s stands for the tool's name, its underscores turned into hyphens."
   :type 'string
-  :group 'toolspec)
+  :group 'toolspec-gptel)
 
 (defface toolspec-tool-name
   '((t :inherit font-lock-function-name-face :weight bold))
@@ -511,6 +513,8 @@ Keys: `:source', `:options', `:entries' and `:general' (see
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "C-c C-c") #'toolspec-import-register)
     (define-key map "y" #'toolspec-import-register)
+    (define-key map "a" #'toolspec-import-register-and-activate)
+    (define-key map "b" #'toolspec-import-bind)
     (define-key map (kbd "C-c C-k") #'toolspec-import-cancel)
     (define-key map "q" #'toolspec-import-cancel)
     (define-key map (kbd "RET") #'toolspec-import-visit)
@@ -548,15 +552,42 @@ bound to, and its problems.  Nothing is registered until you say so.
                       toolspec-function-resolvers))
              (binding (toolspec--resolve tool options)))
         (if (not (plist-get binding :bound))
-            "unbound (returns an error to the model)"
+            (format "unbound (returns an error to the model): %s binds it"
+                    (toolspec--keys 'toolspec-import-bind))
           (let ((f (plist-get binding :function)))
-            (concat (if (and (symbolp f) f) (format "%s" f) "a function")
+            (concat (cond ((and (symbolp f) f) (format "%s" f))
+                          ((toolspec--executor-text tool options))
+                          (t "a function"))
                     (and (plist-get binding :async) ", async")
                     (and (plist-get binding :confirm) ", asks first")
-                    (and resolver (format " (from %s)" resolver))
+                    (and resolver (format " (from %s)" (toolspec--resolver-text resolver)))
                     (and (plist-get binding :unscoped)
                          ": its entry names no :source, so a tool of this name from any file gets it")))))
     (error (format "cannot be bound: %s" (error-message-string err)))))
+
+(defun toolspec--resolver-text (resolver)
+  "Return the origin of the binding RESOLVER gave, as text."
+  (pcase resolver
+    ('toolspec-resolve-from-options "the :functions import option")
+    ('toolspec-resolve-from-alist "`toolspec-function-alist'")
+    ('toolspec-resolve-executor "the tool file")
+    (_ (format "%s" resolver))))
+
+(defun toolspec--executor-text (tool options)
+  "Return how TOOL is run, in one line, or nil when unknown.
+OPTIONS are the import options."
+  (when-let* ((exec (plist-get tool :executor)))
+    (pcase (format "%s" (plist-get exec :type))
+      ("openapi"
+       (require 'toolspec-http)
+       (let ((d (toolspec-http-describe tool options)))
+         (format "HTTP %s %s, auth: %s" (plist-get d :method) (plist-get d :url) (plist-get d :auth))))
+      ("arcade"
+       (format "Arcade worker %s"
+               (or (plist-get options :worker) (bound-and-true-p toolspec-arcade-worker) "(none set)")))
+      ("gloodata"
+       (format "Gloodata extension %s" (or (plist-get options :endpoint) (plist-get exec :endpoint) "(none)")))
+      (type (format "%s tool" type)))))
 
 (defun toolspec--type-text (spec)
   "The type of argument or schema SPEC as short text."
@@ -631,8 +662,11 @@ bound to, and its problems.  Nothing is registered until you say so.
         (insert (format "%s could not be read and %s left out: the errors below say where\n"
                         (toolspec--plural left-out "tool definition")
                         (if (= left-out 1) "is" "are")))))
-    (insert (format "%s: register   %s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
+    (insert (format "%s: register   %s: register and activate (add to `gptel-tools')   %s: bind the tool at point\n"
                     (toolspec--keys 'toolspec-import-register)
+                    (toolspec--keys 'toolspec-import-register-and-activate)
+                    (toolspec--keys 'toolspec-import-bind)))
+    (insert (format "%s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
                     (toolspec--keys 'toolspec-import-cancel)
                     (toolspec--keys 'toolspec-import-next-tool)
                     (toolspec--keys 'toolspec-import-previous-tool)
@@ -671,6 +705,9 @@ Return the plist kept in `toolspec--preview'."
                 (toolspec--read-or-report source (plist-get options :format) options))
                (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
+      ;; As `toolspec-import-file' takes them: a name providers refuse
+      ;; is registered under a valid one.
+      (plist-put e :problems (toolspec--unless-renamed (plist-get e :tool) (plist-get e :problems)))
       (plist-put e :binding (toolspec--binding-text
                              (plist-get e :tool)
                              ;; As `toolspec-import-register' will bind it.
@@ -678,6 +715,7 @@ Return the plist kept in `toolspec--preview'."
     (list :source source :options options :entries entries :general general
           :credentials (toolspec--preview-credentials source tools options)
           :category (or (plist-get options :category)
+                        (toolspec-openapi-category tools)
                         (file-name-base (toolspec--source-id source))))))
 
 (defun toolspec--preview-credentials (source tools options)
@@ -755,33 +793,112 @@ Interactively, the region.  See `toolspec-import-buffer'."
   (interactive "r")
   (toolspec--preview (toolspec--buffer-source (current-buffer) start end) nil))
 
-(defun toolspec-import-register ()
+(defun toolspec-import-register (&optional activate)
   "Register the previewed tools with gptel and close the preview.
-Refuses when a tool has errors: fix the JSON and reload the
-preview with \\<toolspec-import-mode-map>\\[revert-buffer]."
+Tools with errors are left out, after asking; with the import's
+`:strict' option, or when every tool has errors, nothing is
+registered: fix the JSON and reload the preview with
+\\<toolspec-import-mode-map>\\[revert-buffer].  With ACTIVATE non-nil, or
+`toolspec-activate-tools', the tools are made active too (see
+`toolspec-import-register-and-activate')."
   (interactive nil toolspec-import-mode)
   (unless toolspec--preview (user-error "Not in an import preview"))
   (let* ((preview toolspec--preview)
          (source (plist-get preview :source))
-         (broken (cl-count-if (lambda (e) (assq 'error (plist-get e :problems)))
-                              (plist-get preview :entries)))
-         (category (plist-get preview :category)))
+         (entries (plist-get preview :entries))
+         (good (cl-remove-if (lambda (e) (assq 'error (plist-get e :problems))) entries))
+         (broken (- (length entries) (length good)))
+         (category (plist-get preview :category))
+         (reload (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
     (when (> broken 0)
-      (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
-                  (if (= broken 1) "1 tool has" (format "%d tools have" broken))
-                  (substitute-command-keys "\\<toolspec-import-mode-map>\\[revert-buffer]")))
-    (let ((made (apply #'toolspec-register
-                       (mapcar (lambda (e) (plist-get e :tool)) (plist-get preview :entries))
-                       :source (toolspec--source-id source)
-                       :category category
-                       (toolspec--approve-credentials preview))))
+      (let ((have (if (= broken 1) "1 tool has" (format "%d tools have" broken))))
+        (cond ((or (null good) (plist-get (plist-get preview :options) :strict))
+               (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
+                           have reload))
+              ((not (y-or-n-p (format "%s errors and will be left out; register the other %s? "
+                                      have (toolspec--plural (length good) "tool"))))
+               (user-error "Nothing registered: fix the JSON, then reload with %s" reload)))))
+    (let* ((activate (or activate toolspec-activate-tools))
+           (made (apply #'toolspec-register
+                        (mapcar (lambda (e) (plist-get e :tool)) good)
+                        :source (toolspec--source-id source)
+                        :category category
+                        :activate activate
+                        (toolspec--approve-credentials preview))))
       (quit-window t)
-      (message "%s registered in category %s" (toolspec--plural (length made) "tool") category)
+      (message "%s registered in category %s%s%s" (toolspec--plural (length made) "tool") category
+               (if (> broken 0) (format " (%d left out)" broken) "")
+               (if activate
+                   ", and active: gptel offers them to the model"
+                 (substitute-command-keys
+                  ", not active yet: pick them in `gptel-menu' (Tools), or register with \\<toolspec-import-mode-map>\\[toolspec-import-register-and-activate] next time")))
       made)))
 
-(defun toolspec-import-cancel ()
-  "Close the import preview without registering anything."
+(defun toolspec-import-register-and-activate ()
+  "Register the previewed tools with gptel and make them active.
+Active tools are in `gptel-tools': gptel offers them to the model in
+every request, as if picked in `gptel-menu'.  The option
+`toolspec-activate-tools' makes every registration do this."
   (interactive nil toolspec-import-mode)
+  (toolspec-import-register t))
+
+(defun toolspec--function-candidates ()
+  "Names of the functions of this Emacs, for completion."
+  (let ((names nil))
+    (mapatoms (lambda (s) (when (and (fboundp s) (not (keywordp s))) (push (symbol-name s) names))))
+    names))
+
+(defun toolspec-import-bind (function &optional save)
+  "Bind the tool at point in the preview to FUNCTION.
+FUNCTION gets the tool's arguments in order, checked against its
+schema.  The binding is an entry (NAME FUNCTION :source SOURCE) of
+`toolspec-function-alist', for this tool of this file only; SAVE
+non-nil (interactively, asked) saves the option with
+`customize-save-variable', so that it holds in later sessions."
+  (interactive
+   (let ((entry (get-text-property (point) 'toolspec-entry)))
+     (unless entry (user-error "No tool here: move to a tool (%s) first"
+                               (toolspec--keys 'toolspec-import-next-tool)))
+     (let* ((name (plist-get (plist-get entry :tool) :name))
+            (fn (intern (completing-read (format "Function running tool %s: " name)
+                                         (toolspec--function-candidates) nil t))))
+       (list fn (y-or-n-p (format "Save the binding of %s to %s for later sessions (in your custom file)? "
+                                  name fn)))))
+   toolspec-import-mode)
+  (require 'cus-edit)
+  (let* ((entry (or (get-text-property (point) 'toolspec-entry)
+                    (user-error "No tool here")))
+         (name (plist-get (plist-get entry :tool) :name))
+         (source (toolspec--source-id (plist-get toolspec--preview :source)))
+         (line (line-number-at-pos))
+         (kept (cl-remove-if (lambda (e)
+                               (and (consp e) (equal (car e) name) (consp (cdr e))
+                                    (equal (plist-get (cddr e) :source) source)))
+                             toolspec-function-alist))
+         (value (append kept (list (list name function :source source)))))
+    (if (and save (custom-file t))
+        (customize-save-variable 'toolspec-function-alist value)
+      (customize-set-variable 'toolspec-function-alist value))
+    (toolspec--import-revert)
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (message "Tool %s bound to %s%s" name function
+             (cond ((not save) " for this session")
+                   ((custom-file t) (format " (saved in %s)" (abbreviate-file-name (custom-file t))))
+                   (t " for this session: Emacs started with -q has no custom file to save it in")))))
+
+(defun toolspec-import-cancel ()
+  "Close the import preview without registering anything.
+When its tools could be registered, ask first."
+  (interactive nil toolspec-import-mode)
+  (let ((entries (plist-get toolspec--preview :entries)))
+    (when (and entries
+               (not (cl-some (lambda (e) (assq 'error (plist-get e :problems))) entries))
+               (not (y-or-n-p (format "Discard %s without registering %s? "
+                                      (toolspec--plural (length entries) "tool")
+                                      (if (cdr entries) "them" "it")))))
+      (user-error "Nothing discarded: %s registers the tools"
+                  (toolspec--keys 'toolspec-import-register))))
   (quit-window t)
   (message "Import cancelled: nothing registered"))
 
@@ -920,6 +1037,8 @@ interactively, ask for \"CATEGORY/NAME\"."
          (category (gptel-tool-category struct))
          (source (toolspec--registered-source struct))
          (fn (gptel-tool-function struct))
+         (binding (gethash struct toolspec--bindings))
+         (bound (car binding))
          (problems (toolspec-validate struct)))
     (help-setup-xref (list #'toolspec-describe-tool (format "%s/%s" category name))
                      (called-interactively-p 'interactive))
@@ -939,11 +1058,23 @@ interactively, ask for \"CATEGORY/NAME\"."
         (insert (or (plist-get plist :description) "(no description)") "\n\n")
         (insert (propertize "Function:" 'face 'toolspec-heading) " "
                 (cond ((and fn (symbolp fn)) (format "%s" fn))
-                      (source "checked and bound by toolspec")
+                      ((and bound (symbolp bound))
+                       (format "%s (its arguments checked by toolspec first)" bound))
+                      ((and binding (toolspec--executor-text (nth 1 binding) (nth 2 binding))))
+                      (source "unbound: it answers the model that it has no implementation")
                       (t "an anonymous function"))
                 (if (gptel-tool-async struct) ", async" "")
                 (if (gptel-tool-confirm struct) ", asks before running" "")
                 "\n\n")
+        (when-let* ((tool (nth 1 binding))
+                    (exec (plist-get tool :executor))
+                    ((equal (format "%s" (plist-get exec :type)) "openapi")))
+          (require 'toolspec-http)
+          (let ((d (toolspec-http-describe tool (nth 2 binding))))
+            (insert (propertize "HTTP:" 'face 'toolspec-heading) "\n")
+            (dolist (k '(("Method" . :method) ("URL" . :url) ("Server" . :server) ("Auth" . :auth)))
+              (insert (format "  %-7s %s\n" (car k) (plist-get d (cdr k)))))
+            (insert "\n")))
         (insert (propertize "Arguments:" 'face 'toolspec-heading))
         (if (plist-get plist :args)
             (progn
@@ -996,11 +1127,16 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
               (lambda (a b) (or (< (nth 1 a) (nth 1 b))
                                 (and (= (nth 1 a) (nth 1 b)) (< (nth 2 a) (nth 2 b)))))))
     (toolspec-error
-     (let ((pos (or (toolspec--error-position source err) '(1 . 1))))
-       (list (list 'error (car pos) (cdr pos)
-                   (plist-get (toolspec-error-details err) :path)
+     (let* ((pos (or (toolspec--error-position source err) '(1 . 1)))
+            (path (plist-get (toolspec-error-details err) :path))
+            (text (toolspec--error-text err)))
+       ;; The path is shown before the message: not in it again.
+       (when (and (stringp path) (not (string-empty-p path))
+                  (string-prefix-p (concat path ": ") text))
+         (setq text (substring text (+ 2 (length path)))))
+       (list (list 'error (car pos) (cdr pos) path
                    (format "%s: %s" (or (get (car err) 'error-message) "toolspec error")
-                           (toolspec--error-text err))))))))
+                           text)))))))
 
 (defvar-local toolspec--problems-source nil
   "The buffer whose problems this buffer lists.")

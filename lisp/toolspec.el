@@ -60,11 +60,28 @@
   :group 'tools
   :prefix "toolspec-")
 
+(defgroup toolspec-core nil
+  "Reading, checking and writing tool definitions: limits, the module, templates."
+  :group 'toolspec)
+
+(defgroup toolspec-gptel nil
+  "Importing tools into gptel: where they come from, how they are bound and run."
+  :group 'toolspec)
+
+(defgroup toolspec-lint nil
+  "Checking `gptel-make-tool' forms in Emacs Lisp buffers."
+  :group 'toolspec)
+
+(defgroup toolspec-formats nil
+  "Tool formats that say how to run their tools: Gloodata, Arcade, SkyDeck, OpenAPI."
+  :group 'toolspec)
+
 (defcustom toolspec-default-dialect 'openai
   "JSON dialect `toolspec-to-json' writes when none is given.
 One of `toolspec-dialects'."
   :type '(restricted-sexp :match-alternatives (toolspec--dialect-p)
-                          :tag "Dialect (see `toolspec-dialects')"))
+                          :tag "Dialect (see `toolspec-dialects')")
+  :group 'toolspec-core)
 
 (defcustom toolspec-max-input-size (* 64 1024 1024)
   "Largest input, in bytes, toolspec reads.
@@ -73,6 +90,19 @@ It bounds JSON text and files (`toolspec-parse-json',
 documents (`toolspec-read-openapi').  Larger input is refused
 before it is parsed, with a `toolspec-limit-error' naming the
 file, its size and this limit; raise the limit to read it."
+  :type 'natnum
+  :group 'toolspec-core)
+
+(defcustom toolspec-max-import-size (* 256 1024 1024)
+  "Largest output of one import: its tools' schemas, in bytes of memory.
+A schema that many tools of a file (or many operations of an OpenAPI
+document) refer to with `$ref' is written out in each of them, so
+what an import makes can be far larger than its input.  An import
+that would make more is stopped with a `toolspec-limit-error' naming
+this option, before it takes Emacs's memory; raise it to read the
+file.  It bounds `toolspec-read-file', `toolspec-import-file',
+`toolspec-parse-json', `toolspec-read-openapi' and the JSON checker
+of `toolspec-flymake-setup'."
   :type 'natnum
   :group 'toolspec)
 
@@ -260,7 +290,7 @@ nil means the first found of: `toolspec' next to the module file
 \(where `toolspec-build-module' and `make' put it), target/release in
 the source tree, `toolspec' on the variable `exec-path'."
   :type '(choice (const :tag "Find it" nil) (file :tag "Program"))
-  :group 'toolspec)
+  :group 'toolspec-core)
 
 (defcustom toolspec-template-timeout 5
   "Seconds a Jinja template may take to render.
@@ -268,7 +298,7 @@ The rendering process is killed after this long, and the template
 fails with a `toolspec-template-limit-error'.  Its CPU time is
 limited too, to a second more, in case Emacs is not there to kill it."
   :type 'number
-  :group 'toolspec)
+  :group 'toolspec-core)
 
 (defcustom toolspec-template-max-memory 512
   "Memory, in MiB, a Jinja template may use to render.
@@ -276,7 +306,7 @@ The rendering process cannot allocate more (its thread's stack aside);
 a template that needs more fails with a `toolspec-template-limit-error'.
 0 means no limit."
   :type 'natnum
-  :group 'toolspec)
+  :group 'toolspec-core)
 
 (defun toolspec--find-program (directory)
   "The toolspec program in DIRECTORY, or nil."

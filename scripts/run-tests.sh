@@ -22,6 +22,9 @@ note "test data (scripts/fetch-test-data.sh)"
 bash scripts/fetch-test-data.sh || { echo "FAILED: fetching the test data"; failed=$((failed + 1)); }
 
 # cargo: sum "test result: ... N passed; M failed" lines.
+# test/mcp_serve.rs drives `toolspec serve' with the Python MCP SDK of
+# the provider checks' venv: set it up first (idempotent).
+bash scripts/setup-providers.sh </dev/null >/dev/null 2>&1 || echo "note: scripts/setup-providers.sh failed: test/mcp_serve.rs will say why"
 note "cargo test"
 if cargo test --color never 2>&1 | tee "$log/cargo.txt"; then :; else status=1; fi
 read -r p f < <(awk '/^test result:/ { for (i=1;i<=NF;i++) { if ($(i+1) ~ /^passed;/) p+=$i; if ($(i+1) ~ /^failed;/) f+=$i } } END { print p+0, f+0 }' "$log/cargo.txt")
@@ -106,6 +109,24 @@ if bash scripts/setup-providers.sh </dev/null; then
 else
   echo "FAILED: the provider-acceptance setup (real MCP servers, validators)"; failed=$((failed + 1))
 fi
+
+# The official MCP conformance suite: its client scenarios against
+# toolspec-mcp.el, its server scenarios against `toolspec serve --http'
+# and an Emacs serving tools.  Each script prints "NAME: N passed, M failed".
+run_conformance() {
+  local name=$1 script=$2
+  note "$name"
+  bash "$script" 2>&1 | tee "$log/$name.txt"
+  local line; line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log/$name.txt" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "FAILED: $name did not run"; failed=$((failed + 1)); return
+  fi
+  local p f
+  read -r p f < <(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")
+  passed=$((passed + p)); failed=$((failed + f))
+}
+run_conformance "mcp conformance" scripts/mcp-conformance.sh
+run_conformance "mcp server conformance" scripts/mcp-server-conformance.sh
 
 rm -rf "$log"
 echo

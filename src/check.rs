@@ -189,6 +189,12 @@ pub fn problem_json_path(doc: &Value, tool: &Tool, tool_path: &str, path: &str) 
 /// Check JSON tool definitions: the problems of every tool, and what
 /// reading had to change, each at its place in `text`.
 pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
+    // Reading and checking the tools are one import, within one budget.
+    crate::budget::within(None, || check_json_within(text, opts))
+}
+
+/// [`check_json`] within the import's budget.
+fn check_json_within(text: &str, opts: &ReadOptions) -> Checked {
     let imp = match read::read_str(text, opts) {
         Ok(imp) => imp,
         Err(e) => {
@@ -253,7 +259,8 @@ pub fn check_json(text: &str, opts: &ReadOptions) -> Checked {
 /// checked.
 pub fn check_elisp(text: &str) -> Checked {
     let src = Source::read(text);
-    let analysis = analyze(&src.forms);
+    // The tools of a file are checked within one budget (patterns).
+    let analysis = crate::budget::within(None, || analyze(&src.forms));
     let mut out: Vec<Diagnostic> = analysis
         .findings
         .iter()

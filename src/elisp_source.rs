@@ -308,7 +308,20 @@ impl Reader<'_> {
         match self.peek() {
             None => Ok(None),
             Some(')') | Some(']') => err(self.i, "unmatched closing bracket"),
-            Some(_) => self.form().map(Some),
+            Some(_) => {
+                let start = self.i;
+                self.form().map(Some).map_err(|mut e| {
+                    // Everything after a form missing its `)' was read into
+                    // it: the form to fix is this one, not the last list open.
+                    if e.at != start && self.b[start] == b'(' && e.message.starts_with("this list is never closed") {
+                        e.at = start;
+                        e.message = "this form is never closed (end of file reached): a `)' is missing, \
+                                     and what follows it was read as part of it"
+                            .into();
+                    }
+                    e
+                })
+            }
         }
     }
 
@@ -908,6 +921,12 @@ mod tests {
         for bad in ["(a]", ")", "\"abc", "#<buffer x>", "(a . )", "'"] {
             assert!(Source::read(bad).error.is_some(), "{bad}");
         }
+        // A form missing its `)' swallows those after it: the error is at
+        // its opening paren, not at the last list open at the end.
+        let src = Source::read("(a)\n\n(gptel-make-tool\n :name \"x\"\n :args (list 1)\n\n(defun f () (g 1)\n(defun h () 2)\n");
+        let e = src.error.unwrap();
+        assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
+        assert!(e.message.contains("this form is never closed"), "{e}");
         let deep = "(".repeat(MAX_DEPTH + 5);
         assert!(Source::read(&deep).error.unwrap().message.contains("deeper"));
     }

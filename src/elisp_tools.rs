@@ -217,6 +217,19 @@ struct Found {
 /// How many tool definitions and loop iterations one analysis follows.
 const BUDGET: usize = 20_000;
 
+/// How much matching of problems and run-time parts one tool may take
+/// (their numbers multiplied): past it, a note instead.
+const MAX_MATCHING: usize = 10_000_000;
+
+/// How many problems of one tool are reported at most.
+const MAX_TOOL_FINDINGS: usize = 1_000;
+
+/// How many parts (atoms, lists, vectors) the values one analysis copies
+/// may have in all: each use of a variable copies its value, and values
+/// built from copies grow exponentially (`(setq b (append a a))`...), so
+/// the bound is for the whole analysis, not for one value.
+pub const MAX_COPIED: usize = 1_000_000;
+
 #[derive(Default)]
 struct Analyzer<'s> {
     assigns: HashMap<&'s str, Vec<Assign<'s>>>,
@@ -229,6 +242,8 @@ struct Analyzer<'s> {
     read_evals: HashSet<usize>,
     spent: usize,
     over_budget: bool,
+    /// Parts of the values copied so far ([`MAX_COPIED`]).
+    copied: usize,
     /// Functions of the file whose bodies are being walked for a mapping.
     inlining: Vec<&'s str>,
     /// Above 0 while the forms of a tool definition are evaluated.
@@ -297,6 +312,28 @@ fn params(arglist: &Form) -> Vec<&str> {
     arglist.list().unwrap_or(&[]).iter().filter_map(Form::symbol).filter(|s| !s.starts_with('&')).collect()
 }
 
+/// How many parts (atoms, lists, vectors, functions) `n` has, counted
+/// up to `limit`: more than `limit` when it has more.
+fn parts(n: &Node, limit: usize) -> usize {
+    let mut count = 0;
+    let mut todo = vec![n];
+    while let Some(n) = todo.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        match &n.v {
+            V::List { items, .. } | V::Vector(items) => todo.extend(items),
+            V::Dotted(items, tail) => {
+                todo.extend(items);
+                todo.push(tail);
+            }
+            V::Atom(_) | V::Func(_) | V::Unknown(_) => {}
+        }
+    }
+    count
+}
+
 fn short(f: &Form) -> String {
     match f.call() {
         Some((head, _)) => format!("({head} ...)"),
@@ -331,6 +368,33 @@ impl<'s> Analyzer<'s> {
             return false;
         }
         true
+    }
+
+    /// A copy of `v`, a variable's value used at `at`, counted against
+    /// [`MAX_COPIED`]: past it, a note that the rest is not checked, the
+    /// walk stops, and what is used is left unknown.
+    fn copy(&mut self, v: &Node, at: usize) -> Node {
+        let left = MAX_COPIED.saturating_sub(self.copied);
+        let n = parts(v, left);
+        if n > left {
+            if self.copied <= MAX_COPIED {
+                self.copied = MAX_COPIED + 1;
+                self.over_budget = true;
+                self.finding(
+                    Level::Note,
+                    at,
+                    "",
+                    format!(
+                        "not checked: too large: the values this file builds from its variables have more than \
+                         {MAX_COPIED} parts in all; the rest was skipped"
+                    ),
+                    None,
+                );
+            }
+            return Node { at, v: V::Unknown(None) };
+        }
+        self.copied += n;
+        v.clone()
     }
 
     // ------------------------------------------------------- definitions
@@ -396,9 +460,14 @@ impl<'s> Analyzer<'s> {
 
     /// The value of the file's variable `name`, if the file gives it one
     /// that can be read.
-    fn global(&mut self, name: &'s str, at: usize) -> Node {
-        if let Some(v) = self.values.get(name) {
-            return v.clone();
+    /// `depth`: how deep the use is, for the value's forms to be
+    /// evaluated below it (a chain of variables is nested as deep as its
+    /// length).
+    fn global(&mut self, name: &'s str, at: usize, depth: usize) -> Node {
+        if let Some(v) = self.values.remove(name) {
+            let copy = self.copy(&v, at);
+            self.values.insert(name, v);
+            return copy;
         }
         let Some(assigns) = self.assigns.get(name).cloned() else {
             return Node::unknown(at, format!("the variable `{name}'"));
@@ -413,12 +482,12 @@ impl<'s> Analyzer<'s> {
             match a {
                 Assign::Default(f) => {
                     if value.is_none() {
-                        value = Some(self.eval(f, &empty, 0));
+                        value = Some(self.eval(f, &empty, depth + 1));
                     }
                 }
-                Assign::Set(f) => value = Some(self.eval(f, &empty, 0)),
+                Assign::Set(f) => value = Some(self.eval(f, &empty, depth + 1)),
                 Assign::Push(f) | Assign::Append(f) => {
-                    let item = self.eval(f, &empty, 0);
+                    let item = self.eval(f, &empty, depth + 1);
                     let cur = value.take().unwrap_or(Node::atom(f.start, Sexp::Null));
                     value = Some(match cur.v {
                         V::List { mut items, open } => {
@@ -437,8 +506,9 @@ impl<'s> Analyzer<'s> {
         }
         self.evaluating.pop();
         let value = value.unwrap_or_else(|| Node::unknown(at, format!("the variable `{name}'")));
-        self.values.insert(name, value.clone());
-        value
+        let copy = self.copy(&value, at);
+        self.values.insert(name, value);
+        copy
     }
 
     // --------------------------------------------------------- evaluation
@@ -502,8 +572,8 @@ impl<'s> Analyzer<'s> {
             Kind::Symbol(s) if s == "t" => Node::atom(at, Sexp::symbol("t")),
             Kind::Symbol(s) => {
                 let v = match scope.iter().rev().find(|(n, _)| n == s) {
-                    Some((_, v)) => v.clone(),
-                    None => self.global(s, at),
+                    Some((_, v)) => self.copy(v, at),
+                    None => self.global(s, at, depth),
                 };
                 // What is known only at run time is shown where it is used.
                 match v.v {
@@ -714,9 +784,10 @@ impl<'s> Analyzer<'s> {
     fn walk_body(&mut self, arglist: &'s Form, body: &'s [Form], first: Option<Node>, scope: &mut Scope, depth: usize) {
         let names = params(arglist);
         let mark = scope.len();
+        let mut first = first;
         for (i, p) in names.iter().enumerate() {
-            let v = match (&first, i) {
-                (Some(v), 0) => v.clone(),
+            let v = match (first.take(), i) {
+                (Some(v), 0) => v,
                 _ => Node::unknown(arglist.start, format!("the argument `{p}'")),
             };
             scope.push((p.to_string(), v));
@@ -1029,14 +1100,40 @@ impl<'s> Analyzer<'s> {
         }
         self.findings.append(&mut conv.findings);
         let problems = validate::validate(&sexp);
-        for p in problems {
-            if suppressed(&p, &unknowns) {
+        // Each problem is matched against each unknown part, and each
+        // unknown part against the others: past a bound, one note.
+        let work = problems.len().max(unknowns.len()).saturating_mul(unknowns.len().max(1));
+        if work > MAX_MATCHING {
+            self.finding(
+                Level::Note,
+                t.node.at,
+                "",
+                format!(
+                    "not checked: too large: the tool spec has {} problems and {} parts known only when the code runs, \
+                     too many to sort out; fix the first ones, or write the spec out",
+                    problems.len(),
+                    unknowns.len()
+                ),
+                tool_name,
+            );
+        }
+        let mut shown = 0;
+        for p in problems.iter().take_while(|_| work <= MAX_MATCHING) {
+            if suppressed(p, &unknowns) {
                 continue;
             }
-            let at = place(&t.node, &p);
+            shown += 1;
+            if shown > MAX_TOOL_FINDINGS {
+                let more = problems.len() - MAX_TOOL_FINDINGS;
+                let message = format!("{more} more problems of this tool (or fewer, some may be run-time parts) not shown");
+                self.finding(Level::Note, t.node.at, "", message, tool_name);
+                break;
+            }
+            let at = place(&t.node, p);
             self.finding(p.severity.into(), at, &p.path, p.message.clone(), tool_name);
         }
-        for u in &unknowns {
+        drop(problems);
+        for u in unknowns.iter().take_while(|_| work <= MAX_MATCHING).take(MAX_TOOL_FINDINGS) {
             if let (Some(what), false) = (&u.what, u.splice) {
                 if u.path != "function" && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path)) {
                     self.finding(Level::Note, u.at, &u.path, format!("not checked: {what} is known only when the code runs"), tool_name);

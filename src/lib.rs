@@ -8,6 +8,7 @@
 //! over this core.
 
 pub mod args;
+pub mod budget;
 pub mod check;
 pub mod elisp_source;
 pub mod elisp_tools;

@@ -131,6 +131,27 @@ fn max_size(max: Value<'_>) -> usize {
     max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
 }
 
+/// The import budget Lisp sets (`toolspec-max-import-size`), if it does.
+/// A quit (or error) of the calls that read it is the import's: passed on.
+fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
+    let symbol = env.intern("toolspec-max-import-size")?;
+    if env.call("boundp", [symbol])?.is_not_nil() {
+        let v = env.call("symbol-value", [symbol])?;
+        if v.is_not_nil() {
+            // Not an integer: the default budget.
+            return Ok(v.into_rust::<i64>().ok().map(|n| n.max(0) as usize));
+        }
+    }
+    Ok(None)
+}
+
+/// How much of its budget (`toolspec-max-import-size`) the last import
+/// used, in bytes; 0 when asked again before another import.
+#[defun]
+fn last_import_size() -> emacs::Result<i64> {
+    Ok(i64::try_from(crate::budget::last_used()).unwrap_or(i64::MAX))
+}
+
 /// Reading options from what Lisp passed: FORMAT (nil for auto), NAME,
 /// and whether to refuse the input when one tool in it cannot be read.
 fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize, strict: bool) -> crate::Result<ReadOptions<'a>> {
@@ -160,8 +181,10 @@ fn parse_json<'e>(
         // A byte order mark, as the command line reads it.
         s.drain(..'\u{feff}'.len_utf8());
     }
-    streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
+    crate::budget::within(import_limit(env)?, || {
+        streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
+            crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
+        })
     })
 }
 
@@ -233,8 +256,10 @@ fn read_file<'e>(
     let max = max_size(max);
     let strict = strict.is_not_nil();
     let bytes = run(env, || source_bytes(file, true, max))?;
-    streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
-        crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
+    crate::budget::within(import_limit(env)?, || {
+        streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
+            crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
+        })
     })
 }
 
@@ -500,7 +525,9 @@ fn openapi_read<'e>(
     })?;
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
-    let out = streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)));
+    let out = crate::budget::within(import_limit(env)?, || {
+        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)))
+    });
     doc.free_later();
     out
 }

@@ -295,6 +295,9 @@ pub(crate) fn spawn<'s, R: Send + 's>(
     scope: &'s thread::Scope<'s, '_>,
     f: impl FnOnce() -> R + Send + 's,
 ) -> Option<thread::ScopedJoinHandle<'s, R>> {
+    // The thread works for the import under way here, within its budget.
+    let budget = crate::budget::current();
+    let f = move || crate::budget::with(budget, f);
     thread::Builder::new().name("toolspec-worker".into()).stack_size(STACK).spawn_scoped(scope, f).ok()
 }
 

@@ -204,7 +204,7 @@ fn has_version_key(text: &str) -> bool {
 
 /// Read tools from JSON text.
 pub fn read_str(text: &str, opts: &ReadOptions) -> Result<Imported> {
-    let mut imp = read_str_by(text, opts, None)?;
+    let mut imp = crate::budget::within(None, || read_str_by(text, opts, None))?;
     let mut names = Names::default();
     for (tool, path) in imp.tools.iter().zip(&imp.paths) {
         names.note(&tool.name, path);
@@ -238,7 +238,7 @@ pub fn read_str_each(
         names.borrow_mut().clear();
         restart()
     };
-    let mut imp = read_str_by(text, opts, Some((&mut *each, restart)))?;
+    let mut imp = crate::budget::within(None, || read_str_by(text, opts, Some((&mut *each, restart))))?;
     // What was read whole (an OpenAPI document, say) is handed over now.
     let tools = std::mem::take(&mut imp.tools);
     let paths = std::mem::take(&mut imp.paths);

@@ -121,6 +121,8 @@ pub struct Normalizer<'a> {
     deepest: usize,
     /// Set by [`Normalizer::root`]: the root node is an object schema.
     object_root: bool,
+    /// The size of what is made, counted against the import's budget.
+    meter: crate::budget::Meter,
     /// Keep the root's `$defs` (and `definitions`) as they are, and note
     /// in [`Normalizer::kept_refs`] each `$ref` into the schema (into
     /// them, or to another of its nodes) that is inlined in the
@@ -146,6 +148,8 @@ struct CachedRef {
     schema: Schema,
     nodes: usize,
     height: usize,
+    /// Its size ([`schema_weight`]).
+    weight: usize,
 }
 
 impl<'a> Normalizer<'a> {
@@ -162,6 +166,7 @@ impl<'a> Normalizer<'a> {
             depends_on: usize::MAX,
             deepest: 0,
             object_root: false,
+            meter: crate::budget::Meter::here(),
             keep_refs: false,
             kept_refs: Vec::new(),
         }
@@ -371,6 +376,7 @@ impl<'a> Normalizer<'a> {
 
     /// The last steps of normalising a node, its members done.
     fn finish_node(&mut self, mut out: Schema, path: &At, depth: usize) -> Result<Schema> {
+        self.meter.charge(own_weight(&out), || path.to_string())?;
         self.lift_boolean_required(&mut out, path);
         // A node without `type` is left without: it constrains no type
         // (inferring one changed the schema).  The root of a parameters
@@ -454,8 +460,9 @@ impl<'a> Normalizer<'a> {
                 self.warnings.push(Problem::warning(
                     path.to_string(),
                     format!(
-                        "unknown type \"{s}\": read as no type constraint (any value); the JSON types are \
-                         string, number, integer, boolean, array, object, null"
+                        "unknown type \"{s}\"{}: read as no type constraint (any value); the JSON types are \
+                         string, number, integer, boolean, array, object, null",
+                        type_hint(s)
                     ),
                 ));
                 Ok(None)
@@ -568,6 +575,7 @@ impl<'a> Normalizer<'a> {
                 ));
             }
             self.deepest = self.deepest.max(depth + c.height);
+            self.meter.charge(c.weight, || path.to_string())?;
             return Ok(c.schema.clone());
         }
         let Some(target) = target else { return self.unresolved(obj, None, r, path, dangling(r)) };
@@ -589,6 +597,7 @@ impl<'a> Normalizer<'a> {
             &merged
         };
         let (nodes_before, depends_before, deepest_before) = (self.nodes, self.depends_on, self.deepest);
+        let weight_before = self.meter.total;
         self.deepest = depth;
         self.depends_on = usize::MAX;
         self.ref_stack.push(r.to_string());
@@ -601,7 +610,8 @@ impl<'a> Normalizer<'a> {
         let out = out?;
         if plain && self_contained {
             if let Some(cache) = self.cache.as_mut() {
-                let cached = CachedRef { schema: out.clone(), nodes: self.nodes - nodes_before, height };
+                let weight = self.meter.total - weight_before;
+                let cached = CachedRef { schema: out.clone(), nodes: self.nodes - nodes_before, height, weight };
                 cache.insert(r.to_string(), cached);
             }
         }
@@ -643,6 +653,62 @@ impl<'a> Normalizer<'a> {
         let at = rp.strip_suffix(".$ref").unwrap_or(&rp);
         self.warnings.push(Problem::warning(at, format!("{message}: {fix}")));
         Ok(out)
+    }
+}
+
+/// ` (did you mean "string"?)` for a type name one or two edits from a
+/// JSON type's (`strng`, `integr`), or nothing: a typo reads as no type
+/// constraint, and the warning should say what was probably meant.
+fn type_hint(name: &str) -> String {
+    const JSON_TYPES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+    // A typo, not a name from another language (`Object[]`, `ArrayList`).
+    if name.len() < 3 || !name.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return String::new();
+    }
+    let lower = name.to_ascii_lowercase();
+    JSON_TYPES
+        .iter()
+        .map(|t| (strsim::damerau_levenshtein(&lower, t), *t))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, t)| format!(" (did you mean \"{t}\"?)"))
+        .unwrap_or_default()
+}
+
+/// Weights of what a schema is made of, in about the bytes of memory it
+/// takes (here and as Lisp objects in Emacs): an object (a map), one of
+/// its entries, an array, a string (beside its text).
+const OBJECT_WEIGHT: usize = 128;
+const ENTRY_WEIGHT: usize = 48;
+const ARRAY_WEIGHT: usize = 32;
+const STRING_WEIGHT: usize = 8;
+
+/// The size of a schema node made, without its subschemas (counted
+/// where they are made), in about the bytes of memory it takes.
+fn own_weight(node: &Schema) -> usize {
+    let mut w = OBJECT_WEIGHT;
+    for (k, v) in node {
+        w += ENTRY_WEIGHT + k.len();
+        w += match (slot(k), v) {
+            (Slot::Map, Value::Object(m)) => OBJECT_WEIGHT + m.keys().map(|n| ENTRY_WEIGHT + n.len()).sum::<usize>(),
+            (Slot::Single, Value::Object(_)) => 0,
+            (Slot::Single | Slot::List, Value::Array(a)) => {
+                ARRAY_WEIGHT + a.iter().map(|x| if x.is_object() { 0 } else { data_weight(x) }).sum::<usize>()
+            }
+            _ => data_weight(v),
+        };
+    }
+    w
+}
+
+/// The size of the data `v` (beside the place that holds it), in about
+/// the bytes of memory it takes.
+pub(crate) fn data_weight(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        Value::String(s) => STRING_WEIGHT + s.len(),
+        Value::Array(a) => ARRAY_WEIGHT + a.iter().map(|x| ENTRY_WEIGHT / 2 + data_weight(x)).sum::<usize>(),
+        Value::Object(o) => OBJECT_WEIGHT + o.iter().map(|(k, x)| ENTRY_WEIGHT + k.len() + data_weight(x)).sum::<usize>(),
     }
 }
 

@@ -535,14 +535,19 @@ impl Validator {
     /// be checked.
     fn pattern(&mut self, p: &Node<'_>, path: &At<'_>) {
         match p {
-            Node::Str(s) => {
-                if !crate::args::pattern_compiles(s) {
-                    self.error(
-                        path,
-                        format!("{s:?} is not a regular expression the arguments can be checked with (an ECMA-262 one, as JSON Schema says)"),
-                    );
+            Node::Str(s) => match crate::budget::pattern_compiles(s) {
+                Some(true) => {}
+                Some(false) => self.error(
+                    path,
+                    format!("{s:?} is not a regular expression the arguments can be checked with (an ECMA-262 one, as JSON Schema says)"),
+                ),
+                // Past the import's pattern budget: not checked.
+                None => {
+                    if let Some(m) = crate::budget::pattern_not_checked() {
+                        self.warning(path, m);
+                    }
                 }
-            }
+            },
             other => self.error(path, format!(":pattern must be a string (a regular expression), found {}", describe(other))),
         }
     }

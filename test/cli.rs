@@ -461,10 +461,42 @@ fn convert_from_a_forced_format_and_stdin_to_a_file() {
     // What reading changed is reported on stderr, unless --quiet.
     let dir2 = TempDir::new("convert-warn");
     dir2.file("bad.json", BAD_JSON_SPEC);
-    let o = run_in(&dir2.0, &["convert", "bad.json", "--to", "openai"], None);
-    assert_eq!(code(&o), 0);
+    let o = run_in(&dir2.0, &["convert", "--force", "bad.json", "--to", "openai"], None);
     assert!(stderr(&o).contains("bad.json:14:29: warning: tools[1].inputSchema.properties.count.type: non-standard type name"));
-    let o = run_in(&dir2.0, &["convert", "-q", "bad.json", "--to", "openai"], None);
+    let o = run_in(&dir2.0, &["convert", "-q", "--force", "bad.json", "--to", "openai"], None);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+#[test]
+fn convert_reports_errors_and_writes_only_with_force() {
+    let dir = TempDir::new("convert-errors");
+    dir.file("bad.json", BAD_JSON_SPEC);
+    let out = dir.0.join("out.json");
+    // The errors `check' finds are reported where they are; nothing is written.
+    let o = run_in(&dir.0, &["convert", "bad.json", "--to", "openai", "-o", "out.json"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    for l in BAD_JSON_LINES.iter().filter(|l| l.contains(": error: ")) {
+        assert!(err.contains(l), "{l} missing from:\n{err}");
+    }
+    assert!(err.contains("toolspec: 3 errors: nothing written (fix them, or write anyway with --force)"), "{err}");
+    assert!(!out.exists());
+    let o = run_in(&dir.0, &["convert", "bad.json", "--to", "openai"], None);
+    assert_eq!(stdout(&o), "");
+    // --force writes, and the status still says there were errors.
+    let o = run_in(&dir.0, &["convert", "--force", "bad.json", "--to", "openai", "-o", "out.json"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains(BAD_JSON_LINES[0]));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(doc.as_array().unwrap().len(), 2);
+    // Elisp with errors: the same.
+    let o = run(&["convert", &elisp("mistakes.el"), "--to", "mcp"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("mistakes.el:") && stderr(&o).contains(": error: "), "{}", stderr(&o));
+    // A clean file converts as before, silently.
+    let o = run(&["convert", &example("mcp-tools-list.json"), "--to", "openai"]);
+    assert_eq!(code(&o), 0);
     assert_eq!(stderr(&o), "");
 }
 
@@ -603,7 +635,7 @@ fn input_size_limit_and_bytes_that_are_not_text() {
     assert_eq!(code(&o), 1, "{}", stdout(&o));
     // The NUL is shown escaped: a diagnostic line holds no control character.
     assert!(stdout(&o).contains("error: name: \"a\\u{0}b\" is not a valid tool name"), "{}", stdout(&o));
-    let o = run_in(&dir.0, &["convert", "escaped.json", "--to", "mcp"], None);
+    let o = run_in(&dir.0, &["convert", "--force", "escaped.json", "--to", "mcp"], None);
     assert!(stdout(&o).contains("\"description\": \"d\\u0000\""), "{}", stdout(&o));
     dir.file("nul.el", "(gptel-make-tool :name \"n\" :description \"d\u{0}\" :function #'ignore)\n");
     let o = run_in(&dir.0, &["convert", "nul.el", "--to", "openai"], None);
@@ -804,9 +836,9 @@ fn diagnostics_escape_names_that_would_forge_lines() {
         assert_eq!(code(&o), 1, "{}", stderr(&o));
         one_line(&stdout(&o), file);
     }
-    // The warnings of a conversion, on standard error.
-    let o = run_in(&dir.0, &["convert", "forge.json", "--to", "openai"], None);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The problems of a conversion written anyway, on standard error.
+    let o = run_in(&dir.0, &["convert", "--force", "forge.json", "--to", "openai"], None);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
     one_line(&stderr(&o), "forge.json");
     // A template's failure, under a file name of the same kind.
     let name = "t\nforged.j2:5:1: error: x\r\u{1b}[2K\u{202e}.j2";

@@ -835,6 +835,13 @@ fn unknown_type_names_are_no_type_constraint() {
         assert!(w.message.contains(&format!("unknown type \"{name}\": read as no type constraint")), "{}", w.message);
     }
     assert!(warning_at(&imp, "inputSchema.properties.e.type").message.contains("non-standard type name \"str\""));
+    // A typo says what was probably meant; other names do not guess.
+    let typos = import(&mcp(object(json!({"x": {"type": "strng"}, "y": {"type": "integr"}, "z": {"type": "Bool"}}))));
+    for (at, hint) in [("x", "string"), ("y", "integer")] {
+        let w = warning_at(&typos, &format!("inputSchema.properties.{at}.type"));
+        assert!(w.message.contains(&format!("(did you mean \"{hint}\"?): read as no type constraint")), "{}", w.message);
+    }
+    assert!(!warning_at(&imp, "inputSchema.properties.f.items.type").message.contains("did you mean"));
     // The plist has no :type for them, and gives them back without one.
     let mut printed = String::new();
     print_tool(t, &mut printed);

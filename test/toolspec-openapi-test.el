@@ -231,7 +231,7 @@
     (execute-kbd-macro
      (vconcat (kbd "M-x") "toolspec-import-openapi" (kbd "RET")
               toolspec-openapi-test--pets (kbd "RET")
-              "tag: store (1 operations),GET /pets/{petId}  (pets) showPet" (kbd "RET")))
+              "tag: store (1 operation),GET /pets/{petId}  (pets) showPet" (kbd "RET")))
     (should (eq (window-buffer) (get-buffer "*toolspec-import*")))
     (let ((text (with-current-buffer "*toolspec-import*" (buffer-string))))
       (should (string-match-p "^showPet$" text))
@@ -241,15 +241,15 @@
       (should (string-match-p "^credential: API \"Pet shop\" would send the auth-source credential for eu\\.shop\\.example: you are asked when you register" text)))
     ;; Registering asks about it; n registers without the credential.
     (execute-kbd-macro (vconcat (kbd "C-c C-c") "n"))
-    (should (gptel-tool-p (gptel-get-tool '("openapi-pets" "showPet"))))
-    (should (gptel-tool-p (gptel-get-tool '("openapi-pets" "placeOrder"))))
-    (should-not (ignore-errors (gptel-get-tool '("openapi-pets" "listPets"))))))
+    (should (gptel-tool-p (gptel-get-tool '("pet-shop" "showPet"))))
+    (should (gptel-tool-p (gptel-get-tool '("pet-shop" "placeOrder"))))
+    (should-not (ignore-errors (gptel-get-tool '("pet-shop" "listPets"))))))
 
 (ert-deftest toolspec-openapi-test-selection-candidates ()
   "Completion candidates name tags with their counts and operations."
   (let ((cands (toolspec--openapi-candidates (toolspec-openapi-operations toolspec-openapi-test--pets))))
     (should (equal (mapcar #'car cands)
-                   '("tag: pets (3 operations)" "tag: store (1 operations)"
+                   '("tag: pets (3 operations)" "tag: store (1 operation)"
                      "GET /pets  (pets) listPets" "POST /pets  (pets) addPet"
                      "GET /pets/{petId}  (pets) showPet" "POST /orders  (store) placeOrder")))
     (should (equal (cdr (assoc "GET /pets  (pets) listPets" cands)) '(:operations "listPets" "List pets")))))

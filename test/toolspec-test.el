@@ -489,7 +489,7 @@ The error names the file, its size, the limit and how to raise it."
   (require 'toolspec-openapi)
   (should (= (default-value 'toolspec-max-input-size) (* 64 1024 1024)))
   (should (eq (get 'toolspec-max-input-size 'custom-type) 'natnum))
-  (should (assq 'toolspec-max-input-size (get 'toolspec 'custom-group)))
+  (should (assq 'toolspec-max-input-size (get 'toolspec-core 'custom-group)))
   (let ((text "{\"name\": \"small\", \"parameters\": {}}")
         (openapi "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"t\", \"version\": \"1\"}, \"paths\": {\"/x\": {\"get\": {\"operationId\": \"x\", \"responses\": {\"200\": {\"description\": \"ok\"}}}}}}"))
     (toolspec-test--with-temp-file f text

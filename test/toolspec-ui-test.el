@@ -58,7 +58,9 @@
   ]
 }
 "
-  "MCP tools with 3 errors and 6 warnings (2 of them from the import).")
+  "MCP tools with 3 errors and 6 warnings (2 of them from the import).
+The error of the name \"bad tool\" is a warning when it is imported
+into gptel, which registers it under a valid name.")
 
 (defconst toolspec-ui-test--broken-json
   "{
@@ -186,10 +188,10 @@ The place is the start of GROUP (default the whole match)."
     (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
     (let ((text (toolspec-ui-test--preview-text)))
       (should (string-match-p
-               "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from toolspec-resolve-from-alist)$"
+               "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from `toolspec-function-alist')$"
                text))
       (should (string-match-p
-               "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model)$" text)))
+               "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model): b binds it$" text)))
     ;; The call below is about the binding, not about argument checks.
     (let ((toolspec-check-arguments nil))
       (toolspec-ui-test--keys "y"))
@@ -241,7 +243,7 @@ every file, but its tool asks before each call, even imported with
                            (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) t)))
             (toolspec-ui-test--mx "toolspec-import-file" theirs)
             (should (string-match-p
-                     "^  binding: toolspec-ui-test--create-issue, asks first (from toolspec-resolve-from-alist): its entry names no :source, so a tool of this name from any file gets it$"
+                     "^  binding: toolspec-ui-test--create-issue, asks first (from `toolspec-function-alist'): its entry names no :source, so a tool of this name from any file gets it$"
                      (toolspec-ui-test--preview-text))))
         (delete-directory dir t)))))
 
@@ -252,9 +254,10 @@ every file, but its tool asks before each call, even imported with
            (json toolspec-ui-test--bad-json))
       (toolspec-ui-test--mx "toolspec-import-file" file)
       (let ((text (toolspec-ui-test--preview-text)))
-        (should (string-match-p "^2 tools, 3 errors, 6 warnings$" text))
+        (should (string-match-p "^2 tools, 2 errors, 7 warnings$" text))
         (should (string-match-p "^bad tool$" text))
-        (should (string-match-p "^  error: name: \"bad tool\" is not a valid tool name" text))
+        ;; A name providers refuse is registered under a valid one.
+        (should (string-match-p "^  warning: name: \"bad tool\" is not a valid tool name.*gptel gets a name every backend takes" text))
         (should (string-match-p "^  error: args\\[1\\]\\.items: an array needs :items" text))
         (should (string-match-p "^  error: args\\[3\\]\\.properties\\.r\\.items: " text))
         (should (string-match-p "^  warning: args\\[2\\]\\.enum\\[0\\]: " text))
@@ -265,7 +268,7 @@ every file, but its tool asks before each call, even imported with
         (should (< (string-match "^bad tool$" text)
                    (string-match "count\\.type: non-standard" text))))
       ;; RET on a problem: the file, at the value the problem is about.
-      (dolist (case `(("error: name:" "\"name\": \\(\"bad tool\"\\)")
+      (dolist (case `(("warning: name:" "\"name\": \\(\"bad tool\"\\)")
                       ("error: args\\[1\\]\\.items" "\"tags\": \\({\\)")
                       ("error: args\\[3\\]\\.properties\\.r\\.items" "\"r\": \\({\\)")
                       ("warning: args\\[2\\]\\.enum\\[1\\]" "\\[1, \\(2\\)\\]")
@@ -277,12 +280,27 @@ every file, but its tool asks before each call, even imported with
         (let ((here (toolspec-ui-test--here)))
           (should (equal (buffer-file-name (car here)) file))
           (should (equal (cdr here) (toolspec-ui-test--place-of json (cadr case) 1)))))
-      ;; A tool with errors is not registered.
+      ;; A tool with errors is left out, after asking: n registers nothing.
       (pop-to-buffer "*toolspec-import*")
+      (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c") "n") :type 'user-error)))
+        (should (string-match-p "Nothing registered: fix the JSON" (cadr err))))
+      (should-not gptel--known-tools)
+      (should (get-buffer "*toolspec-import*"))
+      ;; With :strict, nothing is registered and nothing is asked.
+      (toolspec-import-file file :preview t :strict t)
       (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c")) :type 'user-error)))
         (should (string-match-p "Nothing registered: 1 tool has errors" (cadr err))))
       (should-not gptel--known-tools)
-      (should (get-buffer "*toolspec-import*"))
+      ;; y registers the other tool alone.
+      (toolspec-import-file file :preview t)
+      (toolspec-ui-test--keys (kbd "C-c C-c") "y")
+      (should-not (get-buffer "*toolspec-import*"))
+      (should (equal (mapcar (lambda (tool) (gptel-tool-name (cdr tool)))
+                             (cdr (assoc (file-name-base file) gptel--known-tools)))
+                     (list "ok_tool")))
+      (toolspec-unregister file)
+      (setq gptel--known-tools nil)
+      (toolspec-ui-test--mx "toolspec-import-file" file)
       ;; Fix the file, g reads it again, and now it registers.
       (with-temp-file file
         (insert (replace-regexp-in-string
@@ -319,7 +337,8 @@ every file, but its tool asks before each call, even imported with
         ;; The second element of the top-level array.
         (should (equal (cdr here) (toolspec-ui-test--place-of json "^  },\n  \\({\\)" 1))))
       (pop-to-buffer "*toolspec-import*")
-      (toolspec-ui-test--keys "q")
+      ;; The tools could be registered: q asks first.
+      (toolspec-ui-test--keys "qy")
       (should-not (get-buffer "*toolspec-import*"))
       (should-not gptel--known-tools)
       (should (string-match-p "Import cancelled: nothing registered" (toolspec-ui-test--messages))))))
@@ -792,6 +811,9 @@ against what each tool costs, measured first in the same Emacs)."
                       (setq toolspec-module-file ,toolspec-module-file)
                       (require 'toolspec)
                       (require 'toolspec-openapi)
+                      ;; The whole document makes more than the default
+                      ;; import budget allows: this is about quitting.
+                      (setq toolspec-max-import-size most-positive-fixnum)
                       (defun toolspec-quit-test-import ()
                         (interactive)
                         ;; What one tool costs, from a small document.
@@ -1085,6 +1107,49 @@ are left out and where (RET goes there), and registers the others."
     (dolist (name toolspec-ui-test--catalog-readable)
       (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
     (should (string-match-p "4 tools registered in category odd-catalog" (toolspec-ui-test--messages)))))
+
+(ert-deftest toolspec-ui-catalog-with-names-and-errors-imports-the-rest ()
+  "The catalog with a name providers refuse and a tool with errors:
+the readable tools without errors are registered, under names every
+backend takes, a call reaches the function bound to the original
+name, and the tool with errors is left out with its problems."
+  (toolspec-ui-test--with-clean-state
+    (let* ((catalog (with-temp-buffer
+                      (insert-file-contents toolspec-ui-test--catalog)
+                      (string-trim-right (buffer-string))))
+           ;; Two definitions more, as the BFCL catalog writes them.
+           (extra "{\"name\": \"math.sum\", \"description\": \"Add numbers.\",
+                    \"parameters\": {\"type\": \"dict\", \"properties\": {
+                      \"numbers\": {\"type\": \"array\", \"items\": {\"type\": \"float\"}, \"description\": \"Numbers.\"}},
+                      \"required\": [\"numbers\"]}},
+                   {\"name\": \"get_response\", \"description\": \"Topic news.\",
+                    \"parameters\": {\"type\": \"dict\", \"properties\": {
+                      \"topics\": {\"type\": \"array\", \"enum\": [\"Weather\", \"News\"], \"description\": \"Topics.\"}}}}")
+           (file (toolspec-ui-test--temp-file
+                  (concat (substring catalog 0 -1) ",\n" extra "]\n")))
+           (summed nil)
+           (made (toolspec-import-file
+                  file :confirm nil
+                  :functions `(("math.sum" . ,(lambda (numbers) (setq summed numbers) "done"))))))
+      (should (equal (mapcar #'toolspec-original-name made)
+                     (append toolspec-ui-test--catalog-readable '("math.sum"))))
+      (dolist (tool made)
+        (should (string-match-p "\\`[a-zA-Z_][a-zA-Z0-9_-]\\{0,63\\}\\'" (gptel-tool-name tool))))
+      (let ((sum (car (last made))))
+        (should (equal (gptel-tool-name sum) "math_sum"))
+        (should (equal (funcall (gptel-tool-function sum) [1 2.5]) "done"))
+        (should (equal summed [1 2.5])))
+      (should (equal (mapcar (lambda (e) (plist-get (cadr e) :tool)) toolspec-last-import-left-out)
+                     '("get_response")))
+      (should (string-match-p "topics\\|args\\[0\\]\\.enum" (car (car toolspec-last-import-left-out))))
+      (let ((log (toolspec-ui-test--messages)))
+        (should (string-match-p "get_response.*(left out)" log))
+        (should (string-match-p "\\[5\\]\\.parameters\\.properties: " log)))
+      ;; :strict refuses the file at the tool with errors, or at the
+      ;; first definition that cannot be read.
+      (toolspec-unregister file)
+      (should-error (toolspec-import-file file :strict t) :type 'toolspec-error)
+      (should-not (assoc (file-name-base file) gptel--known-tools)))))
 
 (provide 'toolspec-ui-test)
 ;;; toolspec-ui-test.el ends here

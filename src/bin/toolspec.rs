@@ -15,6 +15,8 @@ use toolspec::read::{Format, ReadOptions, FORMAT_NAMES};
 use toolspec::write::{self, Dialect, DIALECT_NAMES};
 use toolspec::{plist, Error, ErrorKind, Tool};
 
+mod serve; // src/bin/serve/mod.rs: a file in src/bin would be a program of its own
+
 /// Largest file read, in bytes (--max-input-size), as in Emacs
 /// (`toolspec-max-input-size`).
 static MAX_INPUT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -53,6 +55,9 @@ struct Cli {
     /// Largest input accepted, in bytes; larger files are refused (exit status 2)
     #[arg(long, global = true, value_name = "BYTES", default_value_t = ReadOptions::default().max_size)]
     max_input_size: usize,
+    /// Largest output of one import: its tools' schemas (every `$ref` written out), in bytes of memory
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = toolspec::budget::DEFAULT_MAX_IMPORT_SIZE)]
+    max_import_size: usize,
     #[command(subcommand)]
     command: Command,
 }
@@ -75,6 +80,9 @@ unless --strict makes warnings count), 1 when there are, 2 when a FILE cannot be
     /// Render a Jinja template (an OpenAPI x-filter, x-output-modules or x-bootstrap-value) over JSON data
     #[command(after_help = RENDER_HELP)]
     Render(RenderArgs),
+    /// Serve the tools Emacs exposes (toolspec-mcp-server-mode) to an MCP client, on stdio or HTTP
+    #[command(after_help = serve::SERVE_HELP)]
+    Serve(serve::ServeArgs),
 }
 
 const RENDER_HELP: &str = "\
@@ -151,6 +159,9 @@ struct ConvertArgs {
     /// Do not report what reading changed to make the input fit
     #[arg(long, short)]
     quiet: bool,
+    /// Write the output even when the tools have errors (the exit status is still 1)
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -226,11 +237,13 @@ enum Status {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let _ = MAX_INPUT.set(cli.max_input_size);
+    toolspec::budget::set_default_limit(cli.max_import_size);
     let status = match cli.command {
         Command::Convert(a) => convert(a),
         Command::Check(a) => check_files(a),
         Command::Detect(a) => detect(a),
         Command::Render(a) => render(a),
+        Command::Serve(a) => return ExitCode::from(serve::serve(a)),
     };
     ExitCode::from(status as u8)
 }
@@ -454,12 +467,25 @@ struct Converted {
 
 /// The tools of one file, warnings printed; Err with the status when the
 /// file is unusable.
-fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status) -> Result<Vec<Converted>, Status> {
+fn tools_of(file: &str, args: &ConvertArgs, status: &mut Status, errors: &mut usize) -> Result<Vec<Converted>, Status> {
     let text = read_input(file).map_err(|e| {
         eprintln!("toolspec: {}: cannot read: {}", shown(file), one_line(&e));
         Status::Unusable
     })?;
-    match input_kind(&args.from, file, &text) {
+    let kind = input_kind(&args.from, file, &text);
+    // The errors `check' finds: the output would carry them (or leave
+    // out what they are about), so they are reported and stop the writing.
+    let checked = match kind {
+        Input::Elisp => check::check_elisp(&text),
+        Input::Json => check::check_json(&text, &read_options(&args.from, file)),
+    };
+    if !checked.unusable {
+        for d in checked.diagnostics.iter().filter(|d| d.level == Level::Error) {
+            eprintln!("{}", line(file, d));
+            *errors += 1;
+        }
+    }
+    match kind {
         Input::Elisp => {
             let found = check::elisp_tools(&text).map_err(|e| {
                 report_error(file, &text, &e);
@@ -543,8 +569,9 @@ fn to_elisp(tools: &[Converted], args: &ConvertArgs) -> Result<String, Error> {
 fn convert(args: ConvertArgs) -> Status {
     let mut status = Status::Clean;
     let mut tools = Vec::new();
+    let mut errors = 0;
     for file in &args.files {
-        match tools_of(file, &args, &mut status) {
+        match tools_of(file, &args, &mut status, &mut errors) {
             Ok(t) => tools.extend(t),
             Err(s) => status = status.max(s),
         }
@@ -552,6 +579,16 @@ fn convert(args: ConvertArgs) -> Status {
     if status == Status::Unusable {
         eprintln!("toolspec: nothing written");
         return status;
+    }
+    if errors > 0 {
+        status = status.max(Status::Problems);
+        if !args.force {
+            eprintln!(
+                "toolspec: {errors} error{}: nothing written (fix them, or write anyway with --force)",
+                if errors == 1 { "" } else { "s" }
+            );
+            return status;
+        }
     }
     if tools.is_empty() {
         eprintln!("toolspec: no tool definitions found: nothing written");

@@ -101,10 +101,13 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
         }
     }
     match node.field("pattern") {
-        Some(Value::String(p)) if !crate::args::pattern_compiles(p) => {
-            drop.push(("pattern", "is not a regular expression the argument checker can use"))
-        }
-        Some(Value::String(_)) | None => {}
+        Some(Value::String(p)) => match crate::budget::pattern_compiles(p) {
+            Some(true) => {}
+            Some(false) => drop.push(("pattern", "is not a regular expression the argument checker can use")),
+            // Past the import's pattern budget: kept, unchecked.
+            None => warnings.extend(crate::budget::pattern_not_checked().map(|m| Problem::warning(path.key("pattern").to_string(), m))),
+        },
+        None => {}
         Some(_) => drop.push(("pattern", "must be a string")),
     }
     if node.field("format").is_some_and(|f| !f.is_string()) {

@@ -277,8 +277,19 @@ fn read_with(root: &Value, opts: &OpenApiOptions, has_lookup: Option<bool>) -> R
 }
 
 /// [`read_with`], handing each tool and its path to `each` as it is made:
-/// the import returned has the warnings only.
+/// the import returned has the warnings only.  One budget
+/// ([`crate::budget`]) for all the operations.
 fn read_each(
+    root: &Value,
+    opts: &OpenApiOptions,
+    has_lookup: Option<bool>,
+    each: &mut dyn FnMut(crate::Tool, String),
+) -> Result<Imported> {
+    crate::budget::within(None, || read_each_within(root, opts, has_lookup, each))
+}
+
+/// [`read_each`] within the import's budget.
+fn read_each_within(
     root: &Value,
     opts: &OpenApiOptions,
     has_lookup: Option<bool>,
@@ -305,7 +316,8 @@ fn read_each(
                 each(tool, op.json_path.clone());
                 out.warnings.append(&mut warnings);
             }
-            Err(e) if explicit => return Err(e),
+            // Past the import's budget, no operation is made any more.
+            Err(e) if explicit || crate::budget::exhausted() => return Err(e),
             Err(e) => {
                 out.warnings.push(Problem::warning(
                     e.path.clone().unwrap_or_else(|| op.json_path.clone()),
@@ -580,9 +592,9 @@ impl<'a> Doc<'a> {
                     what.push(format!("paths {}", opts.paths.join(", ")));
                 }
                 format!(
-                    "no operation matches the selection ({}) among the document's {} operations",
+                    "no operation matches the selection ({}) among the document's {}",
                     what.join("; "),
-                    self.ops.len()
+                    if self.ops.len() == 1 { "1 operation".to_string() } else { format!("{} operations", self.ops.len()) }
                 )
             };
             return Err(Error::shape("paths", msg));
