@@ -205,19 +205,19 @@ pub fn put_in_order(map: &mut Schema, keys: &[Value], alias: impl Fn(&str) -> &s
     if map.keys().filter_map(|k| rank(k)).all(|r| last.replace(r).is_none_or(|l| l < r)) {
         return;
     }
-    let mut lead = Vec::new();
-    let mut groups: Vec<(usize, Vec<(String, Value)>)> = Vec::new();
+    // Each member sorted by the rank of the last named member up to it
+    // (0 before any), stably: a member not named stays after the one it
+    // followed.
+    let mut group = 0;
+    let mut members: Vec<(usize, (String, Value))> = Vec::with_capacity(map.len());
     for (k, v) in std::mem::take(map) {
-        match rank(&k) {
-            Some(r) => groups.push((r, vec![(k, v)])),
-            None => match groups.last_mut() {
-                Some((_, g)) => g.push((k, v)),
-                None => lead.push((k, v)),
-            },
+        if let Some(r) = rank(&k) {
+            group = r + 1;
         }
+        members.push((group, (k, v)));
     }
-    groups.sort_by_key(|(r, _)| *r);
-    map.extend(lead.into_iter().chain(groups.into_iter().flat_map(|(_, g)| g)));
+    members.sort_by_key(|(g, _)| *g);
+    map.extend(members.into_iter().map(|(_, m)| m));
 }
 
 /// A path in a document as a walk descends it, written out (as [`join`]
