@@ -103,20 +103,61 @@ impl Problem {
 
 impl Tool {
     /// The root parameters schema: `{"type":"object","properties":{..},"required":[..]}`
-    /// followed by the preserved root keywords.  Nested `optional` markers
-    /// are not resolved here: see [`crate::schema::finalize`].
+    /// followed by the preserved root keywords, in the order the tool
+    /// was read in when it was another (see [`KEY_ORDER`]).  Nested
+    /// `optional` markers are not resolved here: see
+    /// [`crate::schema::finalize`].
     pub fn parameters(&self) -> Schema {
         parameters_of(self.args.clone(), self.schema_extra.clone())
     }
 }
 
+/// The root keyword of [`Tool::schema_extra`] under which a reader
+/// records the order a tool's keys were written in, where it is not the
+/// one the writers give by themselves: an object of up to three lists,
+///
+/// - `tool`: the keys of the tool object (`args` standing for its
+///   parameters schema, whatever the dialect calls it), where `name`,
+///   `title`, `description` and the parameters did not come first in that
+///   order (Python MCP servers list them alphabetically);
+/// - `schema`: the keys of the root parameters schema, where `type`,
+///   `properties` and `required` did not come first in that order
+///   (`$schema` first, or pydantic's `properties, required, type, title`);
+/// - `required`: the root's `required` list, where it did not follow the
+///   order of the properties.
+///
+/// Tools read in the writers' own order carry none (nothing is made for
+/// them).  Writers apply it ([`put_in_order`]) and never write it; keys
+/// it does not name (added since) keep their place after the key they
+/// followed.  The plist carries it in `:schema-extra`, which gptel and
+/// llm ignore.
+pub const KEY_ORDER: &str = "x-toolspec-order";
+
 /// [`Tool::parameters`] of a tool's `args` and `schema_extra`, which are
 /// moved into it.
-pub fn parameters_of(args: Vec<Arg>, schema_extra: Schema) -> Schema {
+pub fn parameters_of(args: Vec<Arg>, mut schema_extra: Schema) -> Schema {
+    let order = take_order(&mut schema_extra);
+    parameters_in_order(args, schema_extra, order.as_ref())
+}
+
+/// The [`KEY_ORDER`] record of `schema_extra`, taken out of it.
+pub fn take_order(schema_extra: &mut Schema) -> Option<Value> {
+    if schema_extra.is_empty() {
+        return None;
+    }
+    schema_extra.shift_remove(KEY_ORDER)
+}
+
+/// [`parameters_of`], `schema_extra` without its [`KEY_ORDER`] record,
+/// which is `order`.
+pub fn parameters_in_order(args: Vec<Arg>, schema_extra: Schema, order: Option<&Value>) -> Schema {
     let mut root = Schema::new();
     root.insert("type".into(), Value::from("object"));
-    let required: Vec<Value> = args.iter().filter(|a| !a.optional).map(|a| Value::from(a.name.clone())).collect();
-    let mut props = Schema::new();
+    let required: Vec<Value> = match order.and_then(|o| o.get("required")).and_then(Value::as_array) {
+        Some(listed) => required_in_order(&args, listed),
+        None => args.iter().filter(|a| !a.optional).map(|a| Value::from(a.name.clone())).collect(),
+    };
+    let mut props = Schema::with_capacity(args.len());
     for arg in args {
         props.insert(arg.name, Value::Object(arg.schema));
     }
@@ -127,7 +168,56 @@ pub fn parameters_of(args: Vec<Arg>, schema_extra: Schema) -> Schema {
     for (k, v) in schema_extra {
         root.insert(k, v);
     }
+    if let Some(Value::Array(keys)) = order.and_then(|o| o.get("schema")) {
+        put_in_order(&mut root, keys, |k| k);
+    }
     root
+}
+
+/// The names of the required arguments of `args`: those `listed` in its
+/// order, then any other in argument order.
+fn required_in_order(args: &[Arg], listed: &[Value]) -> Vec<Value> {
+    let mut wanted: Seen<&str> = Seen::default();
+    for a in args.iter().filter(|a| !a.optional) {
+        wanted.insert(a.name.as_str());
+    }
+    let mut out: Seen<&str> = Seen::default();
+    for name in listed.iter().filter_map(Value::as_str) {
+        if wanted.contains(name) {
+            out.insert(name);
+        }
+    }
+    for &name in wanted.names() {
+        out.insert(name);
+    }
+    out.names().iter().map(|n| Value::from(*n)).collect()
+}
+
+/// Put the members of `map` in the order of `keys` (JSON strings), each
+/// member's key seen through `alias` (a dialect's name for a key of the
+/// order).  A member `keys` does not name stays after the member it
+/// followed (first, if it came before every named one).
+pub fn put_in_order(map: &mut Schema, keys: &[Value], alias: impl Fn(&str) -> &str) {
+    let rank = |k: &str| keys.iter().position(|o| o.as_str() == Some(alias(k)));
+    // Already in order: nothing to move, as for a tool written again in
+    // the dialect it was read from, most of the time.
+    let mut last = None;
+    if map.keys().filter_map(|k| rank(k)).all(|r| last.replace(r).is_none_or(|l| l < r)) {
+        return;
+    }
+    // Each member sorted by the rank of the last named member up to it
+    // (0 before any), stably: a member not named stays after the one it
+    // followed.
+    let mut group = 0;
+    let mut members: Vec<(usize, (String, Value))> = Vec::with_capacity(map.len());
+    for (k, v) in std::mem::take(map) {
+        if let Some(r) = rank(&k) {
+            group = r + 1;
+        }
+        members.push((group, (k, v)));
+    }
+    members.sort_by_key(|(g, _)| *g);
+    map.extend(members.into_iter().map(|(_, m)| m));
 }
 
 /// A path in a document as a walk descends it, written out (as [`join`]
@@ -296,6 +386,22 @@ mod tests {
         }
         assert_eq!(Value::from("k0").field("k0"), None);
         assert_eq!(crate::json!([1]).field("0"), None);
+    }
+
+    #[test]
+    fn members_are_put_in_a_recorded_order_the_others_after_their_predecessor() {
+        let order = |keys: &[&str]| keys.iter().map(|k| Value::from(*k)).collect::<Vec<Value>>();
+        let keys = |m: &Schema| m.keys().cloned().collect::<Vec<String>>();
+        let mut m = Map::new();
+        for k in ["type", "name", "extra", "params", "description"] {
+            m.insert(k.into(), Value::from(k));
+        }
+        put_in_order(&mut m, &order(&["description", "args", "name"]), |k| if k == "params" { "args" } else { k });
+        assert_eq!(keys(&m), ["type", "description", "params", "name", "extra"]);
+        assert_eq!(m["params"], "params");
+        let before = m.clone();
+        put_in_order(&mut m, &order(&["description", "params"]), |k| k);
+        assert_eq!(keys(&m), keys(&before));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! formats.  A format can also be forced.
 
 use crate::error::{check_utf8, Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, FastMap, Field, Problem, Schema, Seen, Tool};
+use crate::model::{index, join, Arg, FastMap, Field, Problem, Schema, Seen, Tool, KEY_ORDER};
 use crate::schema::{kind_of, Normalizer};
 use crate::value::{Map, Value};
 
@@ -631,6 +631,11 @@ struct Parts<'v> {
     gemini: bool,
     /// Whole tool object is the schema (bare JSON Schema).
     bare: bool,
+    /// The object holding `name`, `description` and the parameters, when
+    /// it is not the schema itself.
+    object: Option<&'v Map<String, Value>>,
+    /// The parameters' key in `object`.
+    params_key: &'static str,
 }
 
 impl<'a> Reader<'a> {
@@ -776,6 +781,13 @@ impl<'a> Reader<'a> {
             }
         };
         let mut tool = Tool { name, description, extra: p.extra, ..Tool::default() };
+        // The order of the tool's keys, if not the writers' (`name`,
+        // `title`, `description` and the parameters first): recorded.
+        let tool_order = p.object.and_then(|o| {
+            let keys = tool_keys(o, &tool, p.params_key);
+            (!in_order(keys.clone(), &["name", "title", "description", "args"]))
+                .then(|| keys.map(Value::from).collect::<Vec<Value>>())
+        });
         if let Some(params) = p.params {
             let mut norm = Normalizer::new(vec![params, self.doc], p.gemini);
             norm.keep_refs = true;
@@ -787,6 +799,16 @@ impl<'a> Reader<'a> {
                 let kept = std::mem::take(&mut norm.kept_refs).into_iter().collect();
                 tool.schema_extra.insert(crate::schema::INLINED_REFS.into(), Value::Object(kept));
             }
+        }
+        if let Some(keys) = tool_order {
+            match tool.schema_extra.get_mut(KEY_ORDER) {
+                Some(Value::Object(order)) => order.shift_insert(0, "tool".into(), Value::Array(keys)),
+                _ => {
+                    let mut order = Map::new();
+                    order.insert("tool".into(), Value::Array(keys));
+                    tool.schema_extra.insert(KEY_ORDER.into(), Value::Object(order))
+                }
+            };
         }
         self.out.tools.push(tool);
         self.out.paths.push(path.to_string());
@@ -826,6 +848,15 @@ impl<'a> Reader<'a> {
                 ))
             }
         }
+        // The order of the root's keys, if not the writers' (`type`,
+        // `properties` and, when written, `required` first): recorded.
+        let taken = |k: &str| bare && matches!(k, "title" | "description");
+        let keys = || root.keys().map(String::as_str).filter(|k| !taken(k));
+        let canonical_with = in_order(keys(), &["type", "properties", "required"]);
+        let canonical_without = in_order(keys().filter(|k| *k != "required"), &["type", "properties"]);
+        let root_keys: Option<Vec<Value>> = (!(canonical_with && canonical_without))
+            .then(|| root.keys().filter(|k| k.as_str() != KEY_ORDER).map(|k| Value::from(k.as_str())).collect());
+        let mut required_order = None;
         // The normalised schema is this tool's own: its parts move into
         // the model rather than being copied.
         let props = root.shift_remove("properties");
@@ -878,11 +909,17 @@ impl<'a> Reader<'a> {
                     ));
                 }
             }
+            // The list's own order, if not the properties'.
+            let listed = || required.names().iter().copied().filter(|r| names.contains(r));
+            if !listed().eq(tool.args.iter().filter(|a| !a.optional).map(|a| a.name.as_str())) {
+                required_order = Some(listed().map(Value::from).collect::<Vec<Value>>());
+            }
         }
         drop(required);
+        let written = if tool.args.iter().any(|a| !a.optional) { canonical_with } else { canonical_without };
         for (k, v) in root {
             let taken = match k.as_str() {
-                "type" | "properties" | "required" => true,
+                "type" | "properties" | "required" | KEY_ORDER => true,
                 "title" | "description" => bare,
                 _ => false,
             };
@@ -890,8 +927,48 @@ impl<'a> Reader<'a> {
                 tool.schema_extra.insert(k, v);
             }
         }
+        let mut order = Map::new();
+        if let Some(keys) = root_keys.filter(|_| !written) {
+            order.insert("schema".into(), Value::Array(keys));
+        }
+        if let Some(listed) = required_order {
+            order.insert("required".into(), Value::Array(listed));
+        }
+        if !order.is_empty() {
+            tool.schema_extra.insert(KEY_ORDER.into(), Value::Object(order));
+        }
         Ok(())
     }
+}
+
+/// Whether `keys`, in their order, have those of `firsts` they have in
+/// its order, before every other key.
+fn in_order<'k>(keys: impl Iterator<Item = &'k str>, firsts: &[&str]) -> bool {
+    let mut last = 0;
+    let mut other = false;
+    for k in keys {
+        match firsts.iter().position(|f| *f == k) {
+            Some(i) if other || i < last => return false,
+            Some(i) => last = i + 1,
+            None => other = true,
+        }
+    }
+    true
+}
+
+/// The keys of a tool object `o`, read as `tool` with its parameters
+/// under `params_key`, as [`KEY_ORDER`] names them: `name`,
+/// `description`, `args` for the parameters, and the keys kept among
+/// `tool.extra`; None for the others (a dialect's own, such as the
+/// Responses API's `type`, or a key left out).
+fn tool_keys<'k>(o: &'k Map<String, Value>, tool: &'k Tool, params_key: &'k str) -> impl Iterator<Item = &'k str> + Clone {
+    o.keys().map(String::as_str).filter_map(move |k| match k {
+        k if k == params_key => Some("args"),
+        "name" => Some("name"),
+        "description" => tool.description.is_some().then_some("description"),
+        k if tool.extra.contains_key(k) => Some(k),
+        _ => None,
+    })
 }
 
 /// Guess the format of one tool object from its keys.
@@ -961,7 +1038,7 @@ fn take_extra(o: &Map<String, Value>, consumed: &[&str]) -> Schema {
 }
 
 fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format) -> Result<Parts<'v>> {
-    let simple = |params_key: &str, consumed: &[&str], gemini: bool| Parts {
+    let simple = |params_key: &'static str, consumed: &[&str], gemini: bool| Parts {
         base: path.to_string(),
         name: o.field("name"),
         description: o.field("description"),
@@ -970,6 +1047,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
         extra: take_extra(o, consumed),
         gemini,
         bare: false,
+        object: Some(o),
+        params_key,
     };
     Ok(match format {
         Format::OpenAi => {
@@ -987,6 +1066,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 extra: take_extra(f, &["name", "description", "parameters"]),
                 gemini: false,
                 bare: false,
+                object: Some(f),
+                params_key: "parameters",
             }
         }
         Format::OpenAiResponses => simple("parameters", &["type", "name", "description", "parameters"], false),
@@ -1017,6 +1098,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
                 extra: take_extra(spec, &["name", "description", "inputSchema"]),
                 gemini: false,
                 bare: false,
+                object: Some(spec),
+                params_key: "inputSchema",
             }
         }
         // OpenAPI documents are read in `Reader::object`.
@@ -1029,6 +1112,8 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
             extra: Schema::new(),
             gemini: false,
             bare: true,
+            object: None,
+            params_key: "",
         },
     })
 }

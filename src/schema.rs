@@ -124,9 +124,10 @@ pub struct Normalizer<'a> {
     /// The size of what is made, counted against the import's budget.
     meter: crate::budget::Meter,
     /// Keep the root's `$defs` (and `definitions`) as they are, and note
-    /// in [`Normalizer::kept_refs`] each `$ref` into them that is inlined
-    /// in the schema's own nodes: for a tool's parameters schema, whose
-    /// writers put them back (see [`INLINED_REFS`]).
+    /// in [`Normalizer::kept_refs`] each `$ref` into the schema (into
+    /// them, or to another of its nodes) that is inlined in the
+    /// schema's own nodes: for a tool's parameters schema, whose writers
+    /// put them back (see [`INLINED_REFS`]).
     pub keep_refs: bool,
     /// With [`Normalizer::keep_refs`]: where each such `$ref` was (a JSON
     /// pointer below the root), and its node as it was.
@@ -517,11 +518,13 @@ impl<'a> Normalizer<'a> {
             let msg = format!("external reference \"{r}\" is not supported: only references inside the document (\"#/$defs/...\") can be inlined");
             return self.unresolved(obj, None, r, path, msg);
         }
-        // A `$ref` of the schema's own nodes into its root's definitions.
+        // A `$ref` of the schema's own nodes into the schema: its root's
+        // definitions, or another of its nodes (`#/properties/x`, as
+        // zod-to-json-schema writes a property typed as another).
         if self.keep_refs
             && depth > 0
             && self.ref_stack.is_empty()
-            && (r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+            && r.starts_with("#/")
             && self.roots.first().is_some_and(|root| resolve_pointer(root, &r[1..]).is_some())
         {
             self.kept_refs.push((path.pointer(), Value::Object(obj.clone())));

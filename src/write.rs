@@ -67,6 +67,8 @@ pub fn parameters(tool: &Tool, dialect: Dialect) -> Schema {
         }
         Dialect::OpenAiStrict => {
             finalize(&mut root, true);
+            // Past the inlining budget the references stay.
+            let _ = formats::openai::inline_sibling_refs(&mut root, &mut Vec::new());
             formats::openai::make_strict(&mut root, &mut Vec::new());
         }
         _ => finalize(&mut root, true),

@@ -304,3 +304,127 @@ fn kept_refs_are_put_back_only_in_json_schema_dialects_and_never_leak() {
     assert_eq!(body["properties"]["name"], json!({"type": "string"}));
     assert_eq!(written["inputSchema"]["properties"]["tags"], doc["tools"][0]["inputSchema"]["properties"]["tags"]);
 }
+
+// ------------------------------------------------------- real servers
+
+/// Tools as four MCP servers list them (`tools/list`, copied as they
+/// are): the Python servers' (`git_status`, `get_current_time`) keys in
+/// alphabetical order, pydantic's root `properties, required, type,
+/// title`; the reference TypeScript server's `$schema` first (`echo`);
+/// zod's `$ref`s to another property (`sequentialthinking`).
+const SERVERS: &str = include_str!("fixtures/mcp-servers.json");
+
+/// The MCP document of `tools`, as compact text (key order kept).
+fn mcp_text(tools: &[Tool]) -> String {
+    compact(&write_tools(tools, Dialect::Mcp).unwrap())
+}
+
+#[test]
+fn real_servers_tools_come_back_from_mcp_key_for_key_in_their_order() {
+    let doc: Value = serde_json::from_str(SERVERS).unwrap();
+    let want = compact(&doc);
+    let opts = ReadOptions { format: Format::Mcp, ..ReadOptions::default() };
+    let imp = read_str(SERVERS, &opts).unwrap();
+    assert!(imp.warnings.is_empty(), "{:#?}", imp.warnings);
+    assert_eq!(mcp_text(&imp.tools), want, "through the model");
+    // As the CLI and `toolspec-read-file' read it, tool by tool.
+    let (each, _, _) = read_each(SERVERS, &opts);
+    assert_eq!(mcp_text(&each), want, "read tool by tool");
+    // Through the plists `toolspec-read-file' gives and `toolspec-to-json'
+    // takes, printed and read back.
+    let mut printed = String::new();
+    for t in &imp.tools {
+        print_tool(t, &mut printed);
+    }
+    let back = tools_from_elisp(&format!("({printed})")).unwrap();
+    assert_eq!(mcp_text(&back), want, "through the plists");
+    // A tool already in the writers' order carries no record of it.
+    let canonical = r#"{"tools": [{"name": "n", "title": "N", "description": "d", "inputSchema": {"type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a", "b"],
+        "additionalProperties": false}, "annotations": {}}]}"#;
+    let plain = read_str(canonical, &opts).unwrap();
+    assert!(!plain.tools[0].schema_extra.contains_key(toolspec::model::KEY_ORDER), "{:?}", plain.tools[0].schema_extra);
+    let v: Value = serde_json::from_str(canonical).unwrap();
+    assert_eq!(mcp_text(&plain.tools), compact(&v));
+}
+
+#[test]
+fn a_tool_edited_in_its_plist_keeps_the_order_it_was_read_in_around_the_change() {
+    let imp = read_str(SERVERS, &ReadOptions { format: Format::Mcp, ..ReadOptions::default() }).unwrap();
+    let mut git = imp.tools[0].clone();
+    // A new optional argument, and a new tool-level key.
+    git.args.push(toolspec::model::Arg { name: "verbose".into(), optional: true, schema: Default::default() });
+    git.extra.insert("_meta".into(), json!({"x": 1}));
+    let out = write_tool(&git, Dialect::Mcp).unwrap();
+    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["annotations", "_meta", "description", "inputSchema", "name"]);
+    let root: Vec<&str> = out["inputSchema"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(root, ["properties", "required", "type", "title"]);
+    assert_eq!(out["inputSchema"]["required"], json!(["repo_path"]));
+    // Other dialects put their own keys in the same order.
+    let anthropic = write_tool(&imp.tools[0], Dialect::Anthropic).unwrap();
+    let keys: Vec<&str> = anthropic.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["description", "input_schema", "name"]);
+}
+
+#[test]
+fn a_required_list_keeps_its_order_and_the_root_its_keys_order() {
+    // A function of the BFCL catalog, as it is there: `required` before
+    // `properties`, and in another order than the properties.
+    let look = r#"[{"name": "look", "description": "Adjust the viewing angle of the camera to a specific orientation defined by yaw and pitch values in radians.", "parameters": {"type": "dict", "required": ["yaw", "pitch"], "properties": {"pitch": {"type": "float", "description": "The angle in radians to point up or down. 0 radians means straight forward. Positive values up to pi/2 radians mean pointing upwards, and negative values down to -pi/2 radians mean pointing downwards."}, "yaw": {"type": "float", "description": "The angle in radians for rotation around the vertical axis, starting from due east and rotating counter-clockwise."}}}}]"#;
+    let imp = read_str(look, &ReadOptions::default()).unwrap();
+    let mut printed = String::new();
+    print_tool(&imp.tools[0], &mut printed);
+    let back = tools_from_elisp(&format!("({printed})")).unwrap();
+    for tools in [&imp.tools, &back] {
+        for d in [Dialect::OpenAi, Dialect::Anthropic, Dialect::Mcp] {
+            let params = &toolspec::write::parameters(&tools[0], d);
+            let keys: Vec<&str> = params.keys().map(String::as_str).collect();
+            assert_eq!(keys, ["type", "required", "properties"], "{d:?}");
+            assert_eq!(params["required"], json!(["yaw", "pitch"]), "{d:?}");
+            let text = compact(&write_tool(&tools[0], d).unwrap());
+            assert!(!text.contains(toolspec::model::KEY_ORDER), "{d:?}: {text}");
+        }
+    }
+    // An argument made optional in the plist leaves the list; the others
+    // keep their order.
+    let mut changed = imp.tools[0].clone();
+    changed.args[1].optional = true;
+    assert_eq!(toolspec::write::parameters(&changed, Dialect::Mcp)["required"], json!(["pitch"]));
+}
+
+#[test]
+fn refs_to_other_properties_are_put_back_and_strict_output_is_unravelled() {
+    let imp = read_str(SERVERS, &ReadOptions::default()).unwrap();
+    let thinking = imp.tools.iter().find(|t| t.name == "sequentialthinking").unwrap();
+    let doc: Value = serde_json::from_str(SERVERS).unwrap();
+    let mcp = write_tool(thinking, Dialect::Mcp).unwrap();
+    assert_eq!(compact(&mcp), compact(&doc["tools"][3]));
+    // The plist's arguments are self-contained.
+    let revision = &thinking.args.iter().find(|a| a.name == "isRevision").unwrap().schema;
+    assert_eq!(revision.get("$ref"), None);
+    assert_eq!(revision["type"], json!(["boolean", "string"]));
+    // OpenAI strict: no `$ref` beside other keywords, which the Agents
+    // SDK's ensure_strict_json_schema would unravel.
+    fn no_sibling_ref(v: &Value, path: &str) {
+        match v {
+            Value::Object(o) => {
+                assert!(!(o.contains_key("$ref") && o.len() > 1), "{path}: {}", compact(v));
+                o.iter().for_each(|(k, x)| no_sibling_ref(x, &format!("{path}/{k}")));
+            }
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| no_sibling_ref(x, &format!("{path}/{i}"))),
+            _ => {}
+        }
+    }
+    let strict = write_tool(thinking, Dialect::OpenAiStrict).unwrap();
+    no_sibling_ref(&strict, "");
+    let props = &strict["function"]["parameters"]["properties"];
+    assert_eq!(props["needsMoreThoughts"]["description"], "If more thoughts are needed");
+    assert_eq!(props["needsMoreThoughts"]["type"], json!(["boolean", "string", "null"]));
+    // The same for a `$ref` into `$defs` with a description beside it.
+    let tool = &read_str(&compact(&mcp_doc()), &ReadOptions::default()).unwrap().tools[0];
+    let strict = write_tool(tool, Dialect::OpenAiStrict).unwrap();
+    no_sibling_ref(&strict, "");
+    assert_eq!(strict["function"]["parameters"]["properties"]["body"]["description"], "The pet.");
+    assert_eq!(strict["function"]["parameters"]["properties"]["body"]["additionalProperties"], json!(false));
+}

@@ -34,6 +34,7 @@ pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     let mut input = Map::new();
     input.insert("json".into(), Value::Object(std::mem::take(&mut p.params)));
     spec.insert("inputSchema".into(), Value::Object(input));
+    p.put_in_order(&mut spec, "inputSchema");
     let mut body = Map::new();
     body.insert("toolSpec".into(), Value::Object(spec));
     Ok(Value::Object(body))

@@ -117,6 +117,7 @@ pub fn write(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
         body.insert("parameters".into(), Value::Object(params));
     }
     p.put_extras(PROFILE.tool_keys, &mut body);
+    p.put_in_order(&mut body, "parameters");
     Ok(Value::Object(body))
 }
 

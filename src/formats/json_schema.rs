@@ -22,15 +22,16 @@ pub const PROFILE: Profile = Profile {
 };
 
 pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
-    let p = Parts::of(tool, true);
+    let mut p = Parts::of(tool, true);
     let mut body = Map::new();
     if let Some(s) = p.params.get("$schema") {
         body.insert("$schema".into(), s.clone());
     }
     body.insert("title".into(), p.name.clone());
     p.put_description(&mut body);
-    for (k, v) in p.params {
+    for (k, v) in std::mem::take(&mut p.params) {
         body.entry(k).or_insert(v);
     }
+    p.put_in_schema_order(&mut body);
     Ok(Value::Object(body))
 }

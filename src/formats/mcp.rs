@@ -43,5 +43,6 @@ pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     p.put_description(&mut body);
     body.insert("inputSchema".into(), Value::Object(std::mem::take(&mut p.params)));
     p.put_extras(PROFILE.tool_keys, &mut body);
+    p.put_in_order(&mut body, "inputSchema");
     Ok(Value::Object(body))
 }

@@ -280,15 +280,38 @@ pub struct Parts {
     pub params: Schema,
     pub no_args: bool,
     pub extra: Schema,
+    /// The order the tool's keys were read in, when it was not the
+    /// writers' own (see [`crate::model::KEY_ORDER`]); already applied
+    /// to `params`.
+    pub order: Option<Value>,
 }
 
 impl Parts {
     pub fn of(tool: Tool, unions: bool) -> Parts {
-        let Tool { name, description, args, schema_extra, extra } = tool;
+        let Tool { name, description, args, mut schema_extra, extra } = tool;
         let no_args = args.is_empty();
-        let mut params = crate::model::parameters_of(args, schema_extra);
+        let order = crate::model::take_order(&mut schema_extra);
+        let mut params = crate::model::parameters_in_order(args, schema_extra, order.as_ref());
         crate::schema::finalize(&mut params, unions);
-        Parts { name: Value::from(name), description: description.map(Value::from), params, no_args, extra }
+        Parts { name: Value::from(name), description: description.map(Value::from), params, no_args, extra, order }
+    }
+
+    /// Put the members of `m`, the object holding the tool's name,
+    /// description and parameters (called `params_key` in the dialect),
+    /// in the order the tool was read in, if that was another.
+    pub fn put_in_order(&self, m: &mut Map<String, Value>, params_key: &str) {
+        if let Some(Value::Array(keys)) = self.order.as_ref().and_then(|o| o.get("tool")) {
+            crate::model::put_in_order(m, keys, |k| if k == params_key { "args" } else { k });
+        }
+    }
+
+    /// Put the members of `m`, a parameters schema with the tool's name
+    /// and description (a bare JSON Schema), in the order its root was
+    /// read in, if that was another.
+    pub fn put_in_schema_order(&self, m: &mut Map<String, Value>) {
+        if let Some(Value::Array(keys)) = self.order.as_ref().and_then(|o| o.get("schema")) {
+            crate::model::put_in_order(m, keys, |k| k);
+        }
     }
 
     /// Put the description into `m`, if there is one.

@@ -28,6 +28,7 @@ pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     p.put_description(&mut f);
     f.insert("parameters".into(), Value::Object(std::mem::take(&mut p.params)));
     p.put_extras(PROFILE.tool_keys, &mut f);
+    p.put_in_order(&mut f, "parameters");
     let mut body = Map::new();
     body.insert("type".into(), Value::from("function"));
     body.insert("function".into(), Value::Object(f));

@@ -110,6 +110,7 @@ fn function(p: &Parts, params: Schema, keys: ToolKeys) -> Map<String, Value> {
     p.put_description(&mut f);
     f.insert("parameters".into(), Value::Object(params));
     p.put_extras(keys, &mut f);
+    p.put_in_order(&mut f, "parameters");
     f
 }
 
@@ -137,17 +138,131 @@ pub fn write_responses(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     // The Responses API treats a missing `strict` as true, which rejects
     // ordinary schemas: say so explicitly.
     body.entry("strict").or_insert(Value::Bool(false));
+    p.put_in_order(&mut body, "parameters");
     Ok(Value::Object(body))
 }
 
 pub fn write_strict(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
     let mut p = Parts::of(tool, true);
     let mut params = std::mem::take(&mut p.params);
+    inline_sibling_refs(&mut params, warnings)?;
     make_strict(&mut params, warnings);
     check_limits(&params)?;
     let mut f = function(&p, params, STRICT.tool_keys);
     f.insert("strict".into(), Value::Bool(true));
     Ok(wrap(f))
+}
+
+/// Most schema nodes [`inline_sibling_refs`] may visit: a schema of
+/// references to references otherwise grows exponentially.
+pub const MAX_INLINED: usize = 100_000;
+
+/// Inline each `$ref` that has sibling keywords (`{"$ref": ...,
+/// "description": ...}`), as the Agents SDK's `ensure_strict_json_schema`
+/// does ("we can't use `$ref`s if there are also other properties
+/// defined ... so we unravel the ref"): the node keeps its own keywords
+/// and takes those of the target it lacks, after them; a target that is
+/// itself a `$ref` is followed.  Strict output is then left as it is by
+/// the SDK.  A `$ref` alone stays (strict mode takes it).  A reference
+/// back to a schema it is inside cannot be unravelled: its siblings stay
+/// beside an `anyOf` of the reference alone, which means the same and
+/// which the SDK leaves as it is.  A reference that does not resolve
+/// stays, with a warning.  An error past [`MAX_INLINED`] nodes or
+/// [`crate::schema::MAX_DEPTH`] levels.
+pub fn inline_sibling_refs(root: &mut Schema, warnings: &mut Vec<Problem>) -> Result<()> {
+    fn has_sibling_ref(node: &Schema) -> bool {
+        (node.len() > 1 && node.contains_key("$ref"))
+            || node.values().any(|v| match v {
+                Value::Object(o) => has_sibling_ref(o),
+                Value::Array(a) => a.iter().any(|x| x.as_object().is_some_and(has_sibling_ref)),
+                _ => false,
+            })
+    }
+    if !has_sibling_ref(root) {
+        return Ok(());
+    }
+    let doc = Value::Object(root.clone());
+    let mut budget = MAX_INLINED;
+    unravel(root, &doc, &At::Root("parameters"), &mut Vec::new(), &mut budget, warnings)
+}
+
+/// [`inline_sibling_refs`] of `node`, at `path`, inside the expansions
+/// of the references `stack`.
+fn unravel(
+    node: &mut Schema,
+    doc: &Value,
+    path: &At,
+    stack: &mut Vec<String>,
+    budget: &mut usize,
+    warnings: &mut Vec<Problem>,
+) -> Result<()> {
+    if *budget == 0 || stack.len() > crate::schema::MAX_DEPTH {
+        return Err(Error::at(
+            ErrorKind::Write,
+            "parameters",
+            format!(
+                "inlining the $refs that have sibling keywords, as OpenAI strict mode needs, would make more than \
+                 {MAX_INLINED} schema nodes or nest them more than {} levels deep",
+                crate::schema::MAX_DEPTH
+            ),
+        ));
+    }
+    *budget -= 1;
+    let depth = stack.len();
+    while node.len() > 1 {
+        let Some(Value::String(r)) = node.get("$ref") else { break };
+        let r = r.clone();
+        let at = path.key("$ref").to_string();
+        if stack.contains(&r) {
+            if node.contains_key("anyOf") {
+                warnings.push(Problem::warning(at, format!("recursive reference {r} beside other keywords and an anyOf: left as it is")));
+            } else {
+                node.shift_remove("$ref");
+                let mut alone = Map::new();
+                alone.insert("$ref".into(), Value::from(r));
+                node.insert("anyOf".into(), Value::Array(vec![Value::Object(alone)]));
+            }
+            break;
+        }
+        match r.strip_prefix('#').and_then(|p| crate::schema::resolve_pointer(doc, p)) {
+            Some(Value::Object(target)) => {
+                node.shift_remove("$ref");
+                for (k, v) in target {
+                    if !node.contains_key(k) {
+                        node.insert(k.clone(), v.clone());
+                    }
+                }
+                stack.push(r);
+            }
+            _ => {
+                warnings.push(Problem::warning(at, format!("reference {r} does not resolve here: left as it is")));
+                break;
+            }
+        }
+    }
+    for (key, value) in node.iter_mut() {
+        let here = path.key(key);
+        match (crate::schema::slot(key), value) {
+            (crate::schema::Slot::Map, Value::Object(map)) => {
+                for (name, sub) in map.iter_mut() {
+                    if let Value::Object(s) = sub {
+                        unravel(s, doc, &here.key(name), stack, budget, warnings)?;
+                    }
+                }
+            }
+            (crate::schema::Slot::Single, Value::Object(s)) => unravel(s, doc, &here, stack, budget, warnings)?,
+            (crate::schema::Slot::List | crate::schema::Slot::Single, Value::Array(list)) => {
+                for (i, sub) in list.iter_mut().enumerate() {
+                    if let Value::Object(s) = sub {
+                        unravel(s, doc, &here.index(i), stack, budget, warnings)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    stack.truncate(depth);
+    Ok(())
 }
 
 /// Whether `node` is an object schema.
