@@ -47,6 +47,8 @@
 (require 'toolspec-gptel)
 (require 'gptel)
 (require 'gptel-openai)
+(require 'toolspec-mcp)
+(require 'toolspec-mcp-server)
 
 (defvar toolspec-bench-data
   (or (getenv "TOOLSPEC_BENCHDATA") (expand-file-name ".deps/bench"))
@@ -164,20 +166,24 @@ The JSON is parsed as mcp.el's JSON-RPC layer parses it; each tool is
 then destructured and its args made as in `mcp-make-text-tool'.  (mcp.el
 finds each tool again by name in the server's list, which makes it
 quadratic; that search is left out.)"
-  (let* ((json (json-parse-string text :object-type 'plist :null-object nil
-                                  :false-object :json-false))
-         (tools (plist-get json :tools)))
-    (cl-loop for tool across tools
-             collect
-             (cl-destructuring-bind (&key name description ((:inputSchema input-schema))
-                                          &allow-other-keys)
-                 tool
-               (cl-destructuring-bind (&key properties required &allow-other-keys) input-schema
-                 (list :function #'ignore
-                       :name name
-                       :async nil
-                       :description description
-                       :args (toolspec-bench--mcp-parse-tool-args properties (or required '()))))))))
+  (toolspec-bench--mcp-tools-of
+   (plist-get (json-parse-string text :object-type 'plist :null-object nil
+                                 :false-object :json-false)
+              :tools)))
+
+(defun toolspec-bench--mcp-tools-of (tools)
+  "gptel tool plists of TOOLS, a vector of parsed tools, as mcp.el does."
+  (cl-loop for tool across tools
+           collect
+           (cl-destructuring-bind (&key name description ((:inputSchema input-schema))
+                                        &allow-other-keys)
+               tool
+             (cl-destructuring-bind (&key properties required &allow-other-keys) input-schema
+               (list :function #'ignore
+                     :name name
+                     :async nil
+                     :description description
+                     :args (toolspec-bench--mcp-parse-tool-args properties (or required '())))))))
 
 (defun toolspec-bench--json-floor (text)
   "Parse TEXT as clients do, and nothing more."
@@ -514,6 +520,257 @@ number of tools."
     (toolspec-bench--note "memory: peak RSS growth %.2fx the file size (target <= 3x): %s"
                           (/ mine (float size)) (if (<= mine (* 3 size)) "met" "**missed**"))))
 
+;;;; MCP
+
+(defvar toolspec-bench-python
+  (or (getenv "TOOLSPEC_BENCH_PYTHON")
+      (expand-file-name "pyenv/bin/python"
+                        (or (getenv "TOOLSPEC_PROVIDERS") (expand-file-name ".deps/providers"))))
+  "The Python with the MCP SDK (scripts/setup-providers.sh).")
+
+(defvar toolspec-bench-program (expand-file-name "target/release/toolspec")
+  "The toolspec program, for `toolspec serve'.")
+
+(defun toolspec-bench--mcp-script (&rest args)
+  "The command running bench/mcp_bench.py with ARGS."
+  (unless (file-executable-p toolspec-bench-python)
+    (error "%s is missing: run `bash scripts/setup-providers.sh' for the Python MCP SDK"
+           toolspec-bench-python))
+  `(,toolspec-bench-python ,(expand-file-name "bench/mcp_bench.py") ,@args))
+
+(defun toolspec-bench--drive (command handler &optional env)
+  "Run COMMAND to its end; call HANDLER with each line it prints and it.
+HANDLER runs outside the process filter, so it may wait for other
+processes.  ENV is added to the environment.  Signal if COMMAND fails."
+  (let* ((lines nil)
+         (partial "")
+         (stderr (generate-new-buffer " *toolspec-bench-stderr*"))
+         (process-environment (append env process-environment))
+         (proc (make-process
+                :name "toolspec-bench" :command command :connection-type 'pipe
+                :noquery t :stderr stderr
+                :filter (lambda (_ out)
+                          (let ((parts (split-string (concat partial out) "\n")))
+                            (setq partial (car (last parts)))
+                            (setq lines (append lines (butlast parts))))))))
+    (unwind-protect
+        (progn
+          (while (or lines (process-live-p proc))
+            (if lines
+                (funcall handler (pop lines) proc)
+              (accept-process-output proc 0.05)))
+          (accept-process-output nil 0.05)
+          (unless (eq (process-exit-status proc) 0)
+            (error "%s failed (%s): %s" (mapconcat #'identity command " ")
+                   (process-exit-status proc)
+                   (with-current-buffer stderr (buffer-string)))))
+      (when (process-live-p proc) (delete-process proc))
+      (kill-buffer stderr))))
+
+(defun toolspec-bench--memory ()
+  "After a garbage collection: (RSS-BYTES . LISP-BYTES) of this Emacs.
+LISP-BYTES is what the live Lisp objects take, by `garbage-collect'."
+  (let ((lisp (cl-loop for (_ size used) in (garbage-collect)
+                       when (and (numberp size) (numberp used)) sum (* size used))))
+    (cons (* 1024 (with-temp-buffer
+                    (insert-file-contents "/proc/self/status")
+                    (re-search-forward "^VmRSS:[ \t]*\\([0-9]+\\)")
+                    (string-to-number (match-string 1))))
+          lisp)))
+
+(defun toolspec-bench--us (s)
+  "S seconds as microseconds text."
+  (format "%.0f us" (* 1e6 s)))
+
+(defun toolspec-bench--mb (b)
+  "B bytes as megabytes text."
+  (format "%.1f MB" (/ b 1e6)))
+
+(defun toolspec-bench-mcp-serve ()
+  "MCP server: a trivial elisp tool called by the Python MCP SDK's client.
+The client calls it through `toolspec serve', which forwards to this
+Emacs over the socket of `toolspec-mcp-server-mode', and, alternately in
+the same client process, the same tool on the Python MCP SDK's own
+server (MCPServer), both on stdio and in the handshake era.  Then 1,000
+calls in a row through toolspec, with this Emacs's memory before and
+after."
+  (let* ((dir (make-temp-file "toolspec-bench-mcp" t))
+         (toolspec-mcp-server-socket (expand-file-name "mcp.sock" dir))
+         (toolspec-mcp-server-tools '((:category "toolspec-bench")))
+         (rounds (max 5 (/ toolspec-bench-reps 2)))
+         (calls 100) (leak 1000)
+         (times nil) (marks nil))
+    (gptel-make-tool :name "echo" :category "toolspec-bench"
+                     :description "Say the text back."
+                     :args (list '(:name "text" :type string :description "what to say"))
+                     :function #'identity)
+    (unwind-protect
+        (progn
+          (toolspec-mcp-server-mode 1)
+          (toolspec-bench--drive
+           (toolspec-bench--mcp-script
+            "client" (number-to-string rounds) (number-to-string calls) (number-to-string leak)
+            (concat "toolspec=" (json-encode (vector toolspec-bench-program "serve" "--socket"
+                                                     toolspec-mcp-server-socket)))
+            (concat "python-sdk=" (json-encode (vconcat (toolspec-bench--mcp-script "sdk-server")))))
+           (lambda (line proc)
+             (pcase (split-string line)
+               (`("ready" ,_) (process-send-string proc "go\n"))
+               (`("time" ,who ,s) (push (string-to-number s) (alist-get who times nil nil #'equal)))
+               (`("mark" ,_) (push (toolspec-bench--memory) marks) (process-send-string proc "go\n"))
+               (_ (message "mcp-serve: %s" line))))))
+      (toolspec-mcp-server-mode -1)
+      (delete-directory dir t))
+    (cl-assert (= (length marks) 2))
+    (let ((mine (toolspec-bench--median (alist-get "toolspec" times nil nil #'equal)))
+          (theirs (toolspec-bench--median (alist-get "python-sdk" times nil nil #'equal)))
+          (before (cadr marks)) (after (car marks)))
+      (toolspec-bench--row "MCP server: per call of a trivial elisp tool (SDK client -> toolspec serve -> Emacs)"
+                           mine "SDK client -> Python SDK server" theirs nil #'toolspec-bench--us)
+      (toolspec-bench--row (format "MCP server: Emacs's RSS after %d calls in a row" leak)
+                           (car after) "its RSS before them" (car before) nil #'toolspec-bench--mb)
+      (toolspec-bench--note
+       "MCP server: %d rounds of %d calls, alternating in one client process; the Python SDK client's own cost is in both"
+       rounds calls)
+      (toolspec-bench--note
+       "MCP server, %d calls in a row: RSS %+.0f kB (%.1f -> %.1f MB), live Lisp objects %+.0f kB (%.1f -> %.1f MB) after garbage collection"
+       leak (/ (- (car after) (car before)) 1024.0) (/ (car before) 1e6) (/ (car after) 1e6)
+       (/ (- (cdr after) (cdr before)) 1024.0) (/ (cdr before) 1e6) (/ (cdr after) 1e6)))))
+
+(defun toolspec-bench--mcp-wait (pred what proc)
+  "Wait until PRED holds, at most 60 s; signal WHAT if not.
+Output is awaited from PROC, a process or a function returning one:
+waiting for any process's output may sleep past the answer."
+  (let ((end (+ (float-time) 60)))
+    (while (not (funcall pred))
+      (when (> (float-time) end) (error "Timed out waiting for %s" what))
+      (accept-process-output (if (functionp proc) (funcall proc) proc) 0.01))))
+
+(defun toolspec-bench--mcp-el-connect (command)
+  "What mcp.el does to register a stdio server's tools, step for step.
+Start COMMAND, send `initialize', `notifications/initialized' and
+`tools/list' as newline-delimited JSON-RPC, parse the answer as mcp.el's
+JSON-RPC layer does, then per tool its destructuring,
+`mcp--parse-tool-args' and `gptel-make-tool'.  Return the process."
+  (let* ((out nil) (lines 0)
+         (proc (make-process :name "toolspec-bench-mcp.el" :command command
+                             :connection-type 'pipe :noquery t
+                             :coding 'utf-8-unix :stderr (get-buffer-create " *toolspec-bench-stderr*")
+                             :filter (lambda (_ s)
+                                       (push s out)
+                                       (setq lines (+ lines (cl-count ?\n s)))))))
+    (process-send-string
+     proc (concat (json-serialize '(:jsonrpc "2.0" :id 1 :method "initialize"
+                                             :params (:protocolVersion "2025-03-26" :capabilities #s(hash-table)
+                                                                       :clientInfo (:name "mcp.el" :version "1"))))
+                  "\n"))
+    (toolspec-bench--mcp-wait (lambda () (>= lines 1)) "initialize" proc)
+    (setq out nil lines 0)
+    (process-send-string proc "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+    (process-send-string proc "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n")
+    (toolspec-bench--mcp-wait (lambda () (>= lines 1)) "tools/list" proc)
+    (let ((message (json-parse-string (apply #'concat (nreverse out))
+                                      :object-type 'plist :null-object nil :false-object :json-false)))
+      (mapc (lambda (tool) (apply #'gptel-make-tool tool))
+            (toolspec-bench--mcp-tools-of (plist-get (plist-get message :result) :tools))))
+    proc))
+
+(defun toolspec-bench-mcp-client ()
+  "MCP client: connecting and registering 1,000 tools; per-call overhead.
+Connecting: `toolspec-mcp-connect' to a standard-library server listing
+the catalog's first 1,000 tools, until they are registered in gptel;
+against mcp.el's path on the same server (see
+`toolspec-bench--mcp-el-connect').  Per call: a `tools/call' of a
+trivial tool of the Python MCP SDK's server, through the gptel function
+toolspec registered, against the Python MCP SDK's client calling its
+own instance of the same server, alternately, in the same era."
+  (let* ((n 1000)
+         (catalog (expand-file-name "catalog.json" toolspec-bench-data))
+         (catalog-server (toolspec-bench--mcp-script "catalog-server" catalog (number-to-string n)))
+         (sdk-server (toolspec-bench--mcp-script "sdk-server"))
+         (toolspec-mcp-servers `(("bench-catalog" :command ,(car catalog-server) :args ,(cdr catalog-server))
+                                 ("bench-sdk" :command ,(car sdk-server) :args ,(cdr sdk-server))))
+         (gptel--known-tools nil) (gptel-tools nil)
+         ;; Connecting and disconnecting say so.
+         (inhibit-message t)
+         (toolspec--registered (make-hash-table :test #'equal))
+         (reps (max 5 (/ toolspec-bench-reps 2)))
+         (mine nil) (theirs nil))
+    ;; Connecting and registering.
+    (dotimes (i (1+ reps))
+      (let* ((t0 (progn (garbage-collect) (float-time)))
+             (server (toolspec-mcp-connect "bench-catalog")))
+        (toolspec-bench--mcp-wait (lambda () (memq (toolspec-mcp--server-state server) '(ready failed)))
+                                  "toolspec-mcp-connect"
+                                  (lambda () (toolspec-mcp--server-process server)))
+        (let ((s (- (float-time) t0)))
+          (cl-assert (= n (length (toolspec-mcp--server-gptel-tools server))) nil
+                     "toolspec registered %d tools" (length (toolspec-mcp--server-gptel-tools server)))
+          (when (> i 0) (push s mine))))
+      (toolspec-mcp-disconnect "bench-catalog")
+      (let* ((gptel--known-tools nil)
+             (t0 (progn (garbage-collect) (float-time)))
+             (proc (toolspec-bench--mcp-el-connect catalog-server)))
+        (let ((s (- (float-time) t0)))
+          (cl-assert (= n (length (cdar gptel--known-tools))))
+          (when (> i 0) (push s theirs)))
+        (delete-process proc)))
+    (let ((inhibit-message nil))
+      (toolspec-bench--row (format "MCP client: connect to a server with %d tools and register them" n)
+                           (toolspec-bench--median mine)
+                           "mcp.el path + gptel-make-tool each" (toolspec-bench--median theirs) nil))
+    ;; Per call.
+    (let* ((server (toolspec-mcp-connect "bench-sdk"))
+           (rounds (max 5 (/ toolspec-bench-reps 2)))
+           (calls 100)
+           (times nil))
+      (unwind-protect
+          (progn
+            (toolspec-bench--mcp-wait (lambda () (memq (toolspec-mcp--server-state server) '(ready failed)))
+                                      "toolspec-mcp-connect"
+                                      (lambda () (toolspec-mcp--server-process server)))
+            (let* ((tool (or (cl-find "echo" (toolspec-mcp--server-gptel-tools server)
+                                      :key #'gptel-tool-name :test #'equal)
+                             (error "No tool echo: %s" (toolspec-mcp--server-error server))))
+                   (fn (gptel-tool-function tool))
+                   (call (lambda (text)
+                           (let ((answer nil))
+                             (funcall fn (lambda (r) (setq answer r)) text)
+                             (while (not answer)
+                               ;; Waiting for any process's output may sleep
+                               ;; past the answer; a user's Emacs does not.
+                               (accept-process-output (toolspec-mcp--server-process server) 0.05))
+                             answer))))
+              (let ((answer (funcall call "warm")))
+                ;; The SDK gives echo an outputSchema: toolspec passes
+                ;; its structuredContent, {"result":"warm"}, on.
+                (cl-assert (string-match-p "\\`\\(?:warm\\|{\"result\":\"warm\"}\\)\\'" answer)
+                           nil "echo answered %S" answer))
+              (toolspec-bench--drive
+               (toolspec-bench--mcp-script "client" (number-to-string rounds) (number-to-string calls) "0"
+                                           (concat "python-sdk=" (json-encode (vconcat sdk-server))))
+               (lambda (line proc)
+                 (pcase (split-string line)
+                   (`("ready" ,_)
+                    (garbage-collect)
+                    (let ((t0 (float-time)))
+                      (dotimes (j calls) (funcall call (format "hello %d" j)))
+                      (push (/ (- (float-time) t0) calls) (alist-get "toolspec" times nil nil #'equal)))
+                    (process-send-string proc "go\n"))
+                   (`("time" ,who ,s) (push (string-to-number s) (alist-get who times nil nil #'equal)))
+                   (_ (message "mcp-client: %s" line))))
+               (and (eq (toolspec-mcp--server-era server) 'modern)
+                    '("TOOLSPEC_BENCH_MCP_ERA=modern")))))
+        (toolspec-mcp-disconnect "bench-sdk"))
+      (setq inhibit-message nil)
+      (toolspec-bench--row "MCP client: per tools/call of a trivial tool of the Python SDK's server"
+                           (toolspec-bench--median (alist-get "toolspec" times nil nil #'equal))
+                           "Python SDK client" (toolspec-bench--median (alist-get "python-sdk" times nil nil #'equal))
+                           nil #'toolspec-bench--us)
+      (toolspec-bench--note
+       "MCP client: connecting, %d runs each, alternating, server started each time; toolspec probes server/discover first, then initialize; per call, %d rounds of %d calls, alternating, both clients in the %s era"
+       reps rounds calls (if (eq (toolspec-mcp--server-era server) 'modern) "stateless (2026-07-28)" "handshake")))))
+
 ;;;; Report
 
 (defun toolspec-bench--versions ()
@@ -567,6 +824,14 @@ number of tools."
               "`gptel-make-tool` of each tool, as mcp.el's README registers its servers' tools; "
               "toolspec's side is `toolspec-import-file` (read, validate, register, argument checkers "
               "made at each tool's first call).\n"
+              "- *SDK client -> Python SDK server*: the Python MCP SDK's client (PyPI `mcp`) calling a trivial "
+              "tool, echo, on the SDK's own server (MCPServer) on stdio, alternately with the same client calling "
+              "the same elisp tool through `toolspec serve` and `toolspec-mcp-server-mode` (bench/mcp_bench.py).  "
+              "*Python SDK client* (MCP client case): that client calling that server, against `toolspec-mcp`'s "
+              "client calling it through the gptel function it registered.  *mcp.el path + gptel-make-tool each* "
+              "(MCP client case): a server listing the catalog's first 1,000 tools, started, `initialize` and "
+              "`tools/list` on stdio, then the mcp.el path and `gptel-make-tool` of each; toolspec's side is "
+              "`toolspec-mcp-connect` until the tools are registered.\n"
               "- The catalog: every function definition in the test data of the Berkeley Function "
               "Calling Leaderboard (PyPI `bfcl-eval`), deduplicated, types made JSON Schema's, as one MCP "
               "tools/list result (bench/make-catalog.py); `catalog-2x.json` is the same twice over under other "
@@ -588,7 +853,7 @@ number of tools."
   (setq toolspec-bench--backend (gptel-make-openai "toolspec-bench" :key "none"))
   (let ((cases (if (getenv "TOOLSPEC_BENCH_CASES")
                    (mapcar #'intern (split-string (getenv "TOOLSPEC_BENCH_CASES")))
-                 '(catalog openapi export register arguments require memory))))
+                 '(catalog openapi export register arguments require memory mcp-serve mcp-client))))
     (dolist (c cases)
       (message "== %s" c)
       (funcall (intern (format "toolspec-bench-%s" c))))

@@ -3,7 +3,8 @@
 # in a batch Emacs (toolspec against its baselines, alternately, medians
 # and ratios), write BENCHMARKS.md.  TOOLSPEC_BENCH_REPS (default 21) runs
 # per variant; TOOLSPEC_BENCH_CASES to run some cases only (catalog
-# openapi export register arguments require memory).
+# openapi export register arguments require memory mcp-serve mcp-client;
+# the mcp cases need the Python MCP SDK of scripts/setup-providers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EMACS=${EMACS:-emacs}
