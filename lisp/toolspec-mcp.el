@@ -442,9 +442,16 @@ found, as this client declares no capability that would allow them."
      (t
       (run-at-time 0 nil
                    (lambda ()
-                     (let ((answer (toolspec-mcp--elicit-prompt
-                                    (toolspec-mcp--server-name server)
-                                    (alist-get 'message params) schema)))
+                     (let ((answer (condition-case err
+                                       (toolspec-mcp--elicit-prompt
+                                        (toolspec-mcp--server-name server)
+                                        (alist-get 'message params) schema)
+                                     ;; A prompt that cannot be shown (the
+                                     ;; minibuffer is busy) still answers.
+                                     (error
+                                      (toolspec-mcp--log server "could not ask the user: %s"
+                                                         (error-message-string err))
+                                      '((action . "cancel"))))))
                        (toolspec-mcp--log server "answered an elicitation: %s"
                                           (alist-get 'action answer))
                        (toolspec-mcp--reply server id answer))))))))
