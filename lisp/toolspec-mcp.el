@@ -159,6 +159,22 @@ long, the client falls back to `initialize'."
   :type 'number
   :group 'toolspec-mcp)
 
+(defcustom toolspec-mcp-elicitation t
+  "How the client answers a server's `elicitation/create' (form mode).
+A server of the handshake era may ask the user for input while it
+runs a tool, with a message and a flat schema of the values it wants.
+t: ask in the minibuffer, one prompt per property in the schema's
+order (enums with completion, defaults offered, numbers checked by
+the schema); the user may decline (n at the first question) or
+cancel (\[keyboard-quit]).
+`defaults': accept at once with each property's default, declining
+when a required property has none (for unattended use).
+nil: declare no elicitation and decline every request."
+  :type '(choice (const :tag "Ask in the minibuffer" t)
+                 (const :tag "Accept the defaults, unasked" defaults)
+                 (const :tag "Decline" nil))
+  :group 'toolspec-mcp)
+
 ;;;; Servers
 
 (cl-defstruct (toolspec-mcp--server (:constructor toolspec-mcp--server-make)
@@ -363,7 +379,7 @@ With SILENT non-nil, the caller is not answered: it was stopped."
       (let ((id (alist-get 'id message))
             (method (alist-get 'method message)))
         (cond
-         ((and method id) (toolspec-mcp--answer-request server id method))
+         ((and method id) (toolspec-mcp--answer-request server id method (alist-get 'params message)))
          (method (toolspec-mcp--notification server method (alist-get 'params message)))
          ((assq 'error message)
           (let ((err (alist-get 'error message)))
@@ -376,18 +392,192 @@ With SILENT non-nil, the caller is not answered: it was stopped."
          ((assq 'result message)
           (toolspec-mcp--finish server id (alist-get 'result message))))))))
 
-(defun toolspec-mcp--answer-request (server id method)
-  "Answer SERVER's request ID for METHOD.
-Only `ping' is served: this client declares no capability that would
-let a server ask for more."
+(defun toolspec-mcp--answer-request (server id method params)
+  "Answer SERVER's request ID for METHOD with PARAMS.
+`ping' and `elicitation/create' are served; other methods are not
+found, as this client declares no capability that would allow them."
+  (pcase method
+    ("ping" (toolspec-mcp--reply server id (make-hash-table)))
+    ("elicitation/create" (toolspec-mcp--elicit server id params))
+    (_ (toolspec-mcp--reply-error server id -32601 (format "Method not found: %s" method)))))
+
+(defun toolspec-mcp--reply (server id result)
+  "Answer SERVER's request ID with RESULT (not when SERVER has stopped)."
   (condition-case nil
-      (toolspec-mcp--send server
-                          (if (equal method "ping")
-                              `((jsonrpc . "2.0") (id . ,id) (result . ,(make-hash-table)))
-                            `((jsonrpc . "2.0") (id . ,id)
-                              (error . ((code . -32601)
-                                        (message . ,(format "Method not found: %s" method)))))))
+      (toolspec-mcp--send server `((jsonrpc . "2.0") (id . ,id) (result . ,result)))
     (error nil)))
+
+(defun toolspec-mcp--reply-error (server id code text)
+  "Answer SERVER's request ID with the error CODE and TEXT."
+  (condition-case nil
+      (toolspec-mcp--send server `((jsonrpc . "2.0") (id . ,id)
+                                   (error . ((code . ,code) (message . ,text)))))
+    (error nil)))
+
+;;;; Elicitation
+;;
+;; A server of the handshake era may send `elicitation/create' while
+;; it runs a tool: a message for the user and `requestedSchema', a
+;; flat object of strings, numbers, integers, booleans and enums.  The
+;; answer is `accept' with the values, `decline' or `cancel'.  Prompts
+;; run from a timer, not from the process filter or url.el's callback
+;; that received the request, and with quitting allowed, so that
+;; \[keyboard-quit] cancels.
+
+(defun toolspec-mcp--elicit (server id params)
+  "Answer SERVER's `elicitation/create' request ID with PARAMS."
+  (let ((mode (or (alist-get 'mode params) "form"))
+        (schema (alist-get 'requestedSchema params)))
+    (cond
+     ((not (equal mode "form"))
+      (toolspec-mcp--reply-error server id -32602
+                                 (format "Elicitation mode %s is not supported; this client supports form" mode)))
+     ((not (consp schema))
+      (toolspec-mcp--reply-error server id -32602 "Elicitation without a requestedSchema object"))
+     ((null toolspec-mcp-elicitation)
+      (toolspec-mcp--log server "declined an elicitation (`toolspec-mcp-elicitation' is nil)")
+      (toolspec-mcp--reply server id '((action . "decline"))))
+     ((eq toolspec-mcp-elicitation 'defaults)
+      (toolspec-mcp--reply server id (toolspec-mcp--elicit-defaults schema)))
+     (t
+      (run-at-time 0 nil
+                   (lambda ()
+                     (let ((answer (condition-case err
+                                       (toolspec-mcp--elicit-prompt
+                                        (toolspec-mcp--server-name server)
+                                        (alist-get 'message params) schema)
+                                     ;; A prompt that cannot be shown (the
+                                     ;; minibuffer is busy) still answers.
+                                     (error
+                                      (toolspec-mcp--log server "could not ask the user: %s"
+                                                         (error-message-string err))
+                                      '((action . "cancel"))))))
+                       (toolspec-mcp--log server "answered an elicitation: %s"
+                                          (alist-get 'action answer))
+                       (toolspec-mcp--reply server id answer))))))))
+
+(defun toolspec-mcp--elicit-properties (schema)
+  "SCHEMA's properties as (NAME-STRING SPEC REQUIRED-P) each, in order."
+  (let ((required (mapcar (lambda (r) (format "%s" r)) (alist-get 'required schema))))
+    (mapcar (lambda (p)
+              (let ((name (format "%s" (car p))))
+                (list name (cdr p) (and (member name required) t))))
+            (let ((props (alist-get 'properties schema))) (and (consp props) props)))))
+
+(defun toolspec-mcp--elicit-defaults (schema)
+  "The answer to an elicitation of SCHEMA made of its defaults alone."
+  (let ((content nil) (missing nil))
+    (dolist (p (toolspec-mcp--elicit-properties schema))
+      (let ((default (assq 'default (nth 1 p))))
+        (cond (default (push (cons (intern (car p)) (cdr default)) content))
+              ((nth 2 p) (push (car p) missing)))))
+    (if missing
+        '((action . "decline"))
+      `((action . "accept") (content . ,(or (nreverse content) (make-hash-table)))))))
+
+(defun toolspec-mcp--elicit-checker (name spec)
+  "A tool plist checking the property NAME of SPEC, as required."
+  (ignore-errors
+    (car (toolspec-parse-json
+          (toolspec-mcp--json
+           `((name . "elicitation")
+             (inputSchema . ((type . "object")
+                             (properties . ((,(intern name) . ,spec)))
+                             (required . [,name])))))
+          'mcp))))
+
+(defun toolspec-mcp--elicit-problem (name spec value)
+  "Why VALUE is no value for property NAME of SPEC, or nil when it is."
+  (let ((checker (toolspec-mcp--elicit-checker name spec)))
+    (and checker
+         (let ((problems (condition-case err
+                             (toolspec-validate-arguments
+                              checker (toolspec-mcp--json `((,(intern name) . ,value))))
+                           (toolspec-error (list (list 'error "" (error-message-string err)))))))
+           (and problems
+                (mapconcat (lambda (p) (nth 2 p)) problems "; "))))))
+
+(defun toolspec-mcp--elicit-choices (spec)
+  "SPEC's choices as (LABEL . VALUE) each, or nil when it has none."
+  (let ((enum (alist-get 'enum spec))
+        (names (alist-get 'enumNames spec))
+        (one-of (or (alist-get 'oneOf spec) (alist-get 'anyOf spec))))
+    (cond
+     ((and (vectorp enum) (> (length enum) 0))
+      (cl-loop for v across enum
+               for i from 0
+               collect (cons (if (and (vectorp names) (< i (length names)))
+                                 (format "%s" (aref names i))
+                               (format "%s" v))
+                             v)))
+     ((and (vectorp one-of) (> (length one-of) 0)
+           (cl-every (lambda (o) (and (consp o) (assq 'const o))) one-of))
+      (cl-loop for o across one-of
+               collect (cons (format "%s" (or (alist-get 'title o) (alist-get 'const o)))
+                             (alist-get 'const o)))))))
+
+(defun toolspec-mcp--elicit-read (name spec required)
+  "Read property NAME of SPEC from the user; REQUIRED insists on a value.
+Return (VALUE) or nil when the user gives none."
+  (let* ((type (format "%s" (alist-get 'type spec)))
+         (default (assq 'default spec))
+         (label (format "%s%s%s"
+                        (or (alist-get 'title spec) name)
+                        (if-let* ((d (alist-get 'description spec)))
+                            (format " (%s)" d) "")
+                        (if required "" ", optional")))
+         (choices (toolspec-mcp--elicit-choices spec))
+         (answer nil) (done nil) (problem nil))
+    (while (not done)
+      (let* ((label (if problem (format "%s.  %s" problem label) label))
+             (value
+              (cond
+               ((equal type "boolean")
+                (list (if (y-or-n-p (format "%s%s? " label
+                                            (if default
+                                                (format " [default %s]"
+                                                        (if (eq (cdr default) t) "yes" "no"))
+                                              "")))
+                          t :json-false)))
+               (choices
+                (let* ((d (and default (car (rassoc (cdr default) choices))))
+                       (text (completing-read (format "%s%s: " label (if d (format " [%s]" d) ""))
+                                              (mapcar #'car choices) nil t nil nil d)))
+                  (and (not (string-empty-p text)) (list (cdr (assoc text choices))))))
+               (t
+                (let* ((d (and default (format "%s" (cdr default))))
+                       (text (read-string (format "%s%s: " label (if d (format " [%s]" d) ""))
+                                          nil nil d)))
+                  (cond
+                   ((string-empty-p text) nil)
+                   ((member type '("number" "integer"))
+                    (let ((n (ignore-errors (toolspec-mcp--parse text))))
+                      (list (if (numberp n) n text))))
+                   (t (list text))))))))
+        (cond
+         ((and (null value) required)
+          (setq problem (format "%s is required" (or (alist-get 'title spec) name))))
+         ((null value) (setq done t))
+         ((setq problem (toolspec-mcp--elicit-problem name spec (car value)))
+          (setq problem (format "%s: %s" (or (alist-get 'title spec) name) problem)))
+         (t (setq answer value done t)))))
+    answer))
+
+(defun toolspec-mcp--elicit-prompt (server-name text schema)
+  "Ask the user for SCHEMA's values for SERVER-NAME, showing its TEXT.
+Return the answer: accept with the values, decline, or cancel when
+the user quits."
+  (let ((inhibit-quit nil))
+    (condition-case nil
+        (if (not (y-or-n-p (format "MCP server %s asks: %s  Answer? "
+                                   server-name (if (stringp text) text "(no message)"))))
+            '((action . "decline"))
+          (let ((content nil))
+            (dolist (p (toolspec-mcp--elicit-properties schema))
+              (when-let* ((value (toolspec-mcp--elicit-read (nth 0 p) (nth 1 p) (nth 2 p))))
+                (push (cons (intern (nth 0 p)) (car value)) content)))
+            `((action . "accept") (content . ,(or (nreverse content) (make-hash-table))))))
+      (quit '((action . "cancel"))))))
 
 (defun toolspec-mcp--notification (server method params)
   "Handle notification METHOD with PARAMS from SERVER."
@@ -723,7 +913,9 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
   (toolspec-mcp--request
    server "initialize"
    `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
-     (capabilities . ,(make-hash-table))
+     (capabilities . ,(if toolspec-mcp-elicitation
+                          (list (cons 'elicitation (list (cons 'form (make-hash-table)))))
+                        (make-hash-table)))
      (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
    (lambda (result)
      (cond

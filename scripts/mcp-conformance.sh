@@ -7,7 +7,11 @@
 #   sse-retry                    left out: the client opens no GET stream and
 #                                does not resume (Last-Event-ID, retry)
 #   elicitation-sep1034-client-defaults
-#                                left out: the client declares no elicitation
+#                                left out: the client answers elicitation
+#                                (with defaults here, see client.el), but
+#                                the scenario's server sends its request
+#                                on the GET stream, which the client does
+#                                not open
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small MCP server on stdio for toolspec-mcp's tests (standard library only).
 
-Usage: mcp-test-server.py LOG [PROTOCOL]
+Usage: mcp-test-server.py [--ask] LOG [PROTOCOL]
 
 Every message it receives is appended to LOG, one JSON line each, so a
 test can tell what reached the server.  It answers `initialize' with
@@ -18,12 +18,18 @@ two per page, and has these tools:
   mixed()          an image, an audio clip, a resource link and
                    embedded text and blob resources
   badshape()       structuredContent that does not match its outputSchema
+  ask(schema)      (listed with --ask only) sends elicitation/create with the message "Tell me
+                   about you" and SCHEMA (a JSON text) as requestedSchema,
+                   and answers with the client's answer as JSON text:
+                   {"capabilities": the client's elicitation capability,
+                    "result": ..., "error": ...}
 """
 import json
 import sys
 
-log_path = sys.argv[1]
-protocol = sys.argv[2] if len(sys.argv) > 2 else None
+argv = [a for a in sys.argv[1:] if a != "--ask"]
+log_path = argv[0]
+protocol = argv[1] if len(argv) > 1 else None
 
 OBJ = {"type": "object", "properties": {}}
 TOOLS = [
@@ -47,6 +53,12 @@ TOOLS = [
      "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}},
                       "required": ["sum"]}},
 ]
+ASK = {"name": "ask", "description": "Ask the user",
+              "inputSchema": {"type": "object",
+                              "properties": {"schema": {"type": "string"}},
+                              "required": ["schema"]}}
+if "--ask" in sys.argv[1:]:
+    TOOLS.append(ASK)
 EXTRA = {"name": "extra", "description": "Added by grow", "inputSchema": OBJ}
 
 
@@ -93,6 +105,9 @@ def call(name, args):
     return None
 
 
+client_capabilities = {}
+asking = {}
+
 for line in sys.stdin:
     line = line.strip()
     if not line:
@@ -103,8 +118,21 @@ for line in sys.stdin:
     method, mid = msg.get("method"), msg.get("id")
     if mid is None:
         continue
+    if method is None:
+        if mid in asking:
+            send({"jsonrpc": "2.0", "id": asking.pop(mid), "result": text(json.dumps({
+                "capabilities": client_capabilities.get("elicitation"),
+                "result": msg.get("result"), "error": msg.get("error")}))})
+        continue
     params = msg.get("params") or {}
+    if method == "tools/call" and params.get("name") == "ask":
+        asking["elicit-%s" % mid] = mid
+        send({"jsonrpc": "2.0", "id": "elicit-%s" % mid, "method": "elicitation/create",
+              "params": {"message": "Tell me about you",
+                         "requestedSchema": json.loads(params["arguments"]["schema"])}})
+        continue
     if method == "initialize":
+        client_capabilities = params.get("capabilities") or {}
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": protocol or params.get("protocolVersion"),
             "capabilities": {"tools": {"listChanged": True}},

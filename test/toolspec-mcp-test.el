@@ -70,10 +70,12 @@
         :args args))
 
 (defun toolspec-mcp-test--own (log &rest args)
-  "The config of test/mcp-test-server.py logging to LOG, with ARGS."
-  (list :command "python3"
-        :args (append (list (expand-file-name "mcp-test-server.py" toolspec-mcp-test--directory) log)
-                      args)))
+  "The config of test/mcp-test-server.py logging to LOG, with ARGS.
+ARGS may start with \"--ask\", to list the tool `ask'."
+  (let ((options (and (equal (car args) "--ask") (list (pop args)))))
+    (list :command "python3"
+          :args (append (list (expand-file-name "mcp-test-server.py" toolspec-mcp-test--directory))
+                        options (list log) args))))
 
 (defmacro toolspec-mcp-test--with (servers &rest body)
   "Run BODY with SERVERS as `toolspec-mcp-servers' and empty registries.
@@ -504,6 +506,92 @@ in the request's buffer once it is sent.  Return the final response."
             (should (string-match-p "\\`Error: tool crash of MCP server own failed: MCP server own is down"
                                     (toolspec-mcp-test--run "own" "crash")))
             (should (eq (toolspec-mcp--server-state (toolspec-mcp-test--server "own")) 'down))))
+      (delete-file log))))
+
+;;;; Elicitation
+
+(defconst toolspec-mcp-test--ask-schema
+  (json-serialize
+   '((type . "object")
+     (properties . ((name . ((type . "string") (title . "Name")))
+                    (color . ((type . "string") (enum . ["red" "green" "blue"]) (default . "green")))
+                    (count . ((type . "integer") (minimum . 1) (default . 3)))
+                    (ok . ((type . "boolean")))
+                    (note . ((type . "string")))))
+     (required . ["name" "count"])))
+  "The requestedSchema the tool `ask' of test/mcp-test-server.py is given.")
+
+(defvar toolspec-mcp-test--ask-answer nil
+  "What `toolspec-mcp-test-ask' got: the server's report, parsed.")
+
+(defvar toolspec-mcp-test--ask-with nil
+  "The schema `toolspec-mcp-test-ask' gives the tool `ask'.")
+
+(defun toolspec-mcp-test-ask ()
+  "Call the tool `ask' of server own and keep its report."
+  (interactive)
+  (setq toolspec-mcp-test--ask-answer
+        (json-parse-string (toolspec-mcp-test--run "own" "ask" toolspec-mcp-test--ask-with)
+                           :object-type 'alist :null-object nil :false-object :false)))
+
+(defun toolspec-mcp-test--ask (schema &rest keys)
+  "Call the tool `ask' with SCHEMA, typing KEYS into its prompts; return its report.
+In batch Emacs, `y-or-n-p' reads a line: y or n is followed by RET."
+  (setq toolspec-mcp-test--ask-answer nil
+        toolspec-mcp-test--ask-with schema)
+  (execute-kbd-macro (apply #'vconcat (kbd "M-x") "toolspec-mcp-test-ask" (kbd "RET") keys))
+  toolspec-mcp-test--ask-answer)
+
+(ert-deftest toolspec-mcp-elicitation ()
+  "A server's elicitation/create is answered from prompts made from its schema."
+  (let ((log (make-temp-file "toolspec-mcp-log")))
+    (unwind-protect
+        (toolspec-mcp-test--with `(("own" ,@(toolspec-mcp-test--own log "--ask")))
+          (let ((toolspec-mcp-elicitation t))
+            (toolspec-mcp-test--ready "own")
+            ;; A required field left empty and numbers out of the schema
+            ;; are asked again; the enum completes; an empty optional
+            ;; field is left out.
+            (let ((report (toolspec-mcp-test--ask
+                           toolspec-mcp-test--ask-schema
+                           "y" (kbd "RET") (kbd "RET") "Ada" (kbd "RET")
+                           "bl" (kbd "TAB") (kbd "RET")
+                           "0" (kbd "RET") "2.5" (kbd "RET") "abc" (kbd "RET") "5" (kbd "RET")
+                           "y" (kbd "RET") (kbd "RET"))))
+              (should (equal (alist-get 'capabilities report) '((form))))
+              (should (equal (alist-get 'result report)
+                             '((action . "accept")
+                               (content . ((name . "Ada") (color . "blue") (count . 5) (ok . t)))))))
+            ;; Defaults are offered: RET takes them.
+            (should (equal (alist-get 'result (toolspec-mcp-test--ask
+                                               toolspec-mcp-test--ask-schema
+                                               "y" (kbd "RET") "Bob" (kbd "RET") (kbd "RET") (kbd "RET")
+                                               "n" (kbd "RET") "hi" (kbd "RET")))
+                           '((action . "accept")
+                             (content . ((name . "Bob") (color . "green") (count . 3)
+                                         (ok . :false) (note . "hi"))))))
+            ;; n at the first question declines; C-g cancels.
+            (should (equal (alist-get 'result (toolspec-mcp-test--ask toolspec-mcp-test--ask-schema "n" (kbd "RET")))
+                           '((action . "decline"))))
+            (should (equal (alist-get 'result (toolspec-mcp-test--ask toolspec-mcp-test--ask-schema
+                                                                      "y" (kbd "RET") "Al" (kbd "C-g")))
+                           '((action . "cancel")))))
+          (toolspec-mcp-disconnect "own")
+          ;; Unattended: the defaults, or decline when a required field has none.
+          (let ((toolspec-mcp-elicitation 'defaults))
+            (toolspec-mcp-test--ready "own")
+            (should (equal (alist-get 'result (toolspec-mcp-test--ask toolspec-mcp-test--ask-schema))
+                           '((action . "decline"))))
+            (should (equal (alist-get 'result
+                                      (toolspec-mcp-test--ask
+                                       "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"number\",\"default\":95.5},\"s\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"],\"default\":\"b\"},\"v\":{\"type\":\"boolean\",\"default\":true},\"x\":{\"type\":\"string\"}}}"))
+                           '((action . "accept") (content . ((n . 95.5) (s . "b") (v . t)))))))
+          (toolspec-mcp-disconnect "own")
+          ;; Off: no capability declared, every request declined.
+          (let ((toolspec-mcp-elicitation nil))
+            (toolspec-mcp-test--ready "own")
+            (let ((report (toolspec-mcp-test--ask toolspec-mcp-test--ask-schema)))
+              (should (equal report '((capabilities) (result (action . "decline")) (error)))))))
       (delete-file log))))
 
 (ert-deftest toolspec-mcp-protocol-versions ()

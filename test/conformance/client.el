@@ -14,7 +14,11 @@
 ;; It connects to the scenario's server at URL over streamable HTTP,
 ;; registers its tools in gptel and, for the tools_call scenario, calls
 ;; each tool through its gptel function (the argument checker
-;; included), numbers as 2 and 3, strings as "test".  It exits 0 when
+;; included), numbers as 2 and 3, strings as "test"; so it does for
+;; the elicitation-sep1034-client-defaults scenario, whose tool asks
+;; the client for input.  It runs with no terminal, so it sets
+;; `toolspec-mcp-elicitation' to `defaults': an elicitation is
+;; accepted with the defaults of its schema, unasked.  It exits 0 when
 ;; the server was reached and every call answered, 1 otherwise.
 
 ;;; Code:
@@ -43,6 +47,7 @@
 (let* ((url (or (car (last command-line-args-left)) (error "No server URL given")))
        (scenario (or (getenv "MCP_CONFORMANCE_SCENARIO") "initialize"))
        (url-proxy-services nil)
+       (toolspec-mcp-elicitation 'defaults)
        (toolspec-mcp-servers `(("conformance" :url ,url)))
        (ok t))
   (setq command-line-args-left nil)
@@ -56,7 +61,7 @@
              scenario (toolspec-mcp--server-state server) (toolspec-mcp--server-protocol server)
              (toolspec-mcp--server-tools server) (toolspec-mcp--server-error server))
     (unless (eq (toolspec-mcp--server-state server) 'ready) (setq ok nil))
-    (when (and ok (equal scenario "tools_call"))
+    (when (and ok (member scenario '("tools_call" "elicitation-sep1034-client-defaults")))
       (dolist (name (toolspec-mcp--server-tools server))
         (let* ((tool (gptel-get-tool (list "mcp-conformance" name)))
                (n -1)
