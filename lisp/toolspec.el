@@ -745,11 +745,19 @@ name is kept, else a list as long as TOOLS: nil for a name kept,
 else its new name."
   (let* ((names (mapcar #'toolspec--export-name tools))
          (new (and (cl-every #'stringp names) (toolspec-safe-names names dialect)))
-         (pairs (cl-loop for old in names for n in new when n collect (format "%s -> %s" old n))))
-    (when pairs
+         (count (cl-count-if #'identity new)))
+    (when (> count 0)
+      ;; The first ten pairs: a catalog may rename thousands.
       (display-warning 'toolspec
-                       (format "Tool names %s refuses were written as valid ones: %s"
-                               dialect (mapconcat #'identity pairs ", "))
+                       (format "%d tool name%s %s refuses %s written as valid ones: %s%s"
+                               count (if (= count 1) "" "s") dialect (if (= count 1) "was" "were")
+                               (mapconcat #'identity
+                                          (cl-loop for old in names for n in new
+                                                   when n collect (format "%s -> %s" old n)
+                                                   and count t into shown
+                                                   until (>= shown 10))
+                                          ", ")
+                               (if (> count 10) (format " and %d more" (- count 10)) ""))
                        :warning)
       new)))
 
