@@ -25,6 +25,10 @@ bash scripts/fetch-test-data.sh || { echo "FAILED: fetching the test data"; fail
 # test/mcp_serve.rs drives `toolspec serve' with the Python MCP SDK of
 # the provider checks' venv: set it up first (idempotent).
 bash scripts/setup-providers.sh </dev/null >/dev/null 2>&1 || echo "note: scripts/setup-providers.sh failed: test/mcp_serve.rs will say why"
+# It also runs the debug module in Emacs 30 and 28: built and set up first
+# (both idempotent; a clean clone has neither).
+cargo build --lib --bin toolspec --color never >/dev/null 2>&1 || echo "note: the debug module did not build: test/mcp_serve.rs will say why"
+bash scripts/setup-deps.sh emacs28 >/dev/null 2>&1 || echo "note: Emacs 28 could not be set up: test/mcp_serve.rs will say why"
 note "cargo test"
 if cargo test --color never 2>&1 | tee "$log/cargo.txt"; then :; else status=1; fi
 read -r p f < <(awk '/^test result:/ { for (i=1;i<=NF;i++) { if ($(i+1) ~ /^passed;/) p+=$i; if ($(i+1) ~ /^failed;/) f+=$i } } END { print p+0, f+0 }' "$log/cargo.txt")
