@@ -176,14 +176,12 @@ fn parse_json<'e>(
     let name = opt_text(name);
     let max = max_size(max);
     let strict = strict.is_not_nil();
-    let mut s = run(env, || self::text(text, "the JSON text"))?;
-    if s.starts_with('\u{feff}') {
-        // A byte order mark, as the command line reads it.
-        s.drain(..'\u{feff}'.len_utf8());
-    }
+    let text = run(env, || self::text(text, "the JSON text"))?;
+    // A byte order mark is left out, as the command line reads it.
+    let s = text.strip_prefix('\u{feff}').unwrap_or(&text);
     crate::budget::within(import_limit(env)?, || {
         streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-            crate::read::read_str_each(&s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
+            crate::read::read_str_each(s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
         })
     })
 }
@@ -480,23 +478,25 @@ fn file_size_fits(len: u64, max: usize) -> crate::Result<()> {
 /// left out.
 fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Vec<u8>> {
     if !file_p {
-        let mut s = self::text(source, "the OpenAPI text")?;
+        let s = self::text(source, "the OpenAPI text")?;
         crate::openapi::check_size(s.len(), max)?;
-        if s.starts_with('\u{feff}') {
-            s.drain(..'\u{feff}'.len_utf8());
-        }
-        return Ok(s.into_bytes());
+        return Ok(without_bom(s.into_bytes()));
     }
     let file = self::text(source, "the file name")?;
     let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
     file_size_fits(meta.len(), max)?;
-    let mut bytes =
+    let bytes =
         crate::alloc::read_file(file.as_ref()).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+    Ok(without_bom(bytes))
+}
+
+/// BYTES without a leading UTF-8 byte order mark, as the command line
+/// reads them.
+fn without_bom(mut bytes: Vec<u8>) -> Vec<u8> {
     if bytes.starts_with(b"\xEF\xBB\xBF") {
-        // A UTF-8 byte order mark, as the command line reads it.
         bytes.drain(..3);
     }
-    Ok(bytes)
+    bytes
 }
 
 /// Import operations of the OpenAPI document SOURCE (JSON or YAML text,
