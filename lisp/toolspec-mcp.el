@@ -35,7 +35,9 @@
 ;; M-x toolspec-mcp-list to see the servers, their state and their log.
 ;;
 ;; Transports: stdio (newline-delimited JSON-RPC) and streamable HTTP
-;; (POST, JSON or server-sent-event answers, Mcp-Session-Id).
+;; (POST, JSON or server-sent-event answers, Mcp-Session-Id; for the
+;; handshake era also the server's GET stream, and streams resumed
+;; with Last-Event-ID after the `retry' the server asked for).
 ;; Protocol: dual-era.  A `server/discover' probe finds servers of the
 ;; stateless revision 2026-07-28 (version, capabilities and client in
 ;; each request's `_meta'); the others get the handshake revisions
@@ -184,7 +186,8 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 `failed' or `disconnected'."
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
-  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal)))
+  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal))
+  streams)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -715,27 +718,311 @@ STATUS is url.el's status plist.  ID is nil for a notification."
                                      (list :error (format "answer longer than %d bytes (`toolspec-mcp-max-message-size')"
                                                           toolspec-mcp-max-message-size)))))
      ((string-prefix-p "text/event-stream" type)
-      (dolist (data (toolspec-mcp--sse-data body))
-        (toolspec-mcp--dispatch server data)))
+      (let (last-id retry)
+        (dolist (event (car (toolspec-mcp--sse-parse (concat body "\n\n"))))
+          (when (plist-get event :id) (setq last-id (plist-get event :id)))
+          (when (plist-get event :retry) (setq retry (plist-get event :retry)))
+          (let ((data (plist-get event :data)))
+            (when (and data (not (string-blank-p data)))
+              (toolspec-mcp--dispatch server data))))
+        ;; A stream closed before the answer, with event ids: resume it
+        ;; with a GET after the time it asked for.
+        (when (and id last-id (gethash id (toolspec-mcp--server-pending server)))
+          (toolspec-mcp--log server "the answer's stream closed at event %s: resuming in %d ms"
+                             last-id (or retry 1000))
+          (toolspec-mcp--stream-open server 'resume last-id (list id) retry (or retry 1000))
+          (setq id nil))))
      ((and body (not (string-blank-p body)))
       (toolspec-mcp--dispatch server body)))
     ;; An answer that did not answer the request.
     (when (and id (gethash id (toolspec-mcp--server-pending server)))
       (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request" code))))))
 
+;; A server-sent event stream is parsed by `toolspec-mcp--sse-parse':
+;; events end at a blank line; `data' lines make the message, `id' the
+;; event's id (sent back as Last-Event-ID to resume the stream) and
+;; `retry' the milliseconds to wait before reconnecting.
+
+(defun toolspec-mcp--sse-parse (text)
+  "The complete events of TEXT, server-sent events, and what is left.
+Return (EVENTS . REST): EVENTS are plists (:data STRING-OR-NIL :id
+STRING-OR-NIL :retry MILLISECONDS-OR-NIL) in order, REST the start of
+an event not yet ended.  Lines may end in CR, LF or CRLF."
+  (let* ((held (and (string-suffix-p "\r" text) "\r"))
+         (text (replace-regexp-in-string "\r\n?" "\n" (if held (substring text 0 -1) text) t t))
+         (last (let ((i 0) last)
+                 (while (setq i (string-search "\n\n" text i))
+                   (setq last (+ i 2) i (1+ i)))
+                 last))
+         events)
+    (when last
+      (dolist (block (split-string (substring text 0 last) "\n\n+" t))
+        (let (data id retry)
+          (dolist (line (split-string block "\n"))
+            (when (string-match "\\`\\([^:]+\\)\\(?::[ ]?\\(.*\\)\\)?\\'" line)
+              (let ((field (match-string 1 line))
+                    (value (or (match-string 2 line) "")))
+                (pcase field
+                  ("data" (push value data))
+                  ("id" (unless (string-search "\0" value) (setq id value)))
+                  ("retry" (when (string-match-p "\\`[0-9]+\\'" value)
+                             (setq retry (string-to-number value))))))))
+          (push (list :data (and data (string-join (nreverse data) "\n")) :id id :retry retry)
+                events))))
+    (cons (nreverse events) (concat (if last (substring text last) text) held))))
+
 (defun toolspec-mcp--sse-data (text)
-  "The `data' of each event of TEXT, a server-sent event stream, in order."
-  (let (events lines)
-    (dolist (line (append (split-string text "\r?\n") '("")))
-      (cond
-       ((string-empty-p line)
-        ;; An event without data (one that only sets its id) is no message.
-        (let ((data (string-join (nreverse lines) "\n")))
-          (unless (string-blank-p data) (push data events)))
-        (setq lines nil))
-       ((string-match "\\`data: ?\\(.*\\)" line)
-        (push (match-string 1 line) lines))))
-    (nreverse events)))
+  "The `data' of each event of TEXT, a whole server-sent event stream, in order."
+  (delq nil (mapcar (lambda (e) (let ((d (plist-get e :data)))
+                                  ;; An event without data (one that only
+                                  ;; sets its id or retry) is no message.
+                                  (and d (not (string-blank-p d)) d)))
+                    (car (toolspec-mcp--sse-parse (concat text "\n\n"))))))
+
+;;;; The GET stream
+;;
+;; A server of the handshake era may send its own messages (requests
+;; such as `elicitation/create', notifications) on a standing GET of
+;; its URL answered with server-sent events, and may close a POST's
+;; event stream before the answer, for the client to resume it with a
+;; GET carrying the Last-Event-ID of the last event it got, after the
+;; `retry' milliseconds the stream asked for.  url.el hands over a
+;; body only when it is complete, which a standing stream never is, so
+;; these GETs are made on a network process of their own, opened
+;; without waiting (:nowait), whose filter reads each event as it
+;; comes: nothing here waits, so Emacs never blocks on a server.
+
+(cl-defstruct (toolspec-mcp--stream (:constructor toolspec-mcp--stream-make)
+                                    (:copier nil))
+  "A GET of server-sent events from SERVER.
+KIND is `standing' (the server's own messages, reopened when it ends)
+or `resume' (the rest of a POST's stream, kept while the requests IDS
+wait).  LAST-ID and RETRY are the last event id and retry time seen;
+FAILURES counts ends without an event."
+  server kind ids last-id retry process (input "") head status chunked (body "")
+  (failures 0) timer (got nil))
+
+(defconst toolspec-mcp--stream-max-failures 6
+  "Ends without a single event after which a GET stream is not reopened.")
+
+(defun toolspec-mcp--stream-open (server kind last-id ids retry &optional delay)
+  "Open a GET stream of KIND on SERVER after DELAY milliseconds.
+LAST-ID, if non-nil, resumes the stream that had it; IDS are the
+requests a `resume' stream answers; RETRY the server's retry time."
+  (let ((stream (toolspec-mcp--stream-make :server server :kind kind :last-id last-id
+                                           :ids ids :retry retry)))
+    (push stream (toolspec-mcp--server-streams server))
+    (toolspec-mcp--stream-schedule stream (or delay 0))
+    stream))
+
+(defun toolspec-mcp--stream-schedule (stream delay)
+  "Connect STREAM after DELAY milliseconds."
+  (let ((generation (toolspec-mcp--server-generation (toolspec-mcp--stream-server stream))))
+    (setf (toolspec-mcp--stream-timer stream)
+          (run-at-time (/ delay 1000.0) nil
+                       (lambda ()
+                         (setf (toolspec-mcp--stream-timer stream) nil)
+                         (when (= generation (toolspec-mcp--server-generation
+                                              (toolspec-mcp--stream-server stream)))
+                           (toolspec-mcp--stream-connect stream)))))))
+
+(defun toolspec-mcp--stream-drop (stream)
+  "Close STREAM for good."
+  (let ((server (toolspec-mcp--stream-server stream)))
+    (setf (toolspec-mcp--server-streams server) (delq stream (toolspec-mcp--server-streams server)))
+    (when (toolspec-mcp--stream-timer stream)
+      (cancel-timer (toolspec-mcp--stream-timer stream))
+      (setf (toolspec-mcp--stream-timer stream) nil))
+    (let ((proc (toolspec-mcp--stream-process stream)))
+      (setf (toolspec-mcp--stream-process stream) nil)
+      (when (processp proc) (delete-process proc)))))
+
+(defun toolspec-mcp--streams-close (server)
+  "Close all of SERVER's GET streams."
+  (mapc #'toolspec-mcp--stream-drop (toolspec-mcp--server-streams server)))
+
+(defun toolspec-mcp--header-value (value)
+  "VALUE as text for an HTTP header: line breaks removed."
+  (replace-regexp-in-string "[\r\n]" "" (format "%s" value) t t))
+
+(defun toolspec-mcp--stream-connect (stream)
+  "Make STREAM's GET: connect without waiting, send the request once open."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url)))
+         (tls (equal (url-type url) "https"))
+         (host (url-host url))
+         (port (or (url-portspec url) (if tls 443 80))))
+    (setf (toolspec-mcp--stream-input stream) ""
+          (toolspec-mcp--stream-body stream) ""
+          (toolspec-mcp--stream-head stream) nil
+          (toolspec-mcp--stream-status stream) nil
+          (toolspec-mcp--stream-chunked stream) nil
+          (toolspec-mcp--stream-got stream) nil)
+    (condition-case err
+        (let ((proc (open-network-stream
+                     (format "toolspec-mcp %s GET" (toolspec-mcp--server-name server))
+                     nil host port :type (if tls 'tls 'plain) :nowait t
+                     :coding 'binary)))
+          (set-process-query-on-exit-flag proc nil)
+          (setf (toolspec-mcp--stream-process stream) proc)
+          (set-process-filter proc (lambda (_proc string) (toolspec-mcp--stream-input-1 stream string)))
+          (set-process-sentinel proc (lambda (proc event) (toolspec-mcp--stream-sentinel stream proc event)))
+          ;; A connection made at once (a local socket) sends no "open".
+          (when (eq (process-status proc) 'open)
+            (toolspec-mcp--stream-request stream url)))
+      (error (toolspec-mcp--stream-ended stream (error-message-string err))))))
+
+(defun toolspec-mcp--stream-request (stream &optional url)
+  "Send STREAM's GET request to URL (the server's, parsed)."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (url (or url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url))))
+         (path (let ((f (url-filename url))) (if (string-empty-p f) "/" f)))
+         (session (toolspec-mcp--server-session server))
+         (protocol (toolspec-mcp--server-protocol server))
+         (last-id (toolspec-mcp--stream-last-id stream))
+         (headers (append `(("Host" . ,(if (url-portspec url)
+                                           (format "%s:%s" (url-host url) (url-portspec url))
+                                         (url-host url)))
+                            ("Accept" . "text/event-stream")
+                            ("Cache-Control" . "no-cache"))
+                          (and session `(("Mcp-Session-Id" . ,session)))
+                          (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                          (and last-id `(("Last-Event-ID" . ,last-id)))
+                          (plist-get (toolspec-mcp--server-config server) :headers))))
+    (toolspec-mcp--log server "GET stream %s%s" (toolspec-mcp--stream-kind stream)
+                       (if last-id (format " from event %s" last-id) ""))
+    (process-send-string
+     (toolspec-mcp--stream-process stream)
+     (encode-coding-string
+      (concat (format "GET %s HTTP/1.1\r\n" path)
+              (mapconcat (lambda (h) (format "%s: %s\r\n" (toolspec-mcp--header-value (car h))
+                                             (toolspec-mcp--header-value (cdr h))))
+                         headers "")
+              "\r\n")
+      'utf-8))))
+
+(defun toolspec-mcp--stream-sentinel (stream proc event)
+  "The sentinel of STREAM's process PROC, told EVENT."
+  (cond
+   ((not (eq proc (toolspec-mcp--stream-process stream))))
+   ((string-prefix-p "open" event)
+    (condition-case err (toolspec-mcp--stream-request stream)
+      (error (delete-process proc)
+             (toolspec-mcp--stream-ended stream (error-message-string err)))))
+   ((not (process-live-p proc))
+    (setf (toolspec-mcp--stream-process stream) nil)
+    (toolspec-mcp--stream-ended stream (string-trim event)))))
+
+(defun toolspec-mcp--stream-input-1 (stream string)
+  "Take STRING, bytes STREAM's server sent: read the head, then events."
+  (let ((server (toolspec-mcp--stream-server stream)))
+    (setf (toolspec-mcp--stream-input stream) (concat (toolspec-mcp--stream-input stream) string))
+    (unless (toolspec-mcp--stream-head stream)
+      (let ((input (toolspec-mcp--stream-input stream)))
+        (when-let* ((end (string-search "\r\n\r\n" input)))
+          (let* ((head (substring input 0 end))
+                 (status (and (string-match "\\`HTTP/[0-9.]+ \\([0-9]+\\)" head)
+                              (string-to-number (match-string 1 head))))
+                 (case-fold-search t))
+            (setf (toolspec-mcp--stream-head stream) head
+                  (toolspec-mcp--stream-status stream) status
+                  (toolspec-mcp--stream-chunked stream)
+                  (string-match-p "^transfer-encoding:[ \t]*chunked" head)
+                  (toolspec-mcp--stream-input stream) (substring input (+ end 4)))
+            (unless (and (eql status 200)
+                         (string-match-p "^content-type:[ \t]*text/event-stream" head))
+              ;; Not a stream: a server without one says 405.
+              (toolspec-mcp--stream-stop-process stream))))))
+    (when (and (toolspec-mcp--stream-head stream) (toolspec-mcp--stream-process stream))
+      ;; The body, its chunks decoded.
+      (if (not (toolspec-mcp--stream-chunked stream))
+          (setf (toolspec-mcp--stream-body stream)
+                (concat (toolspec-mcp--stream-body stream) (toolspec-mcp--stream-input stream))
+                (toolspec-mcp--stream-input stream) "")
+        (let ((input (toolspec-mcp--stream-input stream)) (start 0) (done nil))
+          (while (and (not done) (toolspec-mcp--chunk-at input start))
+            (let* ((chunk (toolspec-mcp--chunk-at input start))
+                   (size (car chunk))
+                   (data-start (cdr chunk)))
+              (cond
+               ((= size 0) (setq done 'end start (length input)))
+               ((<= (+ data-start size 2) (length input))
+                (setf (toolspec-mcp--stream-body stream)
+                      (concat (toolspec-mcp--stream-body stream) (substring input data-start (+ data-start size))))
+                (setq start (+ data-start size 2)))
+               (t (setq done t)))))
+          (setf (toolspec-mcp--stream-input stream) (substring input start))
+          (when (eq done 'end) (toolspec-mcp--stream-stop-process stream))))
+      (if (> (+ (length (toolspec-mcp--stream-body stream)) (length (toolspec-mcp--stream-input stream)))
+             toolspec-mcp-max-message-size)
+          (progn
+            (toolspec-mcp--log server "GET stream: an event longer than %d bytes (`toolspec-mcp-max-message-size'); closed"
+                               toolspec-mcp-max-message-size)
+            (toolspec-mcp--stream-drop stream))
+        (let ((parsed (toolspec-mcp--sse-parse (toolspec-mcp--stream-body stream))))
+          (setf (toolspec-mcp--stream-body stream) (cdr parsed))
+          (dolist (event (car parsed))
+            (setf (toolspec-mcp--stream-got stream) t)
+            (when (plist-get event :id) (setf (toolspec-mcp--stream-last-id stream) (plist-get event :id)))
+            (when (plist-get event :retry) (setf (toolspec-mcp--stream-retry stream) (plist-get event :retry)))
+            (let ((data (plist-get event :data)))
+              (when (and data (not (string-blank-p data)))
+                (toolspec-mcp--dispatch server (decode-coding-string data 'utf-8)))))
+          ;; A resumed stream is done when its requests are answered.
+          (when (and (eq (toolspec-mcp--stream-kind stream) 'resume)
+                     (toolspec-mcp--stream-process stream)
+                     (not (cl-some (lambda (id) (gethash id (toolspec-mcp--server-pending server)))
+                                   (toolspec-mcp--stream-ids stream))))
+            (toolspec-mcp--stream-drop stream)))))))
+
+(defun toolspec-mcp--chunk-at (input start)
+  "The chunk of chunked transfer coding at START of INPUT, if its line is there.
+Return (SIZE . DATA-START)."
+  (let ((window (substring input start (min (length input) (+ start 1024)))))
+    (and (string-match "\\`\\([0-9a-fA-F]+\\)[^\r\n]*\r\n" window)
+         (cons (string-to-number (match-string 1 window) 16)
+               (+ start (match-end 0))))))
+
+(defun toolspec-mcp--stream-stop-process (stream)
+  "Close STREAM's connection; its sentinel decides what follows."
+  (let ((proc (toolspec-mcp--stream-process stream)))
+    (setf (toolspec-mcp--stream-process stream) nil)
+    (when (processp proc) (delete-process proc))
+    (toolspec-mcp--stream-ended stream "closed")))
+
+(defun toolspec-mcp--stream-ended (stream why)
+  "STREAM's connection ended (WHY): reopen it, or let it go."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (status (toolspec-mcp--stream-status stream))
+         (kind (toolspec-mcp--stream-kind stream)))
+    (cond
+     ((not (memq stream (toolspec-mcp--server-streams server))))
+     ((not (memq (toolspec-mcp--server-state server) '(connecting ready)))
+      (toolspec-mcp--stream-drop stream))
+     ((and status (/= status 200))
+      ;; 405: the server has no GET stream.  Others: the POSTs will
+      ;; find out what is wrong with the session.
+      (toolspec-mcp--log server "GET stream %s: HTTP %d%s" kind status
+                         (if (eql status 405) " (the server offers none)" ""))
+      (toolspec-mcp--stream-drop stream))
+     ((and (eq kind 'resume)
+           (not (cl-some (lambda (id) (gethash id (toolspec-mcp--server-pending server)))
+                         (toolspec-mcp--stream-ids stream))))
+      (toolspec-mcp--stream-drop stream))
+     (t
+      (if (toolspec-mcp--stream-got stream)
+          (setf (toolspec-mcp--stream-failures stream) 0)
+        (cl-incf (toolspec-mcp--stream-failures stream)))
+      (if (> (toolspec-mcp--stream-failures stream) toolspec-mcp--stream-max-failures)
+          (progn (toolspec-mcp--log server "GET stream %s: given up after %d failures (%s)"
+                                    kind toolspec-mcp--stream-max-failures why)
+                 (toolspec-mcp--stream-drop stream))
+        ;; As the stream asked (`retry'), else a second; doubled for
+        ;; each end without an event.
+        (let ((delay (* (or (toolspec-mcp--stream-retry stream) 1000)
+                        (expt 2 (toolspec-mcp--stream-failures stream)))))
+          (toolspec-mcp--log server "GET stream %s ended (%s): again in %d ms" kind why delay)
+          (toolspec-mcp--stream-schedule stream delay)))))))
 
 ;;;; Starting and stopping
 
@@ -755,6 +1042,7 @@ STATUS is url.el's status plist.  ID is nil for a notification."
     (toolspec-mcp--refresh-list)
     (cond
      ((plist-get config :url)
+      (toolspec-mcp--streams-close server)
       (setf (toolspec-mcp--server-session server) nil)
       (toolspec-mcp--log server "connecting to %s" (plist-get config :url))
       (toolspec-mcp--open server))
@@ -937,6 +1225,9 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
                           (alist-get 'version (alist-get 'serverInfo result))
                           (alist-get 'protocolVersion result))
        (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
+       ;; The server's own messages come on the standing GET stream.
+       (when (toolspec-mcp--http-p server)
+         (toolspec-mcp--stream-open server 'standing nil nil nil))
        (toolspec-mcp--list-tools server))))
    toolspec-mcp-connect-timeout))
 
@@ -1262,6 +1553,7 @@ connected server starts it again."
     (cancel-timer (toolspec-mcp--server-restart-timer server))
     (setf (toolspec-mcp--server-restart-timer server) nil))
   (toolspec-mcp--fail-pending server (format "MCP server %s was disconnected" (toolspec-mcp--server-name server)))
+  (toolspec-mcp--streams-close server)
   (toolspec-mcp--cleanup-process server)
   (toolspec-mcp--log server "stopped"))
 

@@ -382,7 +382,14 @@ in the request's buffer once it is sent.  Return the final response."
           (let ((server (toolspec-mcp-test--server "web")))
             (should (stringp (toolspec-mcp--server-session server)))
             (should (equal (toolspec-mcp--server-protocol server) "2025-11-25"))
-            (should (member "get-sum" (toolspec-mcp--server-tools server))))
+            (should (member "get-sum" (toolspec-mcp--server-tools server)))
+            ;; The standing GET stream is open, in the session.
+            (toolspec-mcp-test--wait
+             "the GET stream"
+             (lambda () (cl-some (lambda (st) (and (eq (toolspec-mcp--stream-kind st) 'standing)
+                                                   (eql (toolspec-mcp--stream-status st) 200)
+                                                   (process-live-p (toolspec-mcp--stream-process st))))
+                                 (toolspec-mcp--server-streams server)))))
           (should (equal (toolspec-mcp-test--run "web" "echo" "café ☕") "Echo: café ☕"))
           (toolspec-server-with
               (model (list (toolspec-server-tool-calls-response '(("sum" "get-sum" "{\"a\":2,\"b\":40}")
@@ -408,6 +415,22 @@ in the request's buffer once it is sent.  Return the final response."
                                                        (not (equal (toolspec-mcp--server-session s) session))))))
             (should (equal (toolspec-mcp-test--run "web" "echo" "again") "Echo: again"))))
       (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-sse-parse ()
+  "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
+  (let ((parsed (toolspec-mcp--sse-parse
+                 (concat ": comment\r\nid: e1\r\nretry: 500\r\ndata: \r\n\r\n"
+                         "event: message\nid: e2\ndata: {\"a\":\ndata: 1}\n\n"
+                         "id: e3\rretry: x\rdata:2\r\r"
+                         "id: e4\ndata: cut\r"))))
+    (should (equal (car parsed)
+                   '((:data "" :id "e1" :retry 500)
+                     (:data "{\"a\":\n1}" :id "e2" :retry nil)
+                     (:data "2" :id "e3" :retry nil))))
+    ;; The rest waits for more; a CR at the end may be half a CRLF.
+    (should (equal (cdr parsed) "id: e4\ndata: cut\r"))
+    (should (equal (car (toolspec-mcp--sse-parse (concat (cdr parsed) "\n\r\n")))
+                   '((:data "cut" :id "e4" :retry nil))))))
 
 ;;;; Our own server: list changes, pages, errors, versions
 
