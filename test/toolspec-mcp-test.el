@@ -135,31 +135,7 @@ ARGS is the arguments object as sent, read back as an alist."
   "Send PROMPT with TOOLS through `gptel-request' to MODEL; wait for the end.
 Tool calls run without confirmation.  DURING, if non-nil, is called
 in the request's buffer once it is sent.  Return the final response."
-  (let* ((gptel--known-backends nil)
-         (backend (gptel-make-openai "toolspec-mcp-loopback"
-                    :host (format "127.0.0.1:%d" (toolspec-server-port model))
-                    :protocol "http" :endpoint "/v1/chat/completions"
-                    :stream nil :key "test" :models '(test-model)))
-         (gptel-backend backend)
-         (gptel-model 'test-model)
-         (gptel-use-curl nil)
-         (gptel-stream nil)
-         (gptel-use-tools t)
-         (gptel-tools tools)
-         (gptel-confirm-tool-calls nil)
-         (gptel-use-context nil)
-         (gptel-log-level nil)
-         (url-proxy-services nil)
-         (done nil) (final nil))
-    (with-temp-buffer
-      (gptel-request prompt
-        :system "You are a test."
-        :callback (lambda (response _info)
-                    (when (or (stringp response) (null response) (eq response 'abort))
-                      (setq done t final response))))
-      (when during (funcall during))
-      (toolspec-mcp-test--wait "the conversation's end" (lambda () done)))
-    final))
+  (plist-get (toolspec-server-chat model prompt tools during toolspec-mcp-test--timeout) :text))
 
 (defun toolspec-mcp-test--tool-message (request id)
   "The content of the tool message answering call ID in REQUEST."
