@@ -177,6 +177,19 @@ nil: declare no elicitation and decline every request."
                  (const :tag "Decline" nil))
   :group 'toolspec-mcp)
 
+(defcustom toolspec-mcp-sampling 'ask
+  "How the client answers a server's `sampling/createMessage'.
+A server of the handshake era may ask the client's model to answer
+messages of its own.
+`ask': show the messages and ask the user, with a y or n key, whether
+to send them to the current gptel backend and model; the model's
+answer goes back to the server, nothing is sent when the user says
+no (or \[keyboard-quit]).
+`never': declare no sampling capability and refuse every request."
+  :type '(choice (const :tag "Ask before each request" ask)
+                 (const :tag "Never" never))
+  :group 'toolspec-mcp)
+
 ;;;; Servers
 
 (cl-defstruct (toolspec-mcp--server (:constructor toolspec-mcp--server-make)
@@ -397,11 +410,13 @@ With SILENT non-nil, the caller is not answered: it was stopped."
 
 (defun toolspec-mcp--answer-request (server id method params)
   "Answer SERVER's request ID for METHOD with PARAMS.
-`ping' and `elicitation/create' are served; other methods are not
+`ping', `elicitation/create' and `sampling/createMessage' are
+served; other methods are not
 found, as this client declares no capability that would allow them."
   (pcase method
     ("ping" (toolspec-mcp--reply server id (make-hash-table)))
     ("elicitation/create" (toolspec-mcp--elicit server id params))
+    ("sampling/createMessage" (toolspec-mcp--sample server id params))
     (_ (toolspec-mcp--reply-error server id -32601 (format "Method not found: %s" method)))))
 
 (defun toolspec-mcp--reply (server id result)
@@ -581,6 +596,131 @@ the user quits."
                 (push (cons (intern (nth 0 p)) (car value)) content)))
             `((action . "accept") (content . ,(or (nreverse content) (make-hash-table))))))
       (quit '((action . "cancel"))))))
+
+;;;; Sampling
+;;
+;; A server of the handshake era may send `sampling/createMessage': a
+;; conversation (user and assistant messages), a system prompt and a
+;; token limit, for the client's model to answer.  The user sees the
+;; messages and the model they would go to, and answers y or n with
+;; one key; only then does `gptel-request' send them, to the current
+;; backend and model, without tools or context.  Declining answers the
+;; server with the error the spec names for it (code -1).
+
+(defvar gptel-backend)
+(defvar gptel-model)
+(defvar gptel-max-tokens)
+(defvar gptel-temperature)
+(defvar gptel-use-tools)
+(defvar gptel-use-context)
+(declare-function gptel-request "ext:gptel-request")
+(declare-function gptel-backend-name "ext:gptel-request")
+
+(defun toolspec-mcp--sample-text (content)
+  "The text of CONTENT, a sampling message's content (a block or an array)."
+  (mapconcat (lambda (block)
+               (if (equal (alist-get 'type block) "text")
+                   (format "%s" (alist-get 'text block))
+                 (toolspec-mcp--block-text block)))
+             (if (vectorp content) (append content nil) (list content))
+             "\n"))
+
+(defun toolspec-mcp--sample-prompt (messages)
+  "MESSAGES of a sampling request as gptel's prompt list.
+Return ((prompt . TEXT) (response . TEXT) ...), or signal when a
+message is neither the user's nor the assistant's."
+  (mapcar (lambda (m)
+            (let ((role (alist-get 'role m)))
+              (unless (member role '("user" "assistant"))
+                (error "A message has role %S; a sampling message is the user's or the assistant's" role))
+              (cons (if (equal role "user") 'prompt 'response)
+                    (toolspec-mcp--sample-text (alist-get 'content m)))))
+          (append messages nil)))
+
+(defun toolspec-mcp--sample-model ()
+  "The current gptel backend and model, as text."
+  (format "%s:%s" (if (and (boundp 'gptel-backend) gptel-backend)
+                      (gptel-backend-name gptel-backend) "?")
+          (if (boundp 'gptel-model) gptel-model "?")))
+
+(defun toolspec-mcp--sample-approve (server-name prompt system)
+  "Show PROMPT and SYSTEM, asked by SERVER-NAME, and ask for y or n.
+Return non-nil for y; \\[keyboard-quit] counts as n."
+  (let ((buffer (get-buffer-create "*toolspec-mcp sampling*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "MCP server %s asks %s to answer:\n\n" server-name (toolspec-mcp--sample-model)))
+        (when (stringp system) (insert "System: " system "\n\n"))
+        (dolist (m prompt)
+          (insert (if (eq (car m) 'prompt) "User: " "Assistant: ") (cdr m) "\n\n")))
+      (goto-char (point-min))
+      (special-mode))
+    (display-buffer buffer)
+    (let ((inhibit-quit nil)
+          (question (format "MCP server %s asks %s to answer the messages shown; send them? (y or n) "
+                            server-name (toolspec-mcp--sample-model)))
+          key)
+      (condition-case nil
+          (progn
+            (while (not (memq (setq key (read-key question)) '(?y ?n ?Y ?N ?\C-g)))
+              (setq question (concat "Please answer y or n.  " question)))
+            (memq key '(?y ?Y)))
+        (quit nil)))))
+
+(defun toolspec-mcp--sample (server id params)
+  "Answer SERVER's `sampling/createMessage' request ID with PARAMS."
+  (let* ((name (toolspec-mcp--server-name server))
+         (prompt (condition-case err
+                     (toolspec-mcp--sample-prompt (alist-get 'messages params))
+                   (error (toolspec-mcp--reply-error server id -32602 (error-message-string err))
+                          'invalid)))
+         (system (alist-get 'systemPrompt params)))
+    (cond
+     ((eq prompt 'invalid))
+     ((not (eq toolspec-mcp-sampling 'ask))
+      (toolspec-mcp--log server "refused a sampling request (`toolspec-mcp-sampling' is %s)" toolspec-mcp-sampling)
+      (toolspec-mcp--reply-error server id -1 "Sampling is turned off in this client"))
+     ((not (and (require 'gptel nil t) (boundp 'gptel-backend) gptel-backend))
+      (toolspec-mcp--reply-error server id -1 "This client has no model to sample from"))
+     (t
+      ;; Asked from a timer, not from the filter that got the request.
+      (run-at-time
+       0 nil
+       (lambda ()
+         (if (not (toolspec-mcp--sample-approve name prompt system))
+             (progn (toolspec-mcp--log server "sampling declined by the user")
+                    (toolspec-mcp--reply-error server id -1 "User rejected sampling request"))
+           (toolspec-mcp--log server "sampling approved: sent to %s" (toolspec-mcp--sample-model))
+           (let* ((max-tokens (alist-get 'maxTokens params))
+                  (temperature (alist-get 'temperature params))
+                  (gptel-max-tokens (if (natnump max-tokens) max-tokens gptel-max-tokens))
+                  (gptel-temperature (if (numberp temperature) temperature gptel-temperature))
+                  (gptel-use-tools nil)
+                  (gptel-use-context nil)
+                  (model (format "%s" gptel-model))
+                  (buffer (generate-new-buffer " *toolspec-mcp sampling request*")))
+             (with-current-buffer buffer
+               (gptel-request prompt
+                 :buffer buffer :stream nil
+                 :system (if (stringp system) system nil)
+                 :callback
+                 (lambda (response info)
+                   (cond
+                    ((stringp response)
+                     (toolspec-mcp--reply server id
+                                          `((role . "assistant")
+                                            (content . ((type . "text") (text . ,response)))
+                                            (model . ,model)
+                                            (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
+                                                               "maxTokens" "endTurn")))))
+                    ((or (null response) (eq response 'abort))
+                     (toolspec-mcp--reply-error
+                      server id -32603
+                      (format "The model did not answer: %s" (or (plist-get info :status) response "no answer")))))
+                   (when (or (stringp response) (null response) (eq response 'abort))
+                     (when (buffer-live-p buffer)
+                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer)))))))))))))))
 
 (defun toolspec-mcp--notification (server method params)
   "Handle notification METHOD with PARAMS from SERVER."
@@ -1201,9 +1341,12 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
   (toolspec-mcp--request
    server "initialize"
    `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
-     (capabilities . ,(if toolspec-mcp-elicitation
-                          (list (cons 'elicitation (list (cons 'form (make-hash-table)))))
-                        (make-hash-table)))
+     (capabilities . ,(or (append
+                           (and toolspec-mcp-elicitation
+                                (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
+                           (and (eq toolspec-mcp-sampling 'ask)
+                                (list (cons 'sampling (make-hash-table)))))
+                          (make-hash-table)))
      (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
    (lambda (result)
      (cond

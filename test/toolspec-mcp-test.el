@@ -392,6 +392,45 @@ in the request's buffer once it is sent.  Return the final response."
             (should (equal (toolspec-mcp-test--run "web" "echo" "again") "Echo: again"))))
       (toolspec-mcp-test--stop-http http))))
 
+(ert-deftest toolspec-mcp-sampling ()
+  "The everything server's sampling request reaches gptel's model once the user says y."
+  (toolspec-server-with
+      (model (list (toolspec-server-text-response "Sampled: hello.")))
+    (toolspec-server-with-gptel model nil
+      (toolspec-mcp-test--with `(("everything" ,@(toolspec-mcp-test--npm "server-everything")))
+        (let ((toolspec-mcp-sampling 'ask))
+          (toolspec-mcp-test--ready "everything")
+          ;; y: the server's messages go to the model, its answer back.
+          (setq unread-command-events (list ?y))
+          (let ((result (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Say hello" 50)))
+            (should (string-match-p "Sampled: hello\\." result))
+            (should (string-match-p "\"model\": \"test-model\"" result)))
+          (should-not unread-command-events)
+          (with-current-buffer "*toolspec-mcp sampling*"
+            (should (string-match-p "^User: Resource trigger-sampling-request context: Say hello$"
+                                    (buffer-string))))
+          (let* ((request (car (toolspec-server-requests model)))
+                 (messages (append (plist-get request :messages) nil)))
+            (should (equal (mapcar (lambda (m) (list (plist-get m :role) (plist-get m :content))) messages)
+                           '(("system" "You are a helpful test server.")
+                             ("user" "Resource trigger-sampling-request context: Say hello"))))
+            (should (equal (plist-get request :max_tokens) 50))
+            (should (equal (plist-get request :temperature) 0.7))
+            (should-not (plist-get request :tools)))
+          ;; n, then C-g: declined, the model never asked.
+          (dolist (key (list ?n ?\C-g))
+            (setq unread-command-events (list ?x key))
+            (should (string-match-p "\\`Error: .*User rejected sampling request"
+                                    (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Again" 50))))
+          (should (= (length (toolspec-server-requests model)) 1)))
+        (toolspec-mcp-disconnect "everything")
+        ;; Never: no sampling capability, so the server offers no such tool.
+        (let ((toolspec-mcp-sampling 'never))
+          (toolspec-mcp-test--ready "everything")
+          (should (member "echo" (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything"))))
+          (should-not (member "trigger-sampling-request"
+                              (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything")))))))))
+
 (ert-deftest toolspec-mcp-sse-parse ()
   "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
   (let ((parsed (toolspec-mcp--sse-parse
