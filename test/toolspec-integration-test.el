@@ -43,7 +43,6 @@
 (declare-function llm-tool-function "ext:llm")
 (declare-function llm-tool-async "ext:llm")
 (declare-function llm-make-tool "ext:llm")
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-it--directory

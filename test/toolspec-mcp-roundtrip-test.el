@@ -26,7 +26,6 @@
 (require 'gptel-openai)
 (require 'toolspec-server)
 
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-mcprt-test--root

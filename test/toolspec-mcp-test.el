@@ -27,7 +27,6 @@
 (require 'gptel-openai)
 (require 'toolspec-server)
 
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-mcp-test--directory
