@@ -750,133 +750,89 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
 ;;
 ;; Each message is POSTed to the server's URL; a request's answer comes
 ;; back as one JSON body or as a stream of server-sent events whose
-;; `data' lines hold messages, the answer last.  The session the server
-;; gives with `initialize' (the Mcp-Session-Id header) goes with every
-;; later message, and so does the protocol version agreed on.
-
-(defvar url-http-response-status)
-(defvar url-request-noninteractive)
-
-(defun toolspec-mcp--ascii-json (object)
-  "OBJECT as JSON text in ASCII: other characters escaped as \\uXXXX.
-url.el refuses a request whose text is not all bytes, which it may
-make of non-ASCII data and headers together (Emacs 28)."
-  (replace-regexp-in-string
-   "[^\x00-\x7f]"
-   (lambda (c)
-     (let ((n (string-to-char c)))
-       (if (< n #x10000)
-           (format "\\u%04x" n)
-         (let ((m (- n #x10000)))
-           (format "\\u%04x\\u%04x" (+ #xd800 (ash m -10)) (+ #xdc00 (logand m #x3ff)))))))
-   (toolspec-mcp--json object) t t))
+;; `data' lines hold messages (the server's own requests, such as
+;; `elicitation/create' or `sampling/createMessage', and
+;; notifications), the answer last.  The session the server gives
+;; with `initialize' (the Mcp-Session-Id header) goes with every later
+;; message, and so does the protocol version agreed on.
+;;
+;; A server of the handshake era may also send its own messages on a
+;; standing GET of its URL, and may close a POST's event stream before
+;; the answer, for the client to resume it with a GET carrying the
+;; Last-Event-ID of the last event it got, after the `retry'
+;; milliseconds the stream asked for.
+;;
+;; url.el hands over a body only when it is complete, which an event
+;; stream may not be before the client answers a request in it (a
+;; server that asks the user for input waits for the answer), and a
+;; standing GET never is.  So every exchange runs on a network process
+;; of its own, opened without waiting (:nowait), whose filter reads
+;; the head, then each event as it comes: nothing here waits, so
+;; Emacs never blocks on a server.  (url.el's proxies do not apply.)
 
 (defun toolspec-mcp--http-headers (server &optional message)
-  "The HTTP headers of SERVER's MESSAGE, as url.el takes them."
+  "The HTTP headers of SERVER's MESSAGE, an alist of strings."
   (let ((session (toolspec-mcp--server-session server))
         (protocol (toolspec-mcp--server-protocol server))
         (method (alist-get 'method message))
         (name (alist-get 'name (alist-get 'params message))))
-    (mapcar (lambda (h) (cons (encode-coding-string (format "%s" (car h)) 'utf-8)
-                              (encode-coding-string (format "%s" (cdr h)) 'utf-8)))
-            (append '(("Content-Type" . "application/json")
-                      ("Accept" . "application/json, text/event-stream"))
-                    (and session `(("Mcp-Session-Id" . ,session)))
-                    (and protocol `(("MCP-Protocol-Version" . ,protocol)))
-                    ;; The stateless era mirrors the method and the tool
-                    ;; into headers (a name beyond ASCII is left out).
-                    (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
-                         `(("Mcp-Method" . ,method)))
-                    (and (memq (toolspec-mcp--server-era server) '(modern probing))
-                         (equal method "tools/call") (stringp name)
-                         (string-match-p "\\`[!-~]+\\'" name)
-                         `(("Mcp-Name" . ,name)))
-                    (plist-get (toolspec-mcp--server-config server) :headers)))))
+    (append '(("Content-Type" . "application/json")
+              ("Accept" . "application/json, text/event-stream"))
+            (and session `(("Mcp-Session-Id" . ,session)))
+            (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+            ;; The stateless era mirrors the method and the tool
+            ;; into headers (a name beyond ASCII is left out).
+            (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
+                 `(("Mcp-Method" . ,method)))
+            (and (memq (toolspec-mcp--server-era server) '(modern probing))
+                 (equal method "tools/call") (stringp name)
+                 (string-match-p "\\`[!-~]+\\'" name)
+                 `(("Mcp-Name" . ,name)))
+            (plist-get (toolspec-mcp--server-config server) :headers))))
 
-(defun toolspec-mcp--http-post (server message)
-  "POST MESSAGE to SERVER; dispatch what it answers."
-  (let ((url-request-method "POST")
-        (url-request-extra-headers (toolspec-mcp--http-headers server message))
-        (url-request-data (toolspec-mcp--ascii-json message))
-        (url-request-noninteractive t)
-        (id (alist-get 'id message))
-        (generation (toolspec-mcp--server-generation server)))
-    (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
-                  (lambda (status)
-                    (unwind-protect
-                        (when (= generation (toolspec-mcp--server-generation server))
-                          (toolspec-mcp--http-answer server id status))
-                      (let ((kill-buffer-query-functions nil))
-                        (kill-buffer (current-buffer)))))
-                  nil t t)))
+(defun toolspec-mcp--http-post (server message &optional then)
+  "POST MESSAGE to SERVER; dispatch what it answers, then call THEN."
+  (toolspec-mcp--exchange-open server "POST" (list (alist-get 'id message))
+                               (encode-coding-string (toolspec-mcp--json message) 'utf-8)
+                               (toolspec-mcp--http-headers server message) then))
 
-(defun toolspec-mcp--http-answer (server id status)
-  "Handle the HTTP answer in this buffer to SERVER's message ID.
-STATUS is url.el's status plist.  ID is nil for a notification."
-  (let* ((code (and (boundp 'url-http-response-status) url-http-response-status))
-         (head-end (save-excursion (goto-char (point-min))
-                                   (and (re-search-forward "\r?\n\r?\n" nil t) (point))))
-         (headers (and head-end (buffer-substring-no-properties (point-min) head-end)))
-         (header (lambda (name)
-                   (and headers
-                        (let ((case-fold-search t))
-                          (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) headers)
-                               (string-trim (match-string 1 headers)))))))
-         (type (or (funcall header "content-type") ""))
-         (body (and head-end (decode-coding-string
-                              (buffer-substring-no-properties head-end (point-max)) 'utf-8))))
-    (when-let* ((session (funcall header "mcp-session-id")))
-      (setf (toolspec-mcp--server-session server) session))
-    (cond
-     ((or (plist-get status :error) (not (integerp code)) (>= code 300))
-      (let ((why (if (integerp code)
-                     (format "HTTP %d%s" code
-                             (if (and body (not (string-blank-p body)))
-                                 (concat ": " (truncate-string-to-width (string-trim body) 200))
-                               ""))
-                   (format "%s" (or (plist-get status :error) "no answer")))))
-        (toolspec-mcp--log server "POST failed: %s" why)
-        ;; A JSON-RPC error in the body says more than the status.
-        (when (and id body (string-match-p "\\`[ \t\r\n]*{" body))
-          (let ((answer (ignore-errors (toolspec-mcp--parse body))))
-            (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
-              (toolspec-mcp--dispatch server body))))
-        ;; The spec says 404; the TypeScript SDK's servers say 400
-        ;; "No valid session ID provided".
-        (when (and (or (eql code 404)
-                       (and (eql code 400) body (string-match-p "session" body)))
-                   (toolspec-mcp--server-session server)
-                   (eq (toolspec-mcp--server-state server) 'ready))
-          ;; The session has ended on the server: a new one is needed.
-          (toolspec-mcp--log server "session expired: connecting again")
-          (cl-incf (toolspec-mcp--server-generation server))
-          (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
-          (toolspec-mcp--start server))
-        (when id (toolspec-mcp--finish server id (list :error why)))))
-     ((> (length body) toolspec-mcp-max-message-size)
-      (when id (toolspec-mcp--finish server id
-                                     (list :error (format "answer longer than %d bytes (`toolspec-mcp-max-message-size')"
-                                                          toolspec-mcp-max-message-size)))))
-     ((string-prefix-p "text/event-stream" type)
-      (let (last-id retry)
-        (dolist (event (car (toolspec-mcp--sse-parse (concat body "\n\n"))))
-          (when (plist-get event :id) (setq last-id (plist-get event :id)))
-          (when (plist-get event :retry) (setq retry (plist-get event :retry)))
-          (let ((data (plist-get event :data)))
-            (when (and data (not (string-blank-p data)))
-              (toolspec-mcp--dispatch server data))))
-        ;; A stream closed before the answer, with event ids: resume it
-        ;; with a GET after the time it asked for.
-        (when (and id last-id (gethash id (toolspec-mcp--server-pending server)))
-          (toolspec-mcp--log server "the answer's stream closed at event %s: resuming in %d ms"
-                             last-id (or retry 1000))
-          (toolspec-mcp--stream-open server 'resume last-id (list id) retry (or retry 1000))
-          (setq id nil))))
-     ((and body (not (string-blank-p body)))
-      (toolspec-mcp--dispatch server body)))
-    ;; An answer that did not answer the request.
-    (when (and id (gethash id (toolspec-mcp--server-pending server)))
-      (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request" code))))))
+(defun toolspec-mcp--http-answer (server id code head body)
+  "Handle SERVER's answer to its message ID (nil for a notification).
+CODE is the HTTP status (nil when there was no answer), HEAD the
+status line and headers, BODY the text of a body that is no event
+stream, or why there was no answer."
+  (cond
+   ((or (not (integerp code)) (>= code 300))
+    (let ((why (if (integerp code)
+                   (format "HTTP %d%s" code
+                           (if (and body (not (string-blank-p body)))
+                               (concat ": " (truncate-string-to-width (string-trim body) 200))
+                             ""))
+                 (format "no answer (%s)" body))))
+      (toolspec-mcp--log server "POST failed: %s" why)
+      ;; A JSON-RPC error in the body says more than the status.
+      (when (and id body (integerp code) (string-match-p "\\`[ \t\r\n]*{" body))
+        (let ((answer (ignore-errors (toolspec-mcp--parse body))))
+          (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
+            (toolspec-mcp--dispatch server body))))
+      ;; The spec says 404; the TypeScript SDK's servers say 400
+      ;; "No valid session ID provided".
+      (when (and (or (eql code 404)
+                     (and (eql code 400) body (string-match-p "session" body)))
+                 (toolspec-mcp--server-session server)
+                 (eq (toolspec-mcp--server-state server) 'ready))
+        ;; The session has ended on the server: a new one is needed.
+        (toolspec-mcp--log server "session expired: connecting again")
+        (cl-incf (toolspec-mcp--server-generation server))
+        (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
+        (toolspec-mcp--start server))
+      (when id (toolspec-mcp--finish server id (list :error why)))))
+   ((and body (not (string-blank-p body)))
+    (toolspec-mcp--dispatch server body)))
+  ;; An answer that did not answer the request.
+  (when (and id (gethash id (toolspec-mcp--server-pending server)))
+    (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request"
+                                                         (or code head))))))
 
 ;; A server-sent event stream is parsed by `toolspec-mcp--sse-parse':
 ;; events end at a blank line; `data' lines make the message, `id' the
@@ -911,49 +867,53 @@ an event not yet ended.  Lines may end in CR, LF or CRLF."
                 events))))
     (cons (nreverse events) (concat (if last (substring text last) text) held))))
 
-(defun toolspec-mcp--sse-data (text)
-  "The `data' of each event of TEXT, a whole server-sent event stream, in order."
-  (delq nil (mapcar (lambda (e) (let ((d (plist-get e :data)))
-                                  ;; An event without data (one that only
-                                  ;; sets its id or retry) is no message.
-                                  (and d (not (string-blank-p d)) d)))
-                    (car (toolspec-mcp--sse-parse (concat text "\n\n"))))))
-
-;;;; The GET stream
-;;
-;; A server of the handshake era may send its own messages (requests
-;; such as `elicitation/create', notifications) on a standing GET of
-;; its URL answered with server-sent events, and may close a POST's
-;; event stream before the answer, for the client to resume it with a
-;; GET carrying the Last-Event-ID of the last event it got, after the
-;; `retry' milliseconds the stream asked for.  url.el hands over a
-;; body only when it is complete, which a standing stream never is, so
-;; these GETs are made on a network process of their own, opened
-;; without waiting (:nowait), whose filter reads each event as it
-;; comes: nothing here waits, so Emacs never blocks on a server.
+;;;; HTTP exchanges
 
 (cl-defstruct (toolspec-mcp--stream (:constructor toolspec-mcp--stream-make)
                                     (:copier nil))
-  "A GET of server-sent events from SERVER.
-KIND is `standing' (the server's own messages, reopened when it ends)
-or `resume' (the rest of a POST's stream, kept while the requests IDS
-wait).  LAST-ID and RETRY are the last event id and retry time seen;
-FAILURES counts ends without an event."
-  server kind ids last-id retry process (input "") head status chunked (body "")
-  (failures 0) timer (got nil))
+  "One HTTP exchange with SERVER on a network process of its own.
+METHOD is \"POST\" (PAYLOAD, the message, with HEADERS) or \"GET\".
+KIND is `post', `standing' (a GET for the server's own messages,
+reopened when it ends) or `resume' (a GET for the rest of a POST's
+stream, kept while the requests IDS wait).  LAST-ID and RETRY are
+the last event id and retry time seen; FAILURES counts ends without
+an event.  THEN, if non-nil, is called once when the head of the
+answer is in (for a GET) or the exchange has ended."
+  server method kind ids payload headers last-id retry process (input "") head status
+  chunked length sse (body "") (failures 0) timer (got nil) then)
 
 (defconst toolspec-mcp--stream-max-failures 6
   "Ends without a single event after which a GET stream is not reopened.")
 
-(defun toolspec-mcp--stream-open (server kind last-id ids retry &optional delay)
+(defun toolspec-mcp--exchange-open (server method ids payload headers &optional then)
+  "Start an exchange METHOD with SERVER: PAYLOAD and HEADERS, for requests IDS.
+THEN, if non-nil, is called when it has ended."
+  (let ((stream (toolspec-mcp--stream-make :server server :method method :kind 'post
+                                           :ids (delq nil ids) :payload payload
+                                           :headers headers :then then)))
+    (push stream (toolspec-mcp--server-streams server))
+    (toolspec-mcp--stream-connect stream)
+    stream))
+
+(defun toolspec-mcp--stream-open (server kind last-id ids retry &optional delay then)
   "Open a GET stream of KIND on SERVER after DELAY milliseconds.
 LAST-ID, if non-nil, resumes the stream that had it; IDS are the
-requests a `resume' stream answers; RETRY the server's retry time."
-  (let ((stream (toolspec-mcp--stream-make :server server :kind kind :last-id last-id
-                                           :ids ids :retry retry)))
+requests a `resume' stream answers; RETRY the server's retry time.
+THEN, if non-nil, is called once the server answered the GET (or
+failed to), or after `toolspec-mcp-probe-timeout' seconds."
+  (let ((stream (toolspec-mcp--stream-make :server server :method "GET" :kind kind
+                                           :last-id last-id :ids ids :retry retry :then then)))
     (push stream (toolspec-mcp--server-streams server))
     (toolspec-mcp--stream-schedule stream (or delay 0))
+    (when then
+      (run-at-time toolspec-mcp-probe-timeout nil #'toolspec-mcp--stream-go-on stream))
     stream))
+
+(defun toolspec-mcp--stream-go-on (stream)
+  "Call STREAM's THEN function, once."
+  (when-let* ((then (toolspec-mcp--stream-then stream)))
+    (setf (toolspec-mcp--stream-then stream) nil)
+    (funcall then)))
 
 (defun toolspec-mcp--stream-schedule (stream delay)
   "Connect STREAM after DELAY milliseconds."
@@ -978,15 +938,15 @@ requests a `resume' stream answers; RETRY the server's retry time."
       (when (processp proc) (delete-process proc)))))
 
 (defun toolspec-mcp--streams-close (server)
-  "Close all of SERVER's GET streams."
+  "Close all of SERVER's exchanges and GET streams."
   (mapc #'toolspec-mcp--stream-drop (toolspec-mcp--server-streams server)))
 
 (defun toolspec-mcp--header-value (value)
-  "VALUE as text for an HTTP header: line breaks removed."
-  (replace-regexp-in-string "[\r\n]" "" (format "%s" value) t t))
+  "VALUE as bytes for an HTTP header: UTF-8, line breaks removed."
+  (encode-coding-string (replace-regexp-in-string "[\r\n]" "" (format "%s" value) t t) 'utf-8))
 
 (defun toolspec-mcp--stream-connect (stream)
-  "Make STREAM's GET: connect without waiting, send the request once open."
+  "Open STREAM's connection without waiting; its sentinel sends the request."
   (let* ((server (toolspec-mcp--stream-server stream))
          (url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url)))
          (tls (equal (url-type url) "https"))
@@ -997,49 +957,72 @@ requests a `resume' stream answers; RETRY the server's retry time."
           (toolspec-mcp--stream-head stream) nil
           (toolspec-mcp--stream-status stream) nil
           (toolspec-mcp--stream-chunked stream) nil
+          (toolspec-mcp--stream-length stream) nil
+          (toolspec-mcp--stream-sse stream) nil
           (toolspec-mcp--stream-got stream) nil)
     (condition-case err
         (let ((proc (open-network-stream
-                     (format "toolspec-mcp %s GET" (toolspec-mcp--server-name server))
+                     (format "toolspec-mcp %s %s" (toolspec-mcp--server-name server)
+                             (toolspec-mcp--stream-method stream))
                      nil host port :type (if tls 'tls 'plain) :nowait t
                      :coding 'binary)))
           (set-process-query-on-exit-flag proc nil)
           (setf (toolspec-mcp--stream-process stream) proc)
-          (set-process-filter proc (lambda (_proc string) (toolspec-mcp--stream-input-1 stream string)))
+          (set-process-filter proc (lambda (_proc string) (toolspec-mcp--stream-take stream string)))
           (set-process-sentinel proc (lambda (proc event) (toolspec-mcp--stream-sentinel stream proc event)))
-          ;; A connection made at once (a local socket) sends no "open".
-          (when (eq (process-status proc) 'open)
-            (toolspec-mcp--stream-request stream url)))
+          ;; A connection made at once sends no "open" event.
+          (if (eq (process-status proc) 'open)
+              (toolspec-mcp--stream-request stream)
+            (toolspec-mcp--stream-watch stream proc)))
       (error (toolspec-mcp--stream-ended stream (error-message-string err))))))
 
-(defun toolspec-mcp--stream-request (stream &optional url)
-  "Send STREAM's GET request to URL (the server's, parsed)."
+(defun toolspec-mcp--stream-watch (stream proc)
+  "Watch PROC, STREAM's connection being made, every second.
+A host name that cannot be looked up fails PROC without calling its
+sentinel (Emacs 28 to 30): that failure ends STREAM here."
+  (run-at-time 1 nil
+               (lambda ()
+                 (when (eq proc (toolspec-mcp--stream-process stream))
+                   (if (eq (process-status proc) 'connect)
+                       (toolspec-mcp--stream-watch stream proc)
+                     (unless (memq (process-status proc) '(open run))
+                       (setf (toolspec-mcp--stream-process stream) nil)
+                       (delete-process proc)
+                       (toolspec-mcp--stream-ended stream "the connection failed")))))))
+
+(defun toolspec-mcp--stream-request (stream)
+  "Send STREAM's request."
   (let* ((server (toolspec-mcp--stream-server stream))
-         (url (or url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url))))
+         (url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url)))
          (path (let ((f (url-filename url))) (if (string-empty-p f) "/" f)))
-         (session (toolspec-mcp--server-session server))
-         (protocol (toolspec-mcp--server-protocol server))
-         (last-id (toolspec-mcp--stream-last-id stream))
-         (headers (append `(("Host" . ,(if (url-portspec url)
-                                           (format "%s:%s" (url-host url) (url-portspec url))
-                                         (url-host url)))
-                            ("Accept" . "text/event-stream")
-                            ("Cache-Control" . "no-cache"))
-                          (and session `(("Mcp-Session-Id" . ,session)))
-                          (and protocol `(("MCP-Protocol-Version" . ,protocol)))
-                          (and last-id `(("Last-Event-ID" . ,last-id)))
-                          (plist-get (toolspec-mcp--server-config server) :headers))))
-    (toolspec-mcp--log server "GET stream %s%s" (toolspec-mcp--stream-kind stream)
-                       (if last-id (format " from event %s" last-id) ""))
+         (host `(("Host" . ,(if (url-portspec url)
+                                (format "%s:%s" (url-host url) (url-portspec url))
+                              (url-host url)))))
+         (payload (toolspec-mcp--stream-payload stream))
+         (headers
+          (if (equal (toolspec-mcp--stream-method stream) "POST")
+              (append host (toolspec-mcp--stream-headers stream)
+                      `(("Content-Length" . ,(length payload))))
+            (let ((session (toolspec-mcp--server-session server))
+                  (protocol (toolspec-mcp--server-protocol server))
+                  (last-id (toolspec-mcp--stream-last-id stream)))
+              (toolspec-mcp--log server "GET stream %s%s" (toolspec-mcp--stream-kind stream)
+                                 (if last-id (format " from event %s" last-id) ""))
+              (append host
+                      '(("Accept" . "text/event-stream") ("Cache-Control" . "no-cache"))
+                      (and session `(("Mcp-Session-Id" . ,session)))
+                      (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                      (and last-id `(("Last-Event-ID" . ,last-id)))
+                      (plist-get (toolspec-mcp--server-config server) :headers))))))
     (process-send-string
      (toolspec-mcp--stream-process stream)
-     (encode-coding-string
-      (concat (format "GET %s HTTP/1.1\r\n" path)
-              (mapconcat (lambda (h) (format "%s: %s\r\n" (toolspec-mcp--header-value (car h))
-                                             (toolspec-mcp--header-value (cdr h))))
-                         headers "")
-              "\r\n")
-      'utf-8))))
+     (concat (encode-coding-string
+              (format "%s %s HTTP/1.1\r\n" (toolspec-mcp--stream-method stream) path) 'utf-8)
+             (mapconcat (lambda (h) (concat (toolspec-mcp--header-value (car h)) ": "
+                                            (toolspec-mcp--header-value (cdr h)) "\r\n"))
+                        headers "")
+             "Connection: close\r\n\r\n"
+             payload))))
 
 (defun toolspec-mcp--stream-sentinel (stream proc event)
   "The sentinel of STREAM's process PROC, told EVENT."
@@ -1047,38 +1030,69 @@ requests a `resume' stream answers; RETRY the server's retry time."
    ((not (eq proc (toolspec-mcp--stream-process stream))))
    ((string-prefix-p "open" event)
     (condition-case err (toolspec-mcp--stream-request stream)
-      (error (delete-process proc)
+      (error (setf (toolspec-mcp--stream-process stream) nil)
+             (delete-process proc)
              (toolspec-mcp--stream-ended stream (error-message-string err)))))
    ((not (process-live-p proc))
     (setf (toolspec-mcp--stream-process stream) nil)
     (toolspec-mcp--stream-ended stream (string-trim event)))))
 
-(defun toolspec-mcp--stream-input-1 (stream string)
-  "Take STRING, bytes STREAM's server sent: read the head, then events."
-  (let ((server (toolspec-mcp--stream-server stream)))
+(defun toolspec-mcp--chunk-at (input start)
+  "The chunk of chunked transfer coding at START of INPUT, if its line is there.
+Return (SIZE . DATA-START)."
+  (let ((window (substring input start (min (length input) (+ start 1024)))))
+    (and (string-match "\\`\\([0-9a-fA-F]+\\)[^\r\n]*\r\n" window)
+         (cons (string-to-number (match-string 1 window) 16)
+               (+ start (match-end 0))))))
+
+(defun toolspec-mcp--stream-read-head (stream)
+  "Read STREAM's status line and headers, once they are all in."
+  (let* ((input (toolspec-mcp--stream-input stream))
+         (end (string-search "\r\n\r\n" input)))
+    (when end
+      (let* ((head (substring input 0 end))
+             (case-fold-search t)
+             (header (lambda (name)
+                       (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) head)
+                            (string-trim (match-string 1 head)))))
+             (status (and (string-match "\\`HTTP/[0-9.]+ \\([0-9]+\\)" head)
+                          (string-to-number (match-string 1 head))))
+             (length (funcall header "content-length")))
+        (setf (toolspec-mcp--stream-head stream) head
+              (toolspec-mcp--stream-status stream) status
+              (toolspec-mcp--stream-chunked stream)
+              (string-match-p "chunked" (or (funcall header "transfer-encoding") ""))
+              (toolspec-mcp--stream-length stream)
+              (and length (string-match-p "\\`[0-9]+\\'" length) (string-to-number length))
+              (toolspec-mcp--stream-sse stream)
+              (and (eql status 200)
+                   (string-prefix-p "text/event-stream" (or (funcall header "content-type") "")))
+              (toolspec-mcp--stream-input stream) (substring input (+ end 4)))
+        (when-let* (((equal (toolspec-mcp--stream-method stream) "POST"))
+                    (session (funcall header "mcp-session-id")))
+          (setf (toolspec-mcp--server-session (toolspec-mcp--stream-server stream)) session))))))
+
+(defun toolspec-mcp--stream-take (stream string)
+  "Take STRING, bytes STREAM's server sent: the head, then the body."
+  (let ((server (toolspec-mcp--stream-server stream))
+        (complete nil))
     (setf (toolspec-mcp--stream-input stream) (concat (toolspec-mcp--stream-input stream) string))
     (unless (toolspec-mcp--stream-head stream)
-      (let ((input (toolspec-mcp--stream-input stream)))
-        (when-let* ((end (string-search "\r\n\r\n" input)))
-          (let* ((head (substring input 0 end))
-                 (status (and (string-match "\\`HTTP/[0-9.]+ \\([0-9]+\\)" head)
-                              (string-to-number (match-string 1 head))))
-                 (case-fold-search t))
-            (setf (toolspec-mcp--stream-head stream) head
-                  (toolspec-mcp--stream-status stream) status
-                  (toolspec-mcp--stream-chunked stream)
-                  (string-match-p "^transfer-encoding:[ \t]*chunked" head)
-                  (toolspec-mcp--stream-input stream) (substring input (+ end 4)))
-            (unless (and (eql status 200)
-                         (string-match-p "^content-type:[ \t]*text/event-stream" head))
-              ;; Not a stream: a server without one says 405.
-              (toolspec-mcp--stream-stop-process stream))))))
+      (toolspec-mcp--stream-read-head stream)
+      (when (and (toolspec-mcp--stream-head stream)
+                 (equal (toolspec-mcp--stream-method stream) "GET"))
+        (if (toolspec-mcp--stream-sse stream)
+            (toolspec-mcp--stream-go-on stream)
+          ;; Not a stream: a server without one says 405.
+          (toolspec-mcp--stream-stop-process stream))))
     (when (and (toolspec-mcp--stream-head stream) (toolspec-mcp--stream-process stream))
       ;; The body, its chunks decoded.
       (if (not (toolspec-mcp--stream-chunked stream))
           (setf (toolspec-mcp--stream-body stream)
                 (concat (toolspec-mcp--stream-body stream) (toolspec-mcp--stream-input stream))
-                (toolspec-mcp--stream-input stream) "")
+                (toolspec-mcp--stream-input stream) ""
+                complete (let ((n (toolspec-mcp--stream-length stream)))
+                           (and n (>= (length (toolspec-mcp--stream-body stream)) n))))
         (let ((input (toolspec-mcp--stream-input stream)) (start 0) (done nil))
           (while (and (not done) (toolspec-mcp--chunk-at input start))
             (let* ((chunk (toolspec-mcp--chunk-at input start))
@@ -1092,51 +1106,95 @@ requests a `resume' stream answers; RETRY the server's retry time."
                 (setq start (+ data-start size 2)))
                (t (setq done t)))))
           (setf (toolspec-mcp--stream-input stream) (substring input start))
-          (when (eq done 'end) (toolspec-mcp--stream-stop-process stream))))
-      (if (> (+ (length (toolspec-mcp--stream-body stream)) (length (toolspec-mcp--stream-input stream)))
-             toolspec-mcp-max-message-size)
-          (progn
-            (toolspec-mcp--log server "GET stream: an event longer than %d bytes (`toolspec-mcp-max-message-size'); closed"
-                               toolspec-mcp-max-message-size)
-            (toolspec-mcp--stream-drop stream))
-        (let ((parsed (toolspec-mcp--sse-parse (toolspec-mcp--stream-body stream))))
-          (setf (toolspec-mcp--stream-body stream) (cdr parsed))
-          (dolist (event (car parsed))
-            (setf (toolspec-mcp--stream-got stream) t)
-            (when (plist-get event :id) (setf (toolspec-mcp--stream-last-id stream) (plist-get event :id)))
-            (when (plist-get event :retry) (setf (toolspec-mcp--stream-retry stream) (plist-get event :retry)))
-            (let ((data (plist-get event :data)))
-              (when (and data (not (string-blank-p data)))
-                (toolspec-mcp--dispatch server (decode-coding-string data 'utf-8)))))
-          ;; A resumed stream is done when its requests are answered.
-          (when (and (eq (toolspec-mcp--stream-kind stream) 'resume)
-                     (toolspec-mcp--stream-process stream)
-                     (not (cl-some (lambda (id) (gethash id (toolspec-mcp--server-pending server)))
-                                   (toolspec-mcp--stream-ids stream))))
-            (toolspec-mcp--stream-drop stream)))))))
+          (setq complete (eq done 'end))))
+      (cond
+       ((> (+ (length (toolspec-mcp--stream-body stream)) (length (toolspec-mcp--stream-input stream)))
+           toolspec-mcp-max-message-size)
+        (let ((why (format "a message longer than %d bytes (`toolspec-mcp-max-message-size')"
+                           toolspec-mcp-max-message-size)))
+          (toolspec-mcp--log server "%s %s: %s; closed" (toolspec-mcp--stream-method stream)
+                             (toolspec-mcp--stream-kind stream) why)
+          (toolspec-mcp--stream-drop stream)
+          (dolist (id (toolspec-mcp--stream-ids stream))
+            (toolspec-mcp--finish server id (list :error (concat "answer with " why))))))
+       ((toolspec-mcp--stream-sse stream)
+        (toolspec-mcp--stream-events stream)
+        (when (and complete (toolspec-mcp--stream-process stream))
+          (toolspec-mcp--stream-stop-process stream)))
+       (complete
+        (toolspec-mcp--stream-stop-process stream))))))
 
-(defun toolspec-mcp--chunk-at (input start)
-  "The chunk of chunked transfer coding at START of INPUT, if its line is there.
-Return (SIZE . DATA-START)."
-  (let ((window (substring input start (min (length input) (+ start 1024)))))
-    (and (string-match "\\`\\([0-9a-fA-F]+\\)[^\r\n]*\r\n" window)
-         (cons (string-to-number (match-string 1 window) 16)
-               (+ start (match-end 0))))))
+(defun toolspec-mcp--stream-events (stream)
+  "Dispatch the complete events in STREAM's body."
+  (let ((server (toolspec-mcp--stream-server stream))
+        (parsed (toolspec-mcp--sse-parse (toolspec-mcp--stream-body stream))))
+    (setf (toolspec-mcp--stream-body stream) (cdr parsed))
+    (dolist (event (car parsed))
+      (setf (toolspec-mcp--stream-got stream) t)
+      (when (plist-get event :id) (setf (toolspec-mcp--stream-last-id stream) (plist-get event :id)))
+      (when (plist-get event :retry) (setf (toolspec-mcp--stream-retry stream) (plist-get event :retry)))
+      (let ((data (plist-get event :data)))
+        (when (and data (not (string-blank-p data)))
+          (toolspec-mcp--dispatch server (decode-coding-string data 'utf-8)))))
+    ;; A resumed stream is done when its requests are answered.
+    (when (and (eq (toolspec-mcp--stream-kind stream) 'resume)
+               (toolspec-mcp--stream-process stream)
+               (not (toolspec-mcp--stream-waiting-p stream)))
+      (toolspec-mcp--stream-drop stream))))
+
+(defun toolspec-mcp--stream-waiting-p (stream)
+  "Non-nil when a request of STREAM still waits for its answer."
+  (let ((pending (toolspec-mcp--server-pending (toolspec-mcp--stream-server stream))))
+    (cl-some (lambda (id) (gethash id pending)) (toolspec-mcp--stream-ids stream))))
 
 (defun toolspec-mcp--stream-stop-process (stream)
-  "Close STREAM's connection; its sentinel decides what follows."
+  "Close STREAM's connection, its answer read; decide what follows."
   (let ((proc (toolspec-mcp--stream-process stream)))
     (setf (toolspec-mcp--stream-process stream) nil)
     (when (processp proc) (delete-process proc))
     (toolspec-mcp--stream-ended stream "closed")))
 
 (defun toolspec-mcp--stream-ended (stream why)
-  "STREAM's connection ended (WHY): reopen it, or let it go."
+  "STREAM's connection ended (WHY): answer, reopen, or let it go."
+  (let ((server (toolspec-mcp--stream-server stream)))
+    (when (memq stream (toolspec-mcp--server-streams server))
+      (if (equal (toolspec-mcp--stream-method stream) "POST")
+          (toolspec-mcp--post-ended stream why)
+        (toolspec-mcp--get-ended stream why))
+      (toolspec-mcp--stream-go-on stream))))
+
+(defun toolspec-mcp--post-ended (stream why)
+  "STREAM, a POST, ended (WHY): hand over its answer."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (id (car (toolspec-mcp--stream-ids stream)))
+         (status (toolspec-mcp--stream-status stream)))
+    (toolspec-mcp--stream-drop stream)
+    (cond
+     ((not (toolspec-mcp--stream-head stream))
+      (toolspec-mcp--http-answer server id nil nil why))
+     ((not (toolspec-mcp--stream-sse stream))
+      (toolspec-mcp--http-answer server id status (toolspec-mcp--stream-head stream)
+                                 (decode-coding-string
+                                  (concat (toolspec-mcp--stream-body stream)
+                                          (toolspec-mcp--stream-input stream))
+                                  'utf-8)))
+     ((not (and id (gethash id (toolspec-mcp--server-pending server)))))
+     ((toolspec-mcp--stream-last-id stream)
+      ;; The stream closed before the answer, with event ids: resume
+      ;; it with a GET after the time it asked for.
+      (let ((retry (or (toolspec-mcp--stream-retry stream) 1000)))
+        (toolspec-mcp--log server "the answer's stream closed at event %s: resuming in %d ms"
+                           (toolspec-mcp--stream-last-id stream) retry)
+        (toolspec-mcp--stream-open server 'resume (toolspec-mcp--stream-last-id stream)
+                                   (list id) retry retry)))
+     (t (toolspec-mcp--finish server id (list :error "HTTP 200 without an answer to the request"))))))
+
+(defun toolspec-mcp--get-ended (stream why)
+  "STREAM, a GET, ended (WHY): reopen it, or let it go."
   (let* ((server (toolspec-mcp--stream-server stream))
          (status (toolspec-mcp--stream-status stream))
          (kind (toolspec-mcp--stream-kind stream)))
     (cond
-     ((not (memq stream (toolspec-mcp--server-streams server))))
      ((not (memq (toolspec-mcp--server-state server) '(connecting ready)))
       (toolspec-mcp--stream-drop stream))
      ((and status (/= status 200))
@@ -1145,9 +1203,7 @@ Return (SIZE . DATA-START)."
       (toolspec-mcp--log server "GET stream %s: HTTP %d%s" kind status
                          (if (eql status 405) " (the server offers none)" ""))
       (toolspec-mcp--stream-drop stream))
-     ((and (eq kind 'resume)
-           (not (cl-some (lambda (id) (gethash id (toolspec-mcp--server-pending server)))
-                         (toolspec-mcp--stream-ids stream))))
+     ((and (eq kind 'resume) (not (toolspec-mcp--stream-waiting-p stream)))
       (toolspec-mcp--stream-drop stream))
      (t
       (if (toolspec-mcp--stream-got stream)
@@ -1367,11 +1423,25 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
                           (alist-get 'name (alist-get 'serverInfo result))
                           (alist-get 'version (alist-get 'serverInfo result))
                           (alist-get 'protocolVersion result))
-       (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
-       ;; The server's own messages come on the standing GET stream.
-       (when (toolspec-mcp--http-p server)
-         (toolspec-mcp--stream-open server 'standing nil nil nil))
-       (toolspec-mcp--list-tools server))))
+       (if (not (toolspec-mcp--http-p server))
+           (progn (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
+                  (toolspec-mcp--list-tools server))
+         ;; Over HTTP each message has a connection of its own: the
+         ;; server is told it is initialized before anything else is
+         ;; sent, and its GET stream, where its own messages come, is
+         ;; open before the tools are listed.
+         (let ((message '((jsonrpc . "2.0") (method . "notifications/initialized")))
+               (generation (toolspec-mcp--server-generation server)))
+           (toolspec-mcp--trace server 'out message)
+           (toolspec-mcp--http-post
+            server message
+            (lambda ()
+              (when (= generation (toolspec-mcp--server-generation server))
+                (toolspec-mcp--stream-open
+                 server 'standing nil nil nil 0
+                 (lambda ()
+                   (when (= generation (toolspec-mcp--server-generation server))
+                     (toolspec-mcp--list-tools server))))))))))))
    toolspec-mcp-connect-timeout))
 
 (defun toolspec-mcp--list-tools (server)
@@ -1682,7 +1752,9 @@ connected server starts it again."
               (session (toolspec-mcp--server-session server)))
     ;; End the session on the server; its answer does not matter.
     (let ((url-request-method "DELETE")
-          (url-request-extra-headers (toolspec-mcp--http-headers server))
+          (url-request-extra-headers (mapcar (lambda (h) (cons (toolspec-mcp--header-value (car h))
+                                                               (toolspec-mcp--header-value (cdr h))))
+                                             (toolspec-mcp--http-headers server)))
           (url-request-noninteractive t))
       (ignore-errors
         (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)

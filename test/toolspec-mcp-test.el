@@ -430,6 +430,27 @@ in the request's buffer once it is sent.  Return the final response."
           (should-not (member "trigger-sampling-request"
                               (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything")))))))))
 
+(ert-deftest toolspec-mcp-http-sampling ()
+  "Over HTTP, a sampling request inside a tool call's event stream is answered.
+The everything server sends it on the stream of the POST that
+called the tool, and waits for the answer before it ends that
+stream: the client must read the stream as it comes."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (http (toolspec-mcp-test--start-http-everything port)))
+    (unwind-protect
+        (toolspec-server-with
+            (model (list (toolspec-server-text-response "Sampled over HTTP.")))
+          (toolspec-server-with-gptel model nil
+            (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)))
+              (let ((toolspec-mcp-sampling 'ask)
+                    (toolspec-mcp-call-timeout 20))
+                (toolspec-mcp-test--ready "web")
+                (setq unread-command-events (list ?y))
+                (should (string-match-p "Sampled over HTTP\\."
+                                        (toolspec-mcp-test--run "web" "trigger-sampling-request" "Hi" 20)))
+                (should (= (length (toolspec-server-requests model)) 1))))))
+      (toolspec-mcp-test--stop-http http))))
+
 (ert-deftest toolspec-mcp-sse-parse ()
   "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
   (let ((parsed (toolspec-mcp--sse-parse
