@@ -432,6 +432,26 @@ found, as this client declares no capability that would allow them."
                                    (error . ((code . ,code) (message . ,text)))))
     (error nil)))
 
+;;;; Asking the user
+;;
+;; A server's questions (elicitation, sampling) are put to the user
+;; from a timer, not from the process filter that received them, and
+;; one at a time: a question waits while another is shown, so that
+;; the user never answers one while the text of another is on screen.
+
+(defvar toolspec-mcp--asking nil
+  "Non-nil while a server's question is put to the user.")
+
+(defun toolspec-mcp--ask-in-turn (ask)
+  "Call ASK, which puts a question to the user, when no other question is shown."
+  (run-at-time (if toolspec-mcp--asking 0.2 0) nil
+               (lambda ()
+                 (if toolspec-mcp--asking
+                     (toolspec-mcp--ask-in-turn ask)
+                   (setq toolspec-mcp--asking t)
+                   (unwind-protect (funcall ask)
+                     (setq toolspec-mcp--asking nil))))))
+
 ;;;; Elicitation
 ;;
 ;; A server of the handshake era may send `elicitation/create' while
@@ -458,21 +478,21 @@ found, as this client declares no capability that would allow them."
      ((eq toolspec-mcp-elicitation 'defaults)
       (toolspec-mcp--reply server id (toolspec-mcp--elicit-defaults schema)))
      (t
-      (run-at-time 0 nil
-                   (lambda ()
-                     (let ((answer (condition-case err
-                                       (toolspec-mcp--elicit-prompt
-                                        (toolspec-mcp--server-name server)
-                                        (alist-get 'message params) schema)
-                                     ;; A prompt that cannot be shown (the
-                                     ;; minibuffer is busy) still answers.
-                                     (error
-                                      (toolspec-mcp--log server "could not ask the user: %s"
-                                                         (error-message-string err))
-                                      '((action . "cancel"))))))
-                       (toolspec-mcp--log server "answered an elicitation: %s"
-                                          (alist-get 'action answer))
-                       (toolspec-mcp--reply server id answer))))))))
+      (toolspec-mcp--ask-in-turn
+       (lambda ()
+         (let ((answer (condition-case err
+                           (toolspec-mcp--elicit-prompt
+                            (toolspec-mcp--server-name server)
+                            (alist-get 'message params) schema)
+                         ;; A prompt that cannot be shown (the
+                         ;; minibuffer is busy) still answers.
+                         (error
+                          (toolspec-mcp--log server "could not ask the user: %s"
+                                             (error-message-string err))
+                          '((action . "cancel"))))))
+           (toolspec-mcp--log server "answered an elicitation: %s"
+                              (alist-get 'action answer))
+           (toolspec-mcp--reply server id answer))))))))
 
 (defun toolspec-mcp--elicit-properties (schema)
   "SCHEMA's properties as (NAME-STRING SPEC REQUIRED-P) each, in order."
@@ -684,9 +704,7 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
      ((not (and (require 'gptel nil t) (boundp 'gptel-backend) gptel-backend))
       (toolspec-mcp--reply-error server id -1 "This client has no model to sample from"))
      (t
-      ;; Asked from a timer, not from the filter that got the request.
-      (run-at-time
-       0 nil
+      (toolspec-mcp--ask-in-turn
        (lambda ()
          (if (not (toolspec-mcp--sample-approve name prompt system))
              (progn (toolspec-mcp--log server "sampling declined by the user")

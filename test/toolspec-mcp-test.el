@@ -394,7 +394,8 @@ in the request's buffer once it is sent.  Return the final response."
 (ert-deftest toolspec-mcp-sampling ()
   "The everything server's sampling request reaches gptel's model once the user says y."
   (toolspec-server-with
-      (model (list (toolspec-server-text-response "Sampled: hello.")))
+      (model (list (toolspec-server-text-response "Sampled: hello.")
+                   (toolspec-server-text-response "Sampled: later.")))
     (toolspec-server-with-gptel model nil
       (toolspec-mcp-test--with `(("everything" ,@(toolspec-mcp-test--npm "server-everything")))
         (let ((toolspec-mcp-sampling 'ask))
@@ -416,12 +417,24 @@ in the request's buffer once it is sent.  Return the final response."
             (should (equal (plist-get request :max_tokens) 50))
             (should (equal (plist-get request :temperature) 0.7))
             (should-not (plist-get request :tools)))
+          ;; While another question is shown, the request waits its turn.
+          (let ((toolspec-mcp--asking t) (result nil))
+            (setq unread-command-events (list ?y))
+            (funcall (gptel-tool-function (toolspec-mcp-test--tool "everything" "trigger-sampling-request"))
+                     (lambda (r) (setq result r)) "Later" 50)
+            (let ((until (+ (float-time) 1)))
+              (while (< (float-time) until) (accept-process-output nil 0.05)))
+            (should (equal unread-command-events (list ?y)))
+            (should (= (length (toolspec-server-requests model)) 1))
+            (setq toolspec-mcp--asking nil)
+            (toolspec-mcp-test--wait "the waiting request" (lambda () result))
+            (should (string-match-p "Sampled: later\\." result)))
           ;; n, then C-g: declined, the model never asked.
           (dolist (key (list ?n ?\C-g))
             (setq unread-command-events (list ?x key))
             (should (string-match-p "\\`Error: .*User rejected sampling request"
                                     (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Again" 50))))
-          (should (= (length (toolspec-server-requests model)) 1)))
+          (should (= (length (toolspec-server-requests model)) 2)))
         (toolspec-mcp-disconnect "everything")
         ;; Never: no sampling capability, so the server offers no such tool.
         (let ((toolspec-mcp-sampling 'never))
