@@ -8,6 +8,9 @@
 #                                resumption with Last-Event-ID after the
 #                                stream's retry time, and an elicitation
 #                                the server sends on the standing GET)
+#   auth/*                       left out: the client sends the headers of
+#                                its configuration (e.g. a bearer token)
+#                                and runs no OAuth authorization flow
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
