@@ -27,7 +27,6 @@
 (require 'gptel-openai)
 (require 'toolspec-server)
 
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-mcp-test--directory
@@ -135,31 +134,7 @@ ARGS is the arguments object as sent, read back as an alist."
   "Send PROMPT with TOOLS through `gptel-request' to MODEL; wait for the end.
 Tool calls run without confirmation.  DURING, if non-nil, is called
 in the request's buffer once it is sent.  Return the final response."
-  (let* ((gptel--known-backends nil)
-         (backend (gptel-make-openai "toolspec-mcp-loopback"
-                    :host (format "127.0.0.1:%d" (toolspec-server-port model))
-                    :protocol "http" :endpoint "/v1/chat/completions"
-                    :stream nil :key "test" :models '(test-model)))
-         (gptel-backend backend)
-         (gptel-model 'test-model)
-         (gptel-use-curl nil)
-         (gptel-stream nil)
-         (gptel-use-tools t)
-         (gptel-tools tools)
-         (gptel-confirm-tool-calls nil)
-         (gptel-use-context nil)
-         (gptel-log-level nil)
-         (url-proxy-services nil)
-         (done nil) (final nil))
-    (with-temp-buffer
-      (gptel-request prompt
-        :system "You are a test."
-        :callback (lambda (response _info)
-                    (when (or (stringp response) (null response) (eq response 'abort))
-                      (setq done t final response))))
-      (when during (funcall during))
-      (toolspec-mcp-test--wait "the conversation's end" (lambda () done)))
-    final))
+  (plist-get (toolspec-server-chat model prompt tools during toolspec-mcp-test--timeout) :text))
 
 (defun toolspec-mcp-test--tool-message (request id)
   "The content of the tool message answering call ID in REQUEST."
@@ -382,7 +357,14 @@ in the request's buffer once it is sent.  Return the final response."
           (let ((server (toolspec-mcp-test--server "web")))
             (should (stringp (toolspec-mcp--server-session server)))
             (should (equal (toolspec-mcp--server-protocol server) "2025-11-25"))
-            (should (member "get-sum" (toolspec-mcp--server-tools server))))
+            (should (member "get-sum" (toolspec-mcp--server-tools server)))
+            ;; The standing GET stream is open, in the session.
+            (toolspec-mcp-test--wait
+             "the GET stream"
+             (lambda () (cl-some (lambda (st) (and (eq (toolspec-mcp--stream-kind st) 'standing)
+                                                   (eql (toolspec-mcp--stream-status st) 200)
+                                                   (process-live-p (toolspec-mcp--stream-process st))))
+                                 (toolspec-mcp--server-streams server)))))
           (should (equal (toolspec-mcp-test--run "web" "echo" "café ☕") "Echo: café ☕"))
           (toolspec-server-with
               (model (list (toolspec-server-tool-calls-response '(("sum" "get-sum" "{\"a\":2,\"b\":40}")
@@ -408,6 +390,95 @@ in the request's buffer once it is sent.  Return the final response."
                                                        (not (equal (toolspec-mcp--server-session s) session))))))
             (should (equal (toolspec-mcp-test--run "web" "echo" "again") "Echo: again"))))
       (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-sampling ()
+  "The everything server's sampling request reaches gptel's model once the user says y."
+  (toolspec-server-with
+      (model (list (toolspec-server-text-response "Sampled: hello.")
+                   (toolspec-server-text-response "Sampled: later.")))
+    (toolspec-server-with-gptel model nil
+      (toolspec-mcp-test--with `(("everything" ,@(toolspec-mcp-test--npm "server-everything")))
+        (let ((toolspec-mcp-sampling 'ask))
+          (toolspec-mcp-test--ready "everything")
+          ;; y: the server's messages go to the model, its answer back.
+          (setq unread-command-events (list ?y))
+          (let ((result (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Say hello" 50)))
+            (should (string-match-p "Sampled: hello\\." result))
+            (should (string-match-p "\"model\": \"test-model\"" result)))
+          (should-not unread-command-events)
+          (with-current-buffer "*toolspec-mcp sampling*"
+            (should (string-match-p "^User: Resource trigger-sampling-request context: Say hello$"
+                                    (buffer-string))))
+          (let* ((request (car (toolspec-server-requests model)))
+                 (messages (append (plist-get request :messages) nil)))
+            (should (equal (mapcar (lambda (m) (list (plist-get m :role) (plist-get m :content))) messages)
+                           '(("system" "You are a helpful test server.")
+                             ("user" "Resource trigger-sampling-request context: Say hello"))))
+            (should (equal (plist-get request :max_tokens) 50))
+            (should (equal (plist-get request :temperature) 0.7))
+            (should-not (plist-get request :tools)))
+          ;; While another question is shown, the request waits its turn.
+          (let ((toolspec-mcp--asking t) (result nil))
+            (setq unread-command-events (list ?y))
+            (funcall (gptel-tool-function (toolspec-mcp-test--tool "everything" "trigger-sampling-request"))
+                     (lambda (r) (setq result r)) "Later" 50)
+            (let ((until (+ (float-time) 1)))
+              (while (< (float-time) until) (accept-process-output nil 0.05)))
+            (should (equal unread-command-events (list ?y)))
+            (should (= (length (toolspec-server-requests model)) 1))
+            (setq toolspec-mcp--asking nil)
+            (toolspec-mcp-test--wait "the waiting request" (lambda () result))
+            (should (string-match-p "Sampled: later\\." result)))
+          ;; n, then C-g: declined, the model never asked.
+          (dolist (key (list ?n ?\C-g))
+            (setq unread-command-events (list ?x key))
+            (should (string-match-p "\\`Error: .*User rejected sampling request"
+                                    (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Again" 50))))
+          (should (= (length (toolspec-server-requests model)) 2)))
+        (toolspec-mcp-disconnect "everything")
+        ;; Never: no sampling capability, so the server offers no such tool.
+        (let ((toolspec-mcp-sampling 'never))
+          (toolspec-mcp-test--ready "everything")
+          (should (member "echo" (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything"))))
+          (should-not (member "trigger-sampling-request"
+                              (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything")))))))))
+
+(ert-deftest toolspec-mcp-http-sampling ()
+  "Over HTTP, a sampling request inside a tool call's event stream is answered.
+The everything server sends it on the stream of the POST that
+called the tool, and waits for the answer before it ends that
+stream: the client must read the stream as it comes."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (http (toolspec-mcp-test--start-http-everything port)))
+    (unwind-protect
+        (toolspec-server-with
+            (model (list (toolspec-server-text-response "Sampled over HTTP.")))
+          (toolspec-server-with-gptel model nil
+            (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)))
+              (let ((toolspec-mcp-sampling 'ask)
+                    (toolspec-mcp-call-timeout 20))
+                (toolspec-mcp-test--ready "web")
+                (setq unread-command-events (list ?y))
+                (should (string-match-p "Sampled over HTTP\\."
+                                        (toolspec-mcp-test--run "web" "trigger-sampling-request" "Hi" 20)))
+                (should (= (length (toolspec-server-requests model)) 1))))))
+      (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-sse-parse ()
+  "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
+  (let ((parsed (toolspec-mcp--sse-parse
+                 (concat ": comment\r\nid: e1\r\nretry: 500\r\ndata: \r\n\r\n"
+                         "event: message\nid: e2\ndata: {\"a\":\ndata: 1}\n\n"
+                         "id: e3\rretry: x\rdata:2\r\r"
+                         "id: e4\ndata: cut\r"))))
+    (should (equal (car parsed)
+                   '((:data "" :id "e1" :retry 500)
+                     (:data "{\"a\":\n1}" :id "e2" :retry nil)
+                     (:data "2" :id "e3" :retry nil))))
+    ;; The rest waits for more; a CR at the end may be half a CRLF.
+    (should (equal (cdr parsed) "id: e4\ndata: cut\r"))
+    (should (equal (car (toolspec-mcp--sse-parse (concat (cdr parsed) "\n\r\n")))
+                   '((:data "cut" :id "e4" :retry nil))))))
 
 ;;;; Our own server: list changes, pages, errors, versions
 
