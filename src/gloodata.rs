@@ -8,9 +8,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
-use crate::read::Imported;
+use crate::imported::Imported;
 use crate::schema::{kind_of, Normalizer};
-use crate::seeds::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
+use crate::seeds_common::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
 use crate::value::{Map, Value};
 
 /// Field types Gloodata supports.

@@ -180,7 +180,7 @@ fn parse_json<'e>(
     // A byte order mark is left out, as the command line reads it.
     let s = text.strip_prefix('\u{feff}').unwrap_or(&text);
     crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
+        streamed(env, validate.is_not_nil(), s.len() >= crate::par::BIG, |each, restart| {
             crate::read::read_str_each(s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
         })
     })
@@ -255,7 +255,7 @@ fn read_file<'e>(
     let strict = strict.is_not_nil();
     let bytes = run(env, || source_bytes(file, true, max))?;
     crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
+        streamed(env, validate.is_not_nil(), bytes.len() >= crate::par::BIG, |each, restart| {
             crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
         })
     })
@@ -526,7 +526,7 @@ fn openapi_read<'e>(
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
     let out = crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)))
+        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::alloc::releasing(each)))
     });
     doc.free_later();
     out

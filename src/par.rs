@@ -7,6 +7,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+/// Inputs from this size (in bytes) are worth more than one thread.
+pub const BIG: usize = 256 << 10;
+
 /// Items per thread below which a job is not split.
 const MIN_PER_THREAD: usize = 64;
 

@@ -362,7 +362,7 @@ pub fn describe(node: &mut Schema, notes: &[String]) {
 /// A keyword's value as a note for a description: `key: value`, the
 /// value as compact JSON.
 pub fn note(key: &str, v: &Value) -> String {
-    format!("{key}: {}", crate::write::to_text(v, false))
+    format!("{key}: {v}")
 }
 
 #[cfg(test)]
