@@ -314,6 +314,22 @@ impl Parts {
         }
     }
 
+    /// The object most dialects write for a tool: its name, description
+    /// and parameters (`params`, under `params_key`; left out when None),
+    /// then the tool-level keys `keys` allows, in the order the tool was
+    /// read in.
+    pub fn object(&self, params_key: &str, params: Option<Value>, keys: ToolKeys) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("name".into(), self.name.clone());
+        self.put_description(&mut m);
+        if let Some(params) = params {
+            m.insert(params_key.into(), params);
+        }
+        self.put_extras(keys, &mut m);
+        self.put_in_order(&mut m, params_key);
+        m
+    }
+
     /// Put the description into `m`, if there is one.
     pub fn put_description(&self, m: &mut Map<String, Value>) {
         if let Some(d) = &self.description {
