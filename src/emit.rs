@@ -5,9 +5,16 @@
 
 use crate::model::{Problem, Tool};
 use crate::read::Imported;
-use crate::sink::Sink;
+use crate::sink::{Sink, Text};
 use crate::{node, par, plist, validate};
 use crate::error::Result;
+
+/// What `emit` writes through a [`Text`] sink: elisp text for `read`.
+pub fn elisp_text(emit: impl FnOnce(&mut Text<'_>)) -> String {
+    let mut out = String::new();
+    emit(&mut Text::new(&mut out));
+    out
+}
 
 /// Problems as elisp: `((SEVERITY "PATH" "MESSAGE") ...)`.
 pub fn print_problems(problems: &[Problem], out: &mut String) {
