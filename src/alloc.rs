@@ -51,15 +51,15 @@ pub fn release() {
 
 /// Items made between two returns of the memory their making freed, in
 /// [`releasing`]: without them, an import the size of GitHub's peaks
-/// higher, for no time measured (`make bench`, "Peak RSS growth while
-/// importing GitHub's description").
+/// higher, for no time measured (`make bench`, `toolspec-bench-memory`).
 const RELEASE_EVERY: usize = 256;
 
 /// `each`, giving the memory freed so far back to the system
 /// ([`release`]) every `RELEASE_EVERY` (256) items.  For the OpenAPI
 /// import, whose reading makes and frees much on the way.  Each return
 /// walks the whole heap, which costs more as the import grows: other
-/// imports do without (a large catalog takes longer with).
+/// imports do without (a large catalog takes longer with: `make bench`,
+/// `toolspec-bench-catalog`).
 pub fn releasing<T, P>(each: &mut dyn FnMut(T, P)) -> impl FnMut(T, P) + '_ {
     let mut made = 0;
     move |item, path| {
@@ -74,10 +74,10 @@ pub fn releasing<T, P>(each: &mut dyn FnMut(T, P)) -> impl FnMut(T, P) + '_ {
 /// The bytes of the file at `path`.  The memory of a large file's
 /// bytes is advised for transparent huge pages while the file is read
 /// into it: faulted in 4 KiB at a time, a description the size of
-/// GitHub's spends most of its read faulting (`make bench`, "OpenAPI
-/// import, GitHub").  The advice is withdrawn once the file is read, so
-/// that the memory, freed and reused for small allocations, is faulted
-/// in small pages again (see `configure`).
+/// GitHub's spends most of its read faulting (`make bench`,
+/// `toolspec-bench-openapi`).  The advice is withdrawn once the file is
+/// read, so that the memory, freed and reused for small allocations, is
+/// faulted in small pages again (see `configure`).
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
@@ -140,8 +140,8 @@ extern "C" {
 /// Committed up front, an arena is marked for transparent huge pages,
 /// and each page touched makes a huge page resident: importing GitHub's
 /// description then peaks higher, for no time saved (`make bench`,
-/// "Peak RSS growth while importing GitHub's description").  Run when the library is loaded, before it
-/// allocates: mimalloc reserves its first arena on the first
+/// `toolspec-bench-memory`).  Run when the library is loaded, before
+/// it allocates: mimalloc reserves its first arena on the first
 /// allocation.
 #[cfg(all(feature = "mimalloc", target_os = "linux"))]
 extern "C" fn configure() {

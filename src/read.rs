@@ -108,8 +108,9 @@ fn checked_text<'b>(bytes: &'b [u8], opts: &ReadOptions) -> Result<&'b str> {
 /// Whether JSON `text` has a key `"openapi"` or `"swagger"` somewhere: a
 /// cheap guess that it is an OpenAPI document.
 fn has_version_key(text: &str) -> bool {
-    // memmem's SIMD search: `str::match_indices` took 2 ms over a 2.3 MB
-    // catalog, before anything else was read.
+    // memmem's SIMD search: `str::match_indices` over a large catalog
+    // cost more than the rest of its detection (`make bench`,
+    // `toolspec-bench-catalog`), before anything else was read.
     [&b"\"openapi\""[..], b"\"swagger\""].iter().any(|key| {
         memchr::memmem::find_iter(text.as_bytes(), key).any(|i| text[i + key.len()..].trim_start().starts_with(':'))
     })

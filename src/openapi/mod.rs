@@ -147,8 +147,9 @@ pub(crate) fn read_json_if_openapi(text: &str, each: Option<&mut (dyn FnMut(crat
 
 /// A document parsed for reading ([`parse_bytes`]), with what its text
 /// told, to be read (all at once, or tool by tool) and then freed:
-/// freeing a large one takes milliseconds (GitHub's paths are 20 MB of
-/// maps), which [`Document::free_later`] spends on another thread.
+/// freeing a large one (GitHub's paths are tens of megabytes of maps)
+/// takes long enough to show (`make bench`, `toolspec-bench-openapi`),
+/// which [`Document::free_later`] spends on another thread.
 pub struct Document {
     root: Value,
     notes: Vec<Problem>,
