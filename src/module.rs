@@ -373,14 +373,7 @@ fn dialect_names(env: &Env) -> emacs::Result<Value<'_>> {
 fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
     guard(env, || {
         let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
-        let names: Vec<String> = serde_json::from_str(&self::text(names, "the tool names")?)
-            .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let safe = crate::formats::safe_names(&refs, &rule);
-        if safe.iter().all(Option::is_none) {
-            return Ok("null".to_string());
-        }
-        Ok(serde_json::to_string(&safe).expect("names serialise"))
+        crate::formats::safe_names_json(&self::text(names, "the tool names")?, &rule)
     })
 }
 
@@ -488,13 +481,9 @@ fn gptel_form<'e>(
     let category = opt_text(category);
     let comments = comments.is_not_nil();
     guard(env, || {
-        let s = self::text(text, "the printed plist")?;
-        let sexp = crate::plist::parse_sexp(&s)?;
         let opts =
             crate::gptel_form::FormOptions { function: &function, category: category.as_deref(), comments, define: comments };
-        let r = crate::gptel_form::gptel_form(&sexp, &opts);
-        crate::plist::dispose(sexp);
-        r
+        crate::gptel_form::gptel_form_of_text(&self::text(text, "the printed plist")?, &opts)
     })
 }
 

@@ -227,6 +227,20 @@ fn stable_hash(s: &str) -> String {
     format!("{h:08x}")
 }
 
+/// [`safe_names`] of the JSON array of strings `names` under `rule`, as
+/// JSON text: an array as long as `names`, null for a name kept, else
+/// its new name; or `null` when every name is kept.
+pub fn safe_names_json(names: &str, rule: &NameRule) -> Result<String> {
+    let names: Vec<String> = serde_json::from_str(names)
+        .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let safe = safe_names(&refs, rule);
+    if safe.iter().all(Option::is_none) {
+        return Ok("null".to_string());
+    }
+    Ok(serde_json::to_string(&safe).expect("names serialise"))
+}
+
 /// For each of `names` (of the tools of one document or registration),
 /// the name to write when it is not valid under `rule`, else `None`.
 /// Valid names keep theirs; an invalid one takes [`NameRule::fix`] of
