@@ -7,34 +7,34 @@
 //! keys it carries, and its writer.  The CLI's help, the elisp lists of
 //! dialects (through the module) and [`crate::write::DIALECT_NAMES`] are
 //! all made from [`REGISTRY`]: adding a dialect is one file here and one
-//! line in [`REGISTRY`].
+//! line in the `dialects!` list below.
 //!
 //! Reading dialects is still done in `read.rs`.
-
-pub mod anthropic;
-pub mod bedrock;
-pub mod gemini;
-pub mod json_schema;
-pub mod mcp;
-pub mod ollama;
-pub mod openai;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Problem, Schema, Tool};
 use crate::value::{Map, Value};
 
-/// Every dialect toolspec writes, in the order they are listed to users.
-pub const REGISTRY: &[&Profile] = &[
-    &openai::CHAT,
-    &openai::RESPONSES,
-    &openai::STRICT,
-    &anthropic::PROFILE,
-    &gemini::PROFILE,
-    &ollama::PROFILE,
-    &bedrock::PROFILE,
-    &mcp::PROFILE,
-    &json_schema::PROFILE,
-];
+/// Declares each dialect's module and puts its profiles in [`REGISTRY`].
+macro_rules! dialects {
+    ($($module:ident: $($profile:ident),+;)+) => {
+        $(pub mod $module;)+
+
+        /// Every dialect toolspec writes, in the order they are listed to users.
+        pub const REGISTRY: &[&Profile] = &[$($(&$module::$profile,)+)+];
+    };
+}
+
+// The registry: a dialect is its module (a file here) and its line.
+dialects! {
+    openai: CHAT, RESPONSES, STRICT;
+    anthropic: PROFILE;
+    gemini: PROFILE;
+    ollama: PROFILE;
+    bedrock: PROFILE;
+    mcp: PROFILE;
+    json_schema: PROFILE;
+}
 
 /// What a dialect is and accepts.
 pub struct Profile {
