@@ -156,8 +156,6 @@ its import gets no credential: it answers that it needs one."
 (defconst toolspec-http--lookup-result-size 2000
   "Largest looked-up text, in characters, put into a response.")
 
-(define-error 'toolspec-http-error "OpenAPI call failed" 'toolspec-error)
-
 ;;;; Operations
 
 (cl-defstruct (toolspec-http--op (:constructor toolspec-http--op-make)

@@ -71,9 +71,6 @@
 (defvar gptel-prompt-transform-functions)
 (defvar gptel--tool-preview-alist)
 
-(define-error 'toolspec-envelope-error "Invalid tool result envelope" 'toolspec-error)
-(define-error 'toolspec-fetch-error "Cannot fetch" 'toolspec-error)
-
 ;;;; Options
 
 (defcustom toolspec-log-buffer "*toolspec-log*"

@@ -145,21 +145,40 @@ deterministically (\"math.sum\" becomes \"math_sum\")."
 
 ;;;; Errors
 
+;; Every error toolspec signals is a `toolspec-error'.  The module
+;; signals one condition per `ErrorKind' of src/error.rs; the others
+;; are signalled by the Lisp side only.  They are all defined here, and
+;; a test holds the first table to the module's list of kinds.
+
+(defconst toolspec--module-errors
+  '((toolspec-json-error "Invalid JSON")
+    (toolspec-format-error "Not a valid tool definition")
+    (toolspec-unsupported-format "Unsupported format")
+    (toolspec-ref-error "Cannot resolve $ref")
+    (toolspec-limit-error "Input beyond toolspec's limits")
+    (toolspec-plist-error "Not a valid tool plist")
+    (toolspec-write-error "Cannot write tool")
+    (toolspec-template-error "Jinja template error")
+    (toolspec-template-limit-error "Jinja template beyond its limits"
+                                   (toolspec-template-error toolspec-limit-error))
+    (toolspec-envelope-error "Invalid tool result envelope"))
+  "The conditions the module signals, one per kind of error of its core.
+Each entry is (CONDITION MESSAGE [PARENTS]); PARENTS default to
+`toolspec-error'.")
+
+(defconst toolspec--lisp-errors
+  '((toolspec-invalid-spec "Invalid tool spec")
+    (toolspec-module-error "toolspec module unavailable")
+    (toolspec-program-error "toolspec program unavailable")
+    (toolspec-internal-error "Internal error in toolspec")
+    (toolspec-http-error "OpenAPI call failed")
+    (toolspec-fetch-error "Cannot fetch"))
+  "The conditions only the Lisp side signals, as in `toolspec--module-errors'.
+`toolspec-internal-error' is also what the module signals when it fails.")
+
 (define-error 'toolspec-error "toolspec error")
-(define-error 'toolspec-json-error "Invalid JSON" 'toolspec-error)
-(define-error 'toolspec-format-error "Not a valid tool definition" 'toolspec-error)
-(define-error 'toolspec-unsupported-format "Unsupported format" 'toolspec-error)
-(define-error 'toolspec-ref-error "Cannot resolve $ref" 'toolspec-error)
-(define-error 'toolspec-limit-error "Input beyond toolspec's limits" 'toolspec-error)
-(define-error 'toolspec-plist-error "Not a valid tool plist" 'toolspec-error)
-(define-error 'toolspec-write-error "Cannot write tool" 'toolspec-error)
-(define-error 'toolspec-invalid-spec "Invalid tool spec" 'toolspec-error)
-(define-error 'toolspec-template-error "Jinja template error" 'toolspec-error)
-(define-error 'toolspec-template-limit-error "Jinja template beyond its limits"
-  '(toolspec-template-error toolspec-limit-error))
-(define-error 'toolspec-module-error "toolspec module unavailable" 'toolspec-error)
-(define-error 'toolspec-program-error "toolspec program unavailable" 'toolspec-error)
-(define-error 'toolspec-internal-error "Internal error in toolspec" 'toolspec-error)
+(dolist (e (append toolspec--module-errors toolspec--lisp-errors))
+  (define-error (nth 0 e) (nth 1 e) (or (nth 2 e) 'toolspec-error)))
 
 (defun toolspec-error-details (err)
   "Return the details plist of toolspec error ERR.
