@@ -151,9 +151,9 @@ This is advice around `gptel--parse-tools'."
   :group 'toolspec-gptel)
 
 (autoload 'toolspec-http-make-executor "toolspec-http")
-(autoload 'toolspec-gloodata-executor "toolspec-seeds")
-(autoload 'toolspec-arcade-executor "toolspec-seeds")
-(autoload 'toolspec-skydeck-executor "toolspec-seeds")
+(autoload 'toolspec-gloodata-executor "toolspec-gloodata")
+(autoload 'toolspec-arcade-executor "toolspec-arcade")
+(autoload 'toolspec-skydeck-executor "toolspec-skydeck")
 
 (defvar toolspec-executor-makers
   '(("openapi" . toolspec-http-make-executor)
@@ -165,7 +165,8 @@ TYPE is a string.  A tool plist with `:executor' (:type TYPE ...) is
 bound by calling MAKER with the tool plist and the import options;
 it returns what a resolver returns (a function, or a plist with
 `:function', `:async' and `:confirm').  \"openapi\" runs HTTP API
-operations (toolspec-http.el); the others are in toolspec-seeds.el.
+operations (toolspec-http.el); the others are in toolspec-gloodata.el,
+toolspec-arcade.el and toolspec-skydeck.el.
 Each file is loaded when a tool of its kind is first bound.")
 
 ;;;; Arguments

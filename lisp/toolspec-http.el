@@ -1289,6 +1289,56 @@ credentials."
                                                       (cadr err)
                                                     (error-message-string err)))))))))
 
+;;;; JSON posts (Gloodata extensions, Arcade workers)
+
+(defun toolspec-http--post-json (url body callback &optional headers timeout)
+  "POST BODY, a JSON string, to URL; call CALLBACK with the answer.
+CALLBACK receives STATUS, TEXT and ERROR exactly once: the HTTP
+status and the body, or nil, nil and a message when there is no
+answer (a connection error, nothing within TIMEOUT seconds, default
+`toolspec-http-timeout', or an answer the transport refuses).
+HEADERS is an alist of extra request headers.  The request goes
+through `toolspec-http--send', with the rules of every executor:
+redirects only on URL's server, no credentials prompted for, no
+compressed answers, `toolspec-http-max-response-size'."
+  (let ((toolspec-http-timeout (or timeout toolspec-http-timeout)))
+    (toolspec-http--send
+     (list :method "POST" :url url
+           :headers (append '(("Content-Type" . "application/json")
+                              ("Accept" . "application/json"))
+                            headers)
+           :data (encode-coding-string body 'utf-8))
+     (lambda (resp)
+       (if (plist-get resp :error)
+           (funcall callback nil nil (plist-get resp :error))
+         (funcall callback (plist-get resp :status) (plist-get resp :body) nil))))))
+
+(defun toolspec-http--post-json-sync (url body &optional timeout)
+  "POST BODY, a JSON string, to URL and wait for the answer.
+Return (STATUS . TEXT); signal `toolspec-fetch-error' when there
+is no answer within TIMEOUT seconds (default `toolspec-http-timeout'),
+the transport refuses it (see `toolspec-http--post-json'), or the status
+is not 2xx."
+  (let* ((timeout (or timeout toolspec-http-timeout))
+         (answer nil)
+         (deadline (+ (float-time) timeout 5)))
+    (toolspec-http--post-json url body (lambda (status text err) (setq answer (list status text err)))
+                         nil timeout)
+    (while (and (null answer) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (pcase-let ((`(,status ,text ,err) answer))
+      (cond
+       ((null answer)
+        (signal 'toolspec-fetch-error (list (format "%s: no answer" url) (list :url url))))
+       (err
+        (signal 'toolspec-fetch-error (list (format "%s: %s" url err) (list :url url))))
+       ((not (<= 200 status 299))
+        (signal 'toolspec-fetch-error
+                (list (format "%s answered HTTP %s: %s" url status
+                              (truncate-string-to-width (or text "") 200))
+                      (list :url url :status status))))
+       (t (cons status text))))))
+
 ;;;; Responses
 
 (defun toolspec-http--cap (text &optional max)

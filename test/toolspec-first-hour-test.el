@@ -24,7 +24,9 @@
 (require 'gptel)
 (require 'toolspec-ui)
 (require 'toolspec-http)
-(require 'toolspec-seeds)
+(require 'toolspec-gloodata)
+(require 'toolspec-arcade)
+(require 'toolspec-skydeck)
 (require 'auth-source)
 (require 'toolspec-http-server)
 
@@ -375,7 +377,7 @@ draws no style warning."
 (ert-deftest toolspec-hour-arcade-shows-where-calls-go ()
   "An Arcade tool's confirmation names the worker and the values."
   (toolspec-hour-test--with-clean-state
-    (let* ((toolspec--seed-tools (make-hash-table :test 'equal))
+    (let* ((toolspec-seeds--tools (make-hash-table :test 'equal))
            (tools (toolspec-import-file (toolspec-hour-test--example "arcade.json")
                                        :worker "http://127.0.0.1:9/worker/tools/invoke")))
       (should tools)

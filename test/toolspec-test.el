@@ -717,11 +717,11 @@ A Gloodata tool's executor loads the HTTP transport with it."
   (let ((r (toolspec-test--sub-emacs
             `(setq toolspec-module-file ,toolspec-module-file)
             '(require 'toolspec-gptel)
-            '(princ (format "BEFORE %s %s " (featurep 'toolspec-seeds) (featurep 'toolspec-http)))
+            '(princ (format "BEFORE %s %s " (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))
             `(let ((tool (car (toolspec-read-file ,(toolspec-test--example "gloodata.json")))))
                (princ (format "BOUND %s AFTER %s %s"
                               (plist-get (toolspec--resolve tool nil) :bound)
-                              (featurep 'toolspec-seeds) (featurep 'toolspec-http)))))))
+                              (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))))))
     (should (eq (car r) 0))
     (should (string-match-p "BEFORE nil nil BOUND t AFTER t t" (cdr r)))))
 
