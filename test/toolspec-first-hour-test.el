@@ -419,7 +419,7 @@ cache on."
                               (format toolspec-hour-test--pets-yaml "http://127.0.0.1:9"))))
     (unwind-protect
         (let ((ops (toolspec-openapi-operations file)))
-          (should (equal (mapcar #'car (toolspec--openapi-candidates
+          (should (equal (mapcar #'car (toolspec-openapi--candidates
                                         (list (plist-put (copy-sequence (car ops)) :tags '("pets")))))
                          '("tag: pets (1 operation)" "GET /pets  (pets) listPets"))))
       (delete-file file))))

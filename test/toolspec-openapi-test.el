@@ -247,7 +247,7 @@
 
 (ert-deftest toolspec-openapi-test-selection-candidates ()
   "Completion candidates name tags with their counts and operations."
-  (let ((cands (toolspec--openapi-candidates (toolspec-openapi-operations toolspec-openapi-test--pets))))
+  (let ((cands (toolspec-openapi--candidates (toolspec-openapi-operations toolspec-openapi-test--pets))))
     (should (equal (mapcar #'car cands)
                    '("tag: pets (3 operations)" "tag: store (1 operation)"
                      "GET /pets  (pets) listPets" "POST /pets  (pets) addPet"

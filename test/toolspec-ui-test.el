@@ -639,9 +639,9 @@ paths in the text is not the order of the tools."
   (with-temp-buffer
     (insert "{\n  \"a\": 1,\n\n  \"bé\": [2, 3]\n}")
     (let* ((places [(4 . 9) (1 . 1) (2 . 3) (4 . 3) (2 . 99) (3 . 1) (9 . 2) (1 . 1)])
-           (positions (toolspec--text-positions places)))
+           (positions (toolspec-ui--text-positions places)))
       (should (equal positions
-                     (cl-map 'vector (lambda (p) (toolspec--text-position (car p) (cdr p))) places)))
+                     (cl-map 'vector (lambda (p) (toolspec-ui--text-position (car p) (cdr p))) places)))
       (should (equal (buffer-substring (aref positions 0) (1+ (aref positions 0))) "["))
       (should (equal (buffer-substring (aref positions 3) (+ 4 (aref positions 3))) "\"bé\"")))))
 
@@ -663,7 +663,7 @@ operation was looked for from the start of the text)."
                    (lambda (json path)
                      (when (> (length json) 10000) (cl-incf calls))
                      (funcall locate json path))))
-          (setq diags (toolspec--source-diagnostics (toolspec--buffer-source buffer)))))
+          (setq diags (toolspec-ui--source-diagnostics (toolspec-ui--buffer-source buffer)))))
       ;; No look-up over the whole text for each problem.
       (should (= calls 0))
       (should (equal (toolspec--mod-locate-many "{\"a\": [1, {\"b\": 2}]}" ["a[1].b" "" "zz"])
@@ -990,16 +990,16 @@ against what each tool costs, measured first in the same Emacs)."
       (cl-loop
        for tool in tools
        for path in paths
-       do (let ((name-path (toolspec--problem-json-path text tool path "name")))
-            (should (toolspec--path-found-p text name-path))
+       do (let ((name-path (toolspec-ui--problem-json-path text tool path "name")))
+            (should (toolspec-ui--path-found-p text name-path))
             (should (string-match-p "\\(?:\\`\\|\\.\\)\\(?:name\\|title\\)\\'" name-path)))
        do (cl-loop
            for arg in (plist-get tool :args)
            for i from 0
-           for p = (toolspec--problem-json-path text tool path (format "args[%d]" i))
+           for p = (toolspec-ui--problem-json-path text tool path (format "args[%d]" i))
            do (should (string-suffix-p (format "properties.%s" (plist-get arg :name)) p))
-           do (should (toolspec--path-found-p text p))
-           do (should (equal (toolspec--problem-json-path text tool path (format "args[%d].items.type" i))
+           do (should (toolspec-ui--path-found-p text p))
+           do (should (equal (toolspec-ui--problem-json-path text tool path (format "args[%d].items.type" i))
                              (concat p ".items.type"))))))))
 
 (ert-deftest toolspec-ui-warnings-go-to-the-tool-at-the-longest-path ()
@@ -1013,7 +1013,7 @@ as they are, without validating again."
                      (warning "tools[1].a[2]" "w1a") (warning "other" "none")))
          (result (cl-letf (((symbol-function 'toolspec-validate)
                             (lambda (_) (error "Validated again"))))
-                   (toolspec--tool-problems tools warnings paths nil given)))
+                   (toolspec-ui--tool-problems tools warnings paths nil given)))
          (messages (lambda (i) (mapcar (lambda (p) (nth 2 p))
                                        (plist-get (nth i (car result)) :problems)))))
     (should (equal (funcall messages 10) '("w10")))
