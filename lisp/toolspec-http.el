@@ -347,7 +347,6 @@ The scheme is left out, a credential's value too (see
             "\n")
     nil))
 
-;;;###autoload
 (defun toolspec-http-make-executor (tool options)
   "Make the function running TOOL, an OpenAPI operation, under OPTIONS.
 TOOL is a tool plist whose `:executor' is an OpenAPI executor (see

@@ -112,7 +112,6 @@ It covers the form there, up to the end of its first line."
 
 ;;;; Flymake
 
-;;;###autoload
 (defun toolspec-lint-flymake (report-fn &rest _args)
   "Flymake backend for the tool definitions in an Emacs Lisp buffer.
 Report to REPORT-FN, Flymake's callback, the problems of every

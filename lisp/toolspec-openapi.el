@@ -89,7 +89,6 @@ The keys are those of `toolspec-openapi-selection-keys'."
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
                      (append (list :file file) (toolspec-error-details err))))))))
 
-;;;###autoload
 (defun toolspec-read-openapi (file &rest options)
   "Read the OpenAPI document FILE into tool plists, one per operation.
 FILE is OpenAPI 3.0 or 3.1, or Swagger 2.0, in JSON or YAML.  OPTIONS
@@ -141,7 +140,6 @@ completes as one word in the minibuffer."
               ((not (string-empty-p name))))
     name))
 
-;;;###autoload
 (defun toolspec-parse-openapi (string &rest options)
   "Parse STRING, an OpenAPI document, into tool plists.
 OPTIONS select operations as in `toolspec-read-openapi'."
@@ -150,7 +148,6 @@ OPTIONS select operations as in `toolspec-read-openapi'."
    (toolspec--import (toolspec--mod-openapi-read string nil (toolspec-openapi--options-json options)
                                                  toolspec-max-input-size t))))
 
-;;;###autoload
 (defun toolspec-openapi-operations (file)
   "The operations of the OpenAPI document FILE, in document order.
 Each is a plist (:name TOOL-NAME :method \"GET\" :path \"/pets\"

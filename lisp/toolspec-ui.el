@@ -1231,7 +1231,6 @@ problems."
 
 ;;;; Flymake
 
-;;;###autoload
 (defun toolspec-flymake (report-fn &rest _args)
   "Flymake backend reporting the problems of the JSON tool spec in the buffer.
 REPORT-FN is Flymake's callback."

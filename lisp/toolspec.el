@@ -680,7 +680,6 @@ the module would take for vectors) are printed without them."
 
 ;;;; Public API
 
-;;;###autoload
 (defun toolspec-parse-json (string &optional format strict)
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
@@ -697,7 +696,6 @@ signalled."
   (toolspec--import
    (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t strict)))
 
-;;;###autoload
 (defun toolspec-read-file (file &optional format strict)
   "Read FILE, JSON tool definitions, into a list of tool plists.
 FORMAT and STRICT are as in `toolspec-parse-json'.  A bare JSON
@@ -714,7 +712,6 @@ in their details."
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
                      (append (list :file file) (toolspec-error-details err))))))))
 
-;;;###autoload
 (defun toolspec-to-json (tool &optional dialect)
   "Return TOOL as a JSON string in DIALECT.
 TOOL is a tool plist, a `gptel-tool' or an `llm-tool'.  DIALECT is
@@ -724,7 +721,6 @@ a symbol among `toolspec-dialects', default `toolspec-default-dialect'."
                          (toolspec--name dialect (symbol-name toolspec-default-dialect))
                          nil nil))
 
-;;;###autoload
 (defun toolspec-tools-to-json (tools &optional dialect pretty)
   "Return TOOLS as one JSON document in DIALECT.
 TOOLS is a list of plists or structs.  The document is what clients
@@ -938,7 +934,6 @@ one: the caller takes the way that reports it."
             (append texts nil))
         (error nil)))))
 
-;;;###autoload
 (defun toolspec-validate (tool)
   "Check TOOL and return its problems, nil when there are none.
 TOOL is a plist, a `gptel-tool' or an `llm-tool'.  Each problem is
@@ -955,7 +950,6 @@ wrong and what would be right."
         (format "%s: %s" severity message)
       (format "%s: %s: %s" severity path message))))
 
-;;;###autoload
 (defun toolspec-check (tool)
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
 The error's details hold all problems under `:problems'; warnings
@@ -976,7 +970,6 @@ do not make TOOL invalid."
                     (list :problems problems :tool name)))))
   tool)
 
-;;;###autoload
 (defun toolspec-gptel-form-text (tool &optional function category comments)
   "Return the source text of a `gptel-make-tool' form defining TOOL.
 TOOL is a plist, a `gptel-tool' or an `llm-tool'.  FUNCTION is the
@@ -994,7 +987,6 @@ convert --to elisp' writes the same text."
                             (if function (toolspec--print function) "")
                             category (and comments t)))
 
-;;;###autoload
 (defun toolspec-gptel-form (tool &optional function category)
   "Return a `gptel-make-tool' form to define TOOL, a plist.
 FUNCTION is the form for `:function' (default `#\='ignore'), CATEGORY
