@@ -151,34 +151,34 @@ deterministically (\"math.sum\" becomes \"math_sum\")."
 ;; a test holds the first table to the module's list of kinds.
 
 (defconst toolspec--module-errors
-  '((toolspec-json-error "Invalid JSON")
-    (toolspec-format-error "Not a valid tool definition")
-    (toolspec-unsupported-format "Unsupported format")
-    (toolspec-ref-error "Cannot resolve $ref")
-    (toolspec-limit-error "Input beyond toolspec's limits")
-    (toolspec-plist-error "Not a valid tool plist")
-    (toolspec-write-error "Cannot write tool")
-    (toolspec-template-error "Jinja template error")
-    (toolspec-template-limit-error "Jinja template beyond its limits"
-                                   (toolspec-template-error toolspec-limit-error))
-    (toolspec-envelope-error "Invalid tool result envelope"))
+  '((toolspec-json-error nil "Invalid JSON")
+    (toolspec-format-error nil "Not a valid tool definition")
+    (toolspec-unsupported-format nil "Unsupported format")
+    (toolspec-ref-error nil "Cannot resolve $ref")
+    (toolspec-limit-error nil "Input beyond toolspec's limits")
+    (toolspec-plist-error nil "Not a valid tool plist")
+    (toolspec-write-error nil "Cannot write tool")
+    (toolspec-template-error nil "Jinja template error")
+    (toolspec-template-limit-error (toolspec-template-error toolspec-limit-error)
+                                   "Jinja template beyond its limits")
+    (toolspec-envelope-error nil "Invalid tool result envelope"))
   "The conditions the module signals, one per kind of error of its core.
-Each entry is (CONDITION MESSAGE [PARENTS]); PARENTS default to
+Each entry is (CONDITION PARENTS MESSAGE); PARENTS nil means
 `toolspec-error'.")
 
 (defconst toolspec--lisp-errors
-  '((toolspec-invalid-spec "Invalid tool spec")
-    (toolspec-module-error "toolspec module unavailable")
-    (toolspec-program-error "toolspec program unavailable")
-    (toolspec-internal-error "Internal error in toolspec")
-    (toolspec-http-error "OpenAPI call failed")
-    (toolspec-fetch-error "Cannot fetch"))
+  '((toolspec-invalid-spec nil "Invalid tool spec")
+    (toolspec-module-error nil "toolspec module unavailable")
+    (toolspec-program-error nil "toolspec program unavailable")
+    (toolspec-internal-error nil "Internal error in toolspec")
+    (toolspec-http-error nil "OpenAPI call failed")
+    (toolspec-fetch-error nil "Cannot fetch"))
   "The conditions only the Lisp side signals, as in `toolspec--module-errors'.
 `toolspec-internal-error' is also what the module signals when it fails.")
 
 (define-error 'toolspec-error "toolspec error")
 (dolist (e (append toolspec--module-errors toolspec--lisp-errors))
-  (define-error (nth 0 e) (nth 1 e) (or (nth 2 e) 'toolspec-error)))
+  (define-error (nth 0 e) (nth 2 e) (or (nth 1 e) 'toolspec-error)))
 
 (defun toolspec-error-details (err)
   "Return the details plist of toolspec error ERR.
