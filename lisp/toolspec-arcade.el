@@ -38,10 +38,15 @@
 
 ;;;; Options
 
+(defgroup toolspec-arcade nil
+  "Running Arcade tools on a worker."
+  :group 'toolspec-formats
+  :prefix "toolspec-arcade-")
+
 (defcustom toolspec-arcade-worker nil
   "URL of the Arcade worker for tools imported without `:worker'."
   :type '(choice (const :tag "None" nil) string)
-  :group 'toolspec-formats)
+  :group 'toolspec-arcade)
 
 (defcustom toolspec-arcade-token nil
   "Token an Arcade worker receives as context.authorization.token.
@@ -56,7 +61,7 @@ but each session warns, once, how to move it to auth-source.  The
                  (const :tag "From auth-source (the worker's host)" auth-source)
                  (function :tag "Function of the tool")
                  (string :tag "The token (plain text: use auth-source)"))
-  :group 'toolspec-formats)
+  :group 'toolspec-arcade)
 
 ;;;; Requests
 

@@ -45,11 +45,16 @@
 (defconst toolspec-openapi-selection-keys '(:tags :paths :operations :server)
   "Option keys that select the operations of an OpenAPI document.")
 
+(defgroup toolspec-openapi nil
+  "Importing the operations of OpenAPI documents as tools."
+  :group 'toolspec-formats
+  :prefix "toolspec-openapi-")
+
 (defcustom toolspec-openapi-confirm-all 50
   "Ask before importing every operation of a document with more than this many.
 Used by `toolspec-import-openapi' when nothing is selected; nil never asks."
   :type '(choice natnum (const :tag "Never ask" nil))
-  :group 'toolspec-formats)
+  :group 'toolspec-openapi)
 
 (defun toolspec-openapi-selection (options)
   "The OpenAPI selection in OPTIONS, a plist: its selection keys, or nil.

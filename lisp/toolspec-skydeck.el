@@ -46,17 +46,22 @@
 
 ;;;; Options
 
+(defgroup toolspec-skydeck nil
+  "Running SkyDeck prompt tools through gptel."
+  :group 'toolspec-formats
+  :prefix "toolspec-skydeck-")
+
 (defcustom toolspec-skydeck-system-prompt nil
   "System message of the requests a SkyDeck prompt tool sends, or nil."
   :type '(choice (const :tag "None" nil) string)
-  :group 'toolspec-formats)
+  :group 'toolspec-skydeck)
 
 (defcustom toolspec-skydeck-use-model-version t
   "When non-nil, a prompt tool uses a model its `model_version' names.
 That is the first of them the current gptel backend offers;
 otherwise, or when none is offered, the current `gptel-model'."
   :type 'boolean
-  :group 'toolspec-formats)
+  :group 'toolspec-skydeck)
 
 (defcustom toolspec-skydeck-extra-parameters 'openai
   "When to send a prompt tool's top_p and penalties to the backend.
@@ -65,7 +70,7 @@ every backend).  top_p, frequency_penalty and presence_penalty are
 OpenAI request parameters: `openai' sends them to OpenAI-compatible
 backends only, t to every backend, nil never."
   :type '(choice (const openai) (const :tag "Always" t) (const :tag "Never" nil))
-  :group 'toolspec-formats)
+  :group 'toolspec-skydeck)
 
 ;;;; Prompts
 

@@ -63,36 +63,40 @@
 
 ;;;; Options
 
+(defgroup toolspec-ui nil
+  "Import previews, tool descriptions and checks of JSON buffers."
+  :group 'toolspec)
+
 (defcustom toolspec-preview-progress-threshold 50
   "Show a progress reporter when previewing more tools than this."
   :type 'natnum
-  :group 'toolspec-gptel)
+  :group 'toolspec-ui)
 
 (defcustom toolspec-placeholder-function-format "my-%s-function"
   "Name of the placeholder function `toolspec-insert-gptel-form' writes.
 %s stands for the tool's name, its underscores turned into hyphens."
   :type 'string
-  :group 'toolspec-gptel)
+  :group 'toolspec-ui)
 
 (defface toolspec-tool-name
   '((t :inherit font-lock-function-name-face :weight bold))
   "Face of tool names in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-problem-error
   '((t :inherit error))
   "Face of errors in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-problem-warning
   '((t :inherit warning))
   "Face of warnings in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-heading
   '((t :inherit bold))
   "Face of headings in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 ;;;; Where JSON comes from
 

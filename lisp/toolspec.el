@@ -60,16 +60,19 @@
   :group 'tools
   :prefix "toolspec-")
 
+;; Each file's options are in its own group under `toolspec':
+;; `toolspec-core' here, `toolspec-gptel', `toolspec-ui', `toolspec-lint',
+;; `toolspec-http', `toolspec-mcp' and `toolspec-mcp-server'; the files of
+;; formats that say how their tools run have theirs under
+;; `toolspec-formats' (`toolspec-openapi', `toolspec-arcade',
+;; `toolspec-skydeck'), which holds the options they share.
+
 (defgroup toolspec-core nil
   "Reading, checking and writing tool definitions: limits, the module, templates."
   :group 'toolspec)
 
 (defgroup toolspec-gptel nil
   "Importing tools into gptel: where they come from, how they are bound and run."
-  :group 'toolspec)
-
-(defgroup toolspec-lint nil
-  "Checking `gptel-make-tool' forms in Emacs Lisp buffers."
   :group 'toolspec)
 
 (defgroup toolspec-formats nil
