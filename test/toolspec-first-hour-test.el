@@ -492,12 +492,20 @@ cache on."
 ;;;; 10. Customize
 
 (ert-deftest toolspec-hour-customize-groups ()
-  "Options are in subgroups, and the function alist names its field."
-  (dolist (g '(toolspec-core toolspec-gptel toolspec-lint toolspec-formats toolspec-http))
+  "Options are in a group per file, and the function alist names its field."
+  (require 'toolspec-lint)
+  (require 'toolspec-openapi)
+  (dolist (g '(toolspec-core toolspec-gptel toolspec-ui toolspec-lint toolspec-formats toolspec-http))
     (should (assq g (get 'toolspec 'custom-group))))
+  (dolist (g '(toolspec-openapi toolspec-arcade toolspec-skydeck))
+    (should (assq g (get 'toolspec-formats 'custom-group))))
   (should-not (cl-find-if (lambda (m) (eq (nth 1 m) 'custom-variable)) (get 'toolspec 'custom-group)))
   (should (assq 'toolspec-function-alist (get 'toolspec-gptel 'custom-group)))
-  (should (assq 'toolspec-arcade-token (get 'toolspec-formats 'custom-group)))
+  (should (assq 'toolspec-placeholder-function-format (get 'toolspec-ui 'custom-group)))
+  (should (assq 'toolspec-arcade-token (get 'toolspec-arcade 'custom-group)))
+  (should (assq 'toolspec-skydeck-system-prompt (get 'toolspec-skydeck 'custom-group)))
+  (should (assq 'toolspec-openapi-confirm-all (get 'toolspec-openapi 'custom-group)))
+  (should (assq 'toolspec-log-buffer (get 'toolspec-formats 'custom-group)))
   (should (assq 'toolspec-max-input-size (get 'toolspec-core 'custom-group)))
   (let ((toolspec-function-alist '(("get_weather" . ignore))))
     (customize-variable 'toolspec-function-alist)
