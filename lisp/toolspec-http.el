@@ -63,6 +63,11 @@
 ;;
 ;; `toolspec-openapi-bootstrap' runs an API's `x-bootstrap' operations
 ;; and returns (or inserts) their results, for the model's context.
+;;
+;; The transport (`toolspec-http--send', with its limits, credentials
+;; and redirect rules) also carries the calls of Gloodata extensions and
+;; Arcade workers (toolspec-gloodata.el, toolspec-arcade.el), through
+;; `toolspec-http--post-json'.
 
 ;;; Code:
 
