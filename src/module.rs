@@ -147,6 +147,22 @@ fn version() -> emacs::Result<&'static str> {
     Ok(crate::VERSION)
 }
 
+/// The Lisp condition of every `ErrorKind`, a list of symbols: what
+/// lisp/toolspec.el's `toolspec--module-errors` is tested against.
+#[defun]
+fn error_symbols(env: &Env) -> emacs::Result<Value<'_>> {
+    use ErrorKind::*;
+    // No wildcard: a new kind does not compile until it is listed here.
+    let symbol = |kind: ErrorKind| match kind {
+        Json | Shape | UnsupportedFormat | Ref | Limit | Plist | Write | Template | TemplateLimit | Envelope => {
+            env.intern(kind.symbol())
+        }
+    };
+    let kinds = [Json, Shape, UnsupportedFormat, Ref, Limit, Plist, Write, Template, TemplateLimit, Envelope];
+    let symbols = kinds.into_iter().map(symbol).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &symbols)
+}
+
 /// The input size limit passed from Lisp (`toolspec-max-input-size`).
 fn max_size(max: Value<'_>) -> usize {
     max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
