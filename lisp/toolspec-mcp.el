@@ -42,7 +42,10 @@
 ;; stateless revision 2026-07-28 (version, capabilities and client in
 ;; each request's `_meta'); the others get the handshake revisions
 ;; (initialize, offering 2025-11-25 and accepting 2025-06-18 and
-;; 2025-03-26).
+;; 2025-03-26).  Elicitation and sampling are answered in both eras:
+;; as requests of a handshake-era server, and as the input requests of
+;; a stateless server's `input_required' result, after which the call
+;; is sent again with the answers.
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
@@ -163,8 +166,10 @@ long, the client falls back to `initialize'."
 
 (defcustom toolspec-mcp-elicitation t
   "How the client answers a server's `elicitation/create' (form mode).
-A server of the handshake era may ask the user for input while it
-runs a tool, with a message and a flat schema of the values it wants.
+A server may ask the user for input while it runs a tool, with a
+message and a flat schema of the values it wants: in the handshake
+era as a request of its own, in the stateless era in an
+`input_required' result.
 t: ask in the minibuffer, one prompt per property in the schema's
 order (enums with completion, defaults offered, numbers checked by
 the schema); the user may decline (n at the first question) or
@@ -179,8 +184,9 @@ nil: declare no elicitation and decline every request."
 
 (defcustom toolspec-mcp-sampling 'ask
   "How the client answers a server's `sampling/createMessage'.
-A server of the handshake era may ask the client's model to answer
-messages of its own.
+A server may ask the client's model to answer messages of its own:
+in the handshake era as a request, in the stateless era in an
+`input_required' result.
 `ask': show the messages and ask the user, with a y or n key, whether
 to send them to the current gptel backend and model; the model's
 answer goes back to the server, nothing is sent when the user says
@@ -317,12 +323,20 @@ TIMEOUT seconds (then the request is cancelled on the server)."
        (funcall callback (list :error (error-message-string err)))))
     id))
 
+(defun toolspec-mcp--capabilities ()
+  "The capabilities this client declares: elicitation and sampling, if on."
+  (or (append (and toolspec-mcp-elicitation
+                   (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
+              (and (eq toolspec-mcp-sampling 'ask)
+                   (list (cons 'sampling (make-hash-table)))))
+      (make-hash-table)))
+
 (defun toolspec-mcp--meta (server)
   "The `_meta' of SERVER's requests in the stateless era.
 It carries what `initialize' used to: the protocol version, the
-client's capabilities (none) and the client."
+client's capabilities and the client."
   `((io.modelcontextprotocol/protocolVersion . ,(toolspec-mcp--server-protocol server))
-    (io.modelcontextprotocol/clientCapabilities . ,(make-hash-table))
+    (io.modelcontextprotocol/clientCapabilities . ,(toolspec-mcp--capabilities))
     (io.modelcontextprotocol/clientInfo . ((name . "toolspec") (version . ,toolspec-version)))))
 
 (defun toolspec-mcp--notify (server method &optional params)
@@ -462,21 +476,36 @@ found, as this client declares no capability that would allow them."
 ;; that received the request, and with quitting allowed, so that
 ;; \[keyboard-quit] cancels.
 
+(defun toolspec-mcp--answer-with (server id)
+  "A function answering SERVER's request ID with its argument.
+The argument is a result alist, or (:error CODE TEXT)."
+  (lambda (answer)
+    (if (eq (car answer) :error)
+        (toolspec-mcp--reply-error server id (nth 1 answer) (nth 2 answer))
+      (toolspec-mcp--reply server id answer))))
+
 (defun toolspec-mcp--elicit (server id params)
   "Answer SERVER's `elicitation/create' request ID with PARAMS."
+  (toolspec-mcp--elicit-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--elicit-answer (server params then)
+  "Answer SERVER's elicitation PARAMS: call THEN with the answer.
+The answer is the result (accept, decline or cancel), or (:error
+CODE TEXT) for a request this client cannot answer.  The user is
+asked later, from a timer; THEN may be called at once."
   (let ((mode (or (alist-get 'mode params) "form"))
         (schema (alist-get 'requestedSchema params)))
     (cond
      ((not (equal mode "form"))
-      (toolspec-mcp--reply-error server id -32602
-                                 (format "Elicitation mode %s is not supported; this client supports form" mode)))
+      (funcall then (list :error -32602
+                          (format "Elicitation mode %s is not supported; this client supports form" mode))))
      ((not (consp schema))
-      (toolspec-mcp--reply-error server id -32602 "Elicitation without a requestedSchema object"))
+      (funcall then (list :error -32602 "Elicitation without a requestedSchema object")))
      ((null toolspec-mcp-elicitation)
       (toolspec-mcp--log server "declined an elicitation (`toolspec-mcp-elicitation' is nil)")
-      (toolspec-mcp--reply server id '((action . "decline"))))
+      (funcall then '((action . "decline"))))
      ((eq toolspec-mcp-elicitation 'defaults)
-      (toolspec-mcp--reply server id (toolspec-mcp--elicit-defaults schema)))
+      (funcall then (toolspec-mcp--elicit-defaults schema)))
      (t
       (toolspec-mcp--ask-in-turn
        (lambda ()
@@ -492,7 +521,7 @@ found, as this client declares no capability that would allow them."
                           '((action . "cancel"))))))
            (toolspec-mcp--log server "answered an elicitation: %s"
                               (alist-get 'action answer))
-           (toolspec-mcp--reply server id answer))))))))
+           (funcall then answer))))))))
 
 (defun toolspec-mcp--elicit-properties (schema)
   "SCHEMA's properties as (NAME-STRING SPEC REQUIRED-P) each, in order."
@@ -690,25 +719,31 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
 
 (defun toolspec-mcp--sample (server id params)
   "Answer SERVER's `sampling/createMessage' request ID with PARAMS."
+  (toolspec-mcp--sample-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--sample-answer (server params then)
+  "Answer SERVER's sampling PARAMS: call THEN with the answer.
+The answer is the model's message, or (:error CODE TEXT) when the
+user declines, sampling is off, or the model does not answer."
   (let* ((name (toolspec-mcp--server-name server))
          (prompt (condition-case err
                      (toolspec-mcp--sample-prompt (alist-get 'messages params))
-                   (error (toolspec-mcp--reply-error server id -32602 (error-message-string err))
+                   (error (funcall then (list :error -32602 (error-message-string err)))
                           'invalid)))
          (system (alist-get 'systemPrompt params)))
     (cond
      ((eq prompt 'invalid))
      ((not (eq toolspec-mcp-sampling 'ask))
       (toolspec-mcp--log server "refused a sampling request (`toolspec-mcp-sampling' is %s)" toolspec-mcp-sampling)
-      (toolspec-mcp--reply-error server id -1 "Sampling is turned off in this client"))
+      (funcall then (list :error -1 "Sampling is turned off in this client")))
      ((not (and (require 'gptel nil t) (boundp 'gptel-backend) gptel-backend))
-      (toolspec-mcp--reply-error server id -1 "This client has no model to sample from"))
+      (funcall then (list :error -1 "This client has no model to sample from")))
      (t
       (toolspec-mcp--ask-in-turn
        (lambda ()
          (if (not (toolspec-mcp--sample-approve name prompt system))
              (progn (toolspec-mcp--log server "sampling declined by the user")
-                    (toolspec-mcp--reply-error server id -1 "User rejected sampling request"))
+                    (funcall then (list :error -1 "User rejected sampling request")))
            (toolspec-mcp--log server "sampling approved: sent to %s" (toolspec-mcp--sample-model))
            (let* ((max-tokens (alist-get 'maxTokens params))
                   (temperature (alist-get 'temperature params))
@@ -726,16 +761,17 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
                  (lambda (response info)
                    (cond
                     ((stringp response)
-                     (toolspec-mcp--reply server id
-                                          `((role . "assistant")
-                                            (content . ((type . "text") (text . ,response)))
-                                            (model . ,model)
-                                            (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
-                                                               "maxTokens" "endTurn")))))
+                     (funcall then
+                              `((role . "assistant")
+                                (content . ((type . "text") (text . ,response)))
+                                (model . ,model)
+                                (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
+                                                   "maxTokens" "endTurn")))))
                     ((or (null response) (eq response 'abort))
-                     (toolspec-mcp--reply-error
-                      server id -32603
-                      (format "The model did not answer: %s" (or (plist-get info :status) response "no answer")))))
+                     (funcall then
+                              (list :error -32603
+                                    (format "The model did not answer: %s"
+                                            (or (plist-get info :status) response "no answer"))))))
                    (when (or (stringp response) (null response) (eq response 'abort))
                      (when (buffer-live-p buffer)
                        (let ((kill-buffer-query-functions nil)) (kill-buffer buffer)))))))))))))))
@@ -1415,12 +1451,7 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
   (toolspec-mcp--request
    server "initialize"
    `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
-     (capabilities . ,(or (append
-                           (and toolspec-mcp-elicitation
-                                (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
-                           (and (eq toolspec-mcp-sampling 'ask)
-                                (list (cons 'sampling (make-hash-table)))))
-                          (make-hash-table)))
+     (capabilities . ,(toolspec-mcp--capabilities))
      (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
    (lambda (result)
      (cond
@@ -1608,29 +1639,120 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
                                "")
                              tool))
           (toolspec-mcp--ensure-abort-advice)
-          (let ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
-                id)
+          (let* ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
+                 ;; (BUFFER SERVER-NAME . ID): ID is the request that
+                 ;; runs now, nil while the user is asked for input.
+                 (call (cons buffer (cons server-name nil)))
+                 (finish
+                  (lambda (result)
+                    (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
+                      (remhash token (toolspec-mcp--server-progress server))
+                      (when (cdr entry) (progress-reporter-done (cdr entry))))
+                    (setq toolspec-mcp--calls (delq call toolspec-mcp--calls))
+                    (unless (eq result 'stopped)
+                      (funcall callback
+                               (if (plist-get result :error)
+                                   (format "Error: tool %s of MCP server %s failed: %s"
+                                           tool server-name (plist-get result :error))
+                                 (toolspec-mcp--result-text
+                                  result raw
+                                  (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw)))))))))))
             (puthash token (list tool) (toolspec-mcp--server-progress server))
-            (setq id (toolspec-mcp--request
-                      server "tools/call"
-                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
-                        (_meta . ((progressToken . ,token))))
-                      (lambda (result)
-                        (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
-                          (remhash token (toolspec-mcp--server-progress server))
-                          (when (cdr entry) (progress-reporter-done (cdr entry))))
-                        (setq toolspec-mcp--calls
-                              (cl-delete-if (lambda (c) (and (equal (cadr c) server-name) (eql (cddr c) id)))
-                                            toolspec-mcp--calls))
-                        (funcall callback
-                                 (if (plist-get result :error)
-                                     (format "Error: tool %s of MCP server %s failed: %s"
-                                             tool server-name (plist-get result :error))
-                                   (toolspec-mcp--result-text
-                                    result raw
-                                    (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw))))))))
-                      toolspec-mcp-call-timeout))
-            (push (cons buffer (cons server-name id)) toolspec-mcp--calls)))))))
+            (push call toolspec-mcp--calls)
+            (toolspec-mcp--call-round server call
+                                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
+                                        (_meta . ((progressToken . ,token))))
+                                      1 finish)))))))
+
+;;;; Multi round-trip requests
+;;
+;; A server of the stateless era does not send requests of its own
+;; while it runs a tool: it answers `tools/call' with an
+;; `input_required' result, whose `inputRequests' (elicitation and
+;; sampling requests, by key) the client answers, as it answers them
+;; for a server of the handshake era, before it sends the call again,
+;; as a new request, with the answers (`inputResponses', same keys)
+;; and the server's `requestState' as it was.  The user's time to
+;; answer does not count against `toolspec-mcp-call-timeout'.
+
+(defcustom toolspec-mcp-max-input-rounds 10
+  "How many times a tool call may be answered with `input_required'.
+After that many rounds of questions, the call fails."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defun toolspec-mcp--call-round (server call params round finish)
+  "Send `tools/call' with PARAMS to SERVER: round ROUND of CALL.
+FINISH is called with the final result, or (:error TEXT)."
+  (let ((id (toolspec-mcp--request
+             server "tools/call" params
+             (lambda (result)
+               (if (and (not (plist-get result :error))
+                        (equal (alist-get 'resultType result) "input_required"))
+                   (toolspec-mcp--input-required server call params round result finish)
+                 (funcall finish result)))
+             toolspec-mcp-call-timeout)))
+    (when (memq call toolspec-mcp--calls)
+      (setcdr (cdr call) id))))
+
+(defun toolspec-mcp--input-required (server call params round result finish)
+  "Answer RESULT, SERVER's `input_required' answer to round ROUND of CALL.
+PARAMS are the call's; FINISH is as in `toolspec-mcp--call-round'."
+  (let ((requests (alist-get 'inputRequests result))
+        (state (assq 'requestState result)))
+    (setcdr (cdr call) nil)
+    (cond
+     ((>= round toolspec-mcp-max-input-rounds)
+      (funcall finish (list :error (format "the server still asks for input after %d rounds (`toolspec-mcp-max-input-rounds')"
+                                           round))))
+     ((and state (not (stringp (cdr state))))
+      (funcall finish (list :error "the server's requestState is not a string")))
+     ((not (or (consp requests) state))
+      (funcall finish (list :error "the server asks for input but names none")))
+     (t
+      (toolspec-mcp--log server "%s asks for input (round %d): %s"
+                         (alist-get 'name params) round
+                         (if (consp requests)
+                             (mapconcat (lambda (r) (format "%s" (alist-get 'method (cdr r)))) requests ", ")
+                           "none, state only"))
+      (toolspec-mcp--answer-inputs
+       server (and (consp requests) requests) nil
+       (lambda (responses)
+         (cond
+          ((not (memq call toolspec-mcp--calls)) (funcall finish 'stopped))
+          ((eq (car responses) :error) (funcall finish (list :error (nth 2 responses))))
+          (t
+           (toolspec-mcp--call-round
+            server call
+            (append (cl-remove-if (lambda (p) (memq (car p) '(inputResponses requestState))) params)
+                    (and responses `((inputResponses . ,responses)))
+                    (and state (list state)))
+            (1+ round) finish)))))))))
+
+(defun toolspec-mcp--answer-inputs (server requests responses then)
+  "Answer REQUESTS, SERVER's input requests, one at a time.
+RESPONSES are the answers so far, newest first.  Call THEN with the
+answers, an alist in the order of REQUESTS, or with (:error CODE
+TEXT) at the first request refused; with no request at all, after a
+short pause."
+  (if (null requests)
+      (if responses
+          (funcall then (nreverse responses))
+        (run-at-time 0.1 nil then nil))
+    (let* ((key (car (car requests)))
+           (request (cdr (car requests)))
+           (method (alist-get 'method request))
+           (params (alist-get 'params request))
+           (next (lambda (answer)
+                   (if (eq (car answer) :error)
+                       (funcall then answer)
+                     (toolspec-mcp--answer-inputs server (cdr requests)
+                                                  (cons (cons key answer) responses) then)))))
+      (pcase method
+        ("elicitation/create" (toolspec-mcp--elicit-answer server params next))
+        ("sampling/createMessage" (toolspec-mcp--sample-answer server params next))
+        (_ (funcall then (list :error -32601
+                               (format "the server asks for %s, which this client does not offer" method))))))))
 
 ;;;; Results
 
@@ -1679,16 +1801,9 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
     text))
 
 (defun toolspec-mcp--result-text (result raw checker)
-  "The text the model gets for RESULT, a tools/call result.
+  "The text the model gets for RESULT, a complete tools/call result.
 RAW is the tool's tools/list entry when it has an `outputSchema';
 CHECKER returns the tool plist that checks structured content."
-  (if (equal (alist-get 'resultType result) "input_required")
-      "Error: the server asks the user for more input to run this tool, which this client cannot give yet. Tell the user."
-    (toolspec-mcp--complete-result-text result raw checker)))
-
-(defun toolspec-mcp--complete-result-text (result raw checker)
-  "The text the model gets for RESULT, a complete tools/call result.
-RAW and CHECKER are as in `toolspec-mcp--result-text'."
   (let* ((blocks (append (alist-get 'content result) nil))
          (structured (assq 'structuredContent result))
          (error-p (eq (alist-get 'isError result) t))

@@ -665,6 +665,164 @@ In batch Emacs, `y-or-n-p' reads a line: y or n is followed by RET."
               (should (equal report '((capabilities) (result (action . "decline")) (error)))))))
       (delete-file log))))
 
+;;;; Multi round-trip requests (stateless era)
+
+(defun toolspec-mcp-test--modern (&rest args)
+  "The config of test/mcp-modern-server.py, on the Python MCP SDK, with ARGS."
+  (list :command (expand-file-name "pyenv/bin/python" (toolspec-mcp-test--providers))
+        :args (cons (expand-file-name "mcp-modern-server.py" toolspec-mcp-test--directory) args)))
+
+(defvar toolspec-mcp-test--keyed-call nil
+  "The call `toolspec-mcp-test-keyed' makes: (SERVER TOOL ARGS...).")
+
+(defvar toolspec-mcp-test--keyed-result nil
+  "What `toolspec-mcp-test-keyed' got.")
+
+(defun toolspec-mcp-test-keyed ()
+  "Make the call `toolspec-mcp-test--keyed-call' and keep its result."
+  (interactive)
+  (setq toolspec-mcp-test--keyed-result (apply #'toolspec-mcp-test--run toolspec-mcp-test--keyed-call)))
+
+(defun toolspec-mcp-test--keyed (call &rest keys)
+  "Make CALL, (SERVER TOOL ARGS...), typing KEYS into its prompts; return its result.
+In batch Emacs, `y-or-n-p' reads a line: y or n is followed by RET;
+the sampling question reads one key."
+  (setq toolspec-mcp-test--keyed-result nil
+        toolspec-mcp-test--keyed-call call)
+  (execute-kbd-macro (apply #'vconcat (kbd "M-x") "toolspec-mcp-test-keyed" (kbd "RET") keys))
+  toolspec-mcp-test--keyed-result)
+
+(defun toolspec-mcp-test--modern-result (text)
+  "The text result of a tool of test/mcp-modern-server.py, from TEXT.
+The SDK gives it as structuredContent {\"result\": TEXT}."
+  (alist-get 'result (json-parse-string text :object-type 'alist)))
+
+(defun toolspec-mcp-test--rounds (name tool)
+  "The params of the tools/call requests of TOOL sent to server NAME, oldest first."
+  (cl-loop for (dir method params) in (reverse (toolspec-mcp--server-trace (toolspec-mcp-test--server name)))
+           when (and (eq dir 'out) (equal method "tools/call") (equal (alist-get 'name params) tool))
+           collect params))
+
+(defun toolspec-mcp-test--input-required (name config)
+  "Check the input rounds of test/mcp-modern-server.py, connected as NAME with CONFIG."
+  (toolspec-server-with
+      (model (list (toolspec-server-text-response "Old pond, a frog.")
+                   (toolspec-server-text-response "Hello, Ada!")
+                   (toolspec-server-tool-calls-response '(("h" "haiku" "{\"topic\":\"rain\"}")))
+                   (toolspec-server-text-response "Soft rain.")
+                   (toolspec-server-text-response "Done.")))
+    (toolspec-server-with-gptel model nil
+      (toolspec-mcp-test--with `((,name ,@config))
+        (let ((toolspec-mcp-elicitation t)
+              (toolspec-mcp-sampling 'ask))
+          (toolspec-mcp-test--ready name)
+          (should (eq (toolspec-mcp--server-era (toolspec-mcp-test--server name)) 'modern))
+          (should-not (toolspec-mcp--server-session (toolspec-mcp-test--server name)))
+          ;; Elicitation: the schema's prompts, a required field asked
+          ;; again, the enum completed, a number out of range refused.
+          (let ((result (toolspec-mcp-test--keyed
+                         (list name "profile")
+                         "y" (kbd "RET") (kbd "RET") "Ada" (kbd "RET")
+                         "bl" (kbd "TAB") (kbd "RET")
+                         "0" (kbd "RET") "5" (kbd "RET")
+                         "y" (kbd "RET") (kbd "RET"))))
+            (should (equal (json-parse-string (toolspec-mcp-test--modern-result result) :object-type 'alist)
+                           '((action . "accept")
+                             (data . ((name . "Ada") (color . "blue") (count . 5) (ok . t)))))))
+          ;; The retry is a new request with the answers under the
+          ;; server's key and its requestState as it was.
+          (let* ((server (toolspec-mcp-test--server name))
+                 (rounds (toolspec-mcp-test--rounds name "profile"))
+                 (answers (alist-get 'inputResponses (nth 1 rounds))))
+            (should (= (length rounds) 2))
+            (should-not (assq 'inputResponses (nth 0 rounds)))
+            (should (stringp (alist-get 'requestState (nth 1 rounds))))
+            (should (equal (mapcar #'car answers) '(__main__:ask_profile)))
+            (should (equal (alist-get 'action (cdar answers)) "accept"))
+            (should (alist-get 'elicitation (alist-get 'io.modelcontextprotocol/clientCapabilities
+                                                       (alist-get '_meta (nth 0 rounds)))))
+            (should (= 0 (hash-table-count (toolspec-mcp--server-pending server)))))
+          ;; Defaults are offered; n declines; C-g cancels.
+          (should (equal (json-parse-string
+                          (toolspec-mcp-test--modern-result
+                           (toolspec-mcp-test--keyed (list name "profile")
+                                                     "y" (kbd "RET") "Bob" (kbd "RET") (kbd "RET") (kbd "RET")
+                                                     "n" (kbd "RET") "hi" (kbd "RET")))
+                          :object-type 'alist)
+                         '((action . "accept")
+                           (data . ((name . "Bob") (color . "green") (count . 3) (ok . :false) (note . "hi"))))))
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "profile") "n" (kbd "RET")))
+                         "{\"action\": \"decline\", \"data\": null}"))
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "profile") "y" (kbd "RET") "Al" (kbd "C-g")))
+                         "{\"action\": \"cancel\", \"data\": null}"))
+          ;; Sampling, approved with y: the server's messages reach the
+          ;; model, the model's answer the server.
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "haiku" "frogs") "y"))
+                         "haiku: Old pond, a frog. (model test-model)"))
+          (let ((request (car (toolspec-server-requests model))))
+            (should (equal (mapcar (lambda (m) (list (plist-get m :role) (plist-get m :content)))
+                                   (append (plist-get request :messages) nil))
+                           '(("system" "You are a poet.") ("user" "A haiku on frogs"))))
+            (should (equal (plist-get request :max_tokens) 40))
+            (should-not (plist-get request :tools)))
+          ;; Two rounds: the user's name, then the model's greeting for it.
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "card")
+                                                    "y" (kbd "RET") "Ada" (kbd "RET") (kbd "RET") (kbd "RET")
+                                                    "n" (kbd "RET") (kbd "RET") "y"))
+                         "card for Ada: Hello, Ada!"))
+          (should (equal (plist-get (aref (plist-get (nth 1 (toolspec-server-requests model)) :messages) 0)
+                                    :content)
+                         "Greet Ada"))
+          (should (= (length (toolspec-mcp-test--rounds name "card")) 3))
+          ;; Sampling refused with n: the call fails, the model is not asked.
+          (should (string-match-p "\\`Error: tool haiku of MCP server .* failed: User rejected sampling request"
+                                  (toolspec-mcp-test--keyed (list name "haiku" "cats") "n")))
+          (should (= (length (toolspec-server-requests model)) 2))
+          ;; Through gptel: the model calls the tool, the user approves
+          ;; the server's sampling, the haiku reaches the model.
+          (setq unread-command-events (list ?y))
+          (toolspec-server-chat model "Go" (list (toolspec-mcp-test--tool name "haiku")) nil
+                                toolspec-mcp-test--timeout)
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--tool-message (nth 4 (toolspec-server-requests model)) "h"))
+                         "haiku: Soft rain. (model test-model)"))
+          ;; A server that keeps asking is stopped after
+          ;; `toolspec-mcp-max-input-rounds' rounds.
+          (let ((toolspec-mcp-max-input-rounds 2))
+            (should (string-match-p "\\`Error: tool card of MCP server .* failed: the server still asks for input after 2 rounds"
+                                    (toolspec-mcp-test--keyed (list name "card")
+                                                              "y" (kbd "RET") "Ada" (kbd "RET") (kbd "RET")
+                                                              (kbd "RET") "n" (kbd "RET") (kbd "RET"))))))
+        ;; No elicitation declared: the server asks for none.
+        (let ((toolspec-mcp-elicitation nil))
+          (should (string-match-p "\\`Error: tool profile of MCP server .* failed: .*elicitation"
+                                  (toolspec-mcp-test--run name "profile")))
+          (should (= (length (toolspec-mcp-test--rounds name "profile")) 9)))))))
+
+(ert-deftest toolspec-mcp-input-required ()
+  "A stateless-era server's input_required results are answered and the call retried."
+  (toolspec-mcp-test--input-required "modern" (toolspec-mcp-test--modern)))
+
+(ert-deftest toolspec-mcp-input-required-http ()
+  "The same over streamable HTTP, the SDK's own HTTP server, stateless."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (buf (generate-new-buffer " *modern-http*"))
+         (config (toolspec-mcp-test--modern "--http" (number-to-string port)))
+         (http (make-process :name "modern-http" :buffer buf :noquery t
+                             :command (cons (plist-get config :command) (plist-get config :args))))
+         (url-proxy-services nil))
+    (unwind-protect
+        (progn
+          (toolspec-mcp-test--wait "the HTTP server"
+                                   (lambda () (with-current-buffer buf
+                                                (string-match-p "running on" (buffer-string)))))
+          (toolspec-mcp-test--input-required "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port))))
+      (toolspec-mcp-test--stop-http http))))
+
 (ert-deftest toolspec-mcp-protocol-versions ()
   "An older revision the client speaks is accepted; an unknown one refused."
   (let ((log (make-temp-file "toolspec-mcp-log")))
