@@ -206,7 +206,7 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
   log (generation 0) listing relist session era (progress (make-hash-table :test #'equal))
-  streams)
+  streams listen)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -783,6 +783,8 @@ user declines, sampling is off, or the model does not answer."
      (when (eq (toolspec-mcp--server-state server) 'ready)
        (toolspec-mcp--log server "its tools changed: listing them again")
        (toolspec-mcp--list-tools server)))
+    ("notifications/subscriptions/acknowledged"
+     (toolspec-mcp--log server "listening for changes of its tools"))
     ("notifications/progress"
      (when-let* ((entry (gethash (alist-get 'progressToken params) (toolspec-mcp--server-progress server))))
        (let ((text (format "%s%s%s"
@@ -1574,7 +1576,43 @@ A listing asked for while one runs starts again when it ends."
             (toolspec-mcp--server-state server) 'ready)
       (toolspec-mcp--log server "%d tools registered in gptel category %s" (length made) category)
       (toolspec-mcp--refresh-list)
-      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name))))
+      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name)
+      (toolspec-mcp--listen server))))
+
+(defun toolspec-mcp--listen (server)
+  "Subscribe to SERVER's tool list, when SERVER is of the stateless era.
+There `subscriptions/listen' replaces the server's own notifications:
+the request stays open and its notifications come while it lasts.
+When it ends while SERVER is ready, the tools are listed again (a
+change may have been missed) and the client listens again, after 5
+seconds when it ended within 5 seconds.
+A server that does not serve it is not asked again."
+  (when (and (eq (toolspec-mcp--server-era server) 'modern)
+             (eq (toolspec-mcp--server-state server) 'ready)
+             (not (toolspec-mcp--server-listen server)))
+    (let ((generation (toolspec-mcp--server-generation server))
+          (started (float-time)))
+      (setf (toolspec-mcp--server-listen server) 'starting)
+      (let ((id (toolspec-mcp--request
+                 server "subscriptions/listen" '((notifications . ((toolsListChanged . t))))
+                 (lambda (result)
+                   (setf (toolspec-mcp--server-listen server)
+                         (and (plist-get result :error) (eql (plist-get result :code) -32601) 'unsupported))
+                   (cond
+                    ((eq (toolspec-mcp--server-listen server) 'unsupported)
+                     (toolspec-mcp--log server "it does not serve subscriptions/listen: its tool changes are not seen"))
+                    ((and (= generation (toolspec-mcp--server-generation server))
+                          (eq (toolspec-mcp--server-state server) 'ready))
+                     (toolspec-mcp--log server "subscriptions/listen ended (%s); listening again"
+                                        (or (plist-get result :error) "closed by the server"))
+                     (run-at-time (if (< (- (float-time) started) 5) 5 0)
+                                  nil
+                                  (lambda ()
+                                    (when (and (= generation (toolspec-mcp--server-generation server))
+                                               (eq (toolspec-mcp--server-state server) 'ready))
+                                      (toolspec-mcp--list-tools server))))))))))
+        (when (eq (toolspec-mcp--server-listen server) 'starting)
+          (setf (toolspec-mcp--server-listen server) id))))))
 
 ;;;; Calling tools
 

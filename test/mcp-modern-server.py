@@ -15,12 +15,15 @@ answers.  Tools:
                  answers "haiku: TEXT (model MODEL)"
   card()         asks the profile, then (a second round) the model for
                  a greeting to the name given; answers "card for NAME: TEXT"
+  grow()         adds the tool extra() ("extra ran") and tells the
+                 clients listening with subscriptions/listen
 """
 import json
 import sys
 from typing import Annotated, Literal
 
 from mcp.server.mcpserver import (
+    Context,
     Elicit,
     ElicitationResult,
     MCPServer,
@@ -79,6 +82,19 @@ def card(who: Annotated[Profile, Resolve(ask_profile)],
          greeting: Annotated[CreateMessageResult, Resolve(ask_greeting)]) -> str:
     """Ask the user's name, then the model for a greeting."""
     return f"card for {who.name}: {text_of(greeting)}"
+
+
+def extra() -> str:
+    """Added by grow."""
+    return "extra ran"
+
+
+@app.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool extra."""
+    app.add_tool(extra)
+    await ctx.notify_tools_changed()
+    return "grown"
 
 
 if __name__ == "__main__":

@@ -285,7 +285,8 @@ in the request's buffer once it is sent.  Return the final response."
               (should (equal (toolspec-mcp--server-protocol server) "2026-07-28"))
               (let ((sent (cl-remove-if-not (lambda (m) (eq (car m) 'out))
                                             (reverse (toolspec-mcp--server-trace server)))))
-                (should (equal (mapcar #'cadr sent) '("server/discover" "tools/list" "tools/call")))
+                (should (equal (mapcar #'cadr sent) '("server/discover" "tools/list" "subscriptions/listen"
+                                                      "tools/call")))
                 (dolist (m sent)
                   (let ((meta (alist-get '_meta (nth 2 m))))
                     (should (equal (alist-get 'io.modelcontextprotocol/protocolVersion meta) "2026-07-28"))
@@ -741,7 +742,9 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
             (should (equal (alist-get 'action (cdar answers)) "accept"))
             (should (alist-get 'elicitation (alist-get 'io.modelcontextprotocol/clientCapabilities
                                                        (alist-get '_meta (nth 0 rounds)))))
-            (should (= 0 (hash-table-count (toolspec-mcp--server-pending server)))))
+            ;; Nothing waits but the subscription.
+            (should (integerp (toolspec-mcp--server-listen server)))
+            (should (= (hash-table-count (toolspec-mcp--server-pending server)) 1)))
           ;; Defaults are offered; n declines; C-g cancels.
           (should (equal (json-parse-string
                           (toolspec-mcp-test--modern-result
@@ -803,12 +806,40 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
                                   (toolspec-mcp-test--run name "profile")))
           (should (= (length (toolspec-mcp-test--rounds name "profile")) 9)))))))
 
+(defun toolspec-mcp-test--listen (name config)
+  "Check that server NAME with CONFIG, test/mcp-modern-server.py, tells its tool changes."
+  (toolspec-mcp-test--with `((,name ,@config))
+    (toolspec-mcp-test--ready name)
+    (let ((server (toolspec-mcp-test--server name))
+          (old (toolspec-mcp-test--tool name "profile")))
+      (toolspec-mcp-test--wait "the subscription"
+                               (lambda () (with-current-buffer (toolspec-mcp--log-buffer server)
+                                            (string-match-p "listening for changes of its tools" (buffer-string)))))
+      (should (integerp (toolspec-mcp--server-listen server)))
+      (should-not (member "extra" (toolspec-mcp--server-tools server)))
+      (setq gptel-tools (list old))
+      (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run name "grow")) "grown"))
+      (toolspec-mcp-test--wait "the extra tool"
+                               (lambda () (assoc "extra" (cdr (assoc (concat "mcp-" name) gptel--known-tools)))))
+      (let ((new (toolspec-mcp-test--tool name "profile")))
+        (should-not (eq new old))
+        (should (equal gptel-tools (list new))))
+      (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run name "extra")) "extra ran"))
+      ;; One subscription, still open.
+      (should (= 1 (cl-count "subscriptions/listen" (toolspec-mcp--server-trace server)
+                             :key #'cadr :test #'equal)))
+      (should (gethash (toolspec-mcp--server-listen server) (toolspec-mcp--server-pending server))))))
+
+(ert-deftest toolspec-mcp-listen ()
+  "A stateless-era server's tool changes come through subscriptions/listen."
+  (toolspec-mcp-test--listen "modern" (toolspec-mcp-test--modern)))
+
 (ert-deftest toolspec-mcp-input-required ()
   "A stateless-era server's input_required results are answered and the call retried."
   (toolspec-mcp-test--input-required "modern" (toolspec-mcp-test--modern)))
 
 (ert-deftest toolspec-mcp-input-required-http ()
-  "The same over streamable HTTP, the SDK's own HTTP server, stateless."
+  "Input rounds and tool changes over the SDK's own streamable HTTP server."
   (let* ((port (toolspec-mcp-test--free-port))
          (buf (generate-new-buffer " *modern-http*"))
          (config (toolspec-mcp-test--modern "--http" (number-to-string port)))
@@ -820,7 +851,8 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
           (toolspec-mcp-test--wait "the HTTP server"
                                    (lambda () (with-current-buffer buf
                                                 (string-match-p "running on" (buffer-string)))))
-          (toolspec-mcp-test--input-required "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port))))
+          (toolspec-mcp-test--input-required "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port)))
+          (toolspec-mcp-test--listen "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port))))
       (toolspec-mcp-test--stop-http http))))
 
 (ert-deftest toolspec-mcp-protocol-versions ()
