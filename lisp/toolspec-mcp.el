@@ -488,11 +488,13 @@ The argument is a result alist, or (:error CODE TEXT)."
   "Answer SERVER's `elicitation/create' request ID with PARAMS."
   (toolspec-mcp--elicit-answer server params (toolspec-mcp--answer-with server id)))
 
-(defun toolspec-mcp--elicit-answer (server params then)
+(defun toolspec-mcp--elicit-answer (server params then &optional wanted)
   "Answer SERVER's elicitation PARAMS: call THEN with the answer.
 The answer is the result (accept, decline or cancel), or (:error
 CODE TEXT) for a request this client cannot answer.  The user is
-asked later, from a timer; THEN may be called at once."
+asked later, from a timer; THEN may be called at once.  WANTED, if
+non-nil, is called before the user is asked: when it returns nil,
+the user is not asked and the answer is cancel."
   (let ((mode (or (alist-get 'mode params) "form"))
         (schema (alist-get 'requestedSchema params)))
     (cond
@@ -510,9 +512,11 @@ asked later, from a timer; THEN may be called at once."
       (toolspec-mcp--ask-in-turn
        (lambda ()
          (let ((answer (condition-case err
-                           (toolspec-mcp--elicit-prompt
-                            (toolspec-mcp--server-name server)
-                            (alist-get 'message params) schema)
+                           (if (and wanted (not (funcall wanted)))
+                               '((action . "cancel"))
+                             (toolspec-mcp--elicit-prompt
+                              (toolspec-mcp--server-name server)
+                              (alist-get 'message params) schema))
                          ;; A prompt that cannot be shown (the
                          ;; minibuffer is busy) still answers.
                          (error
@@ -721,10 +725,12 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
   "Answer SERVER's `sampling/createMessage' request ID with PARAMS."
   (toolspec-mcp--sample-answer server params (toolspec-mcp--answer-with server id)))
 
-(defun toolspec-mcp--sample-answer (server params then)
+(defun toolspec-mcp--sample-answer (server params then &optional wanted)
   "Answer SERVER's sampling PARAMS: call THEN with the answer.
 The answer is the model's message, or (:error CODE TEXT) when the
-user declines, sampling is off, or the model does not answer."
+user declines, sampling is off, or the model does not answer.
+WANTED is as in `toolspec-mcp--elicit-answer': when it returns nil,
+the user is not asked and the answer is an error."
   (let* ((name (toolspec-mcp--server-name server))
          (prompt (condition-case err
                      (toolspec-mcp--sample-prompt (alist-get 'messages params))
@@ -741,9 +747,13 @@ user declines, sampling is off, or the model does not answer."
      (t
       (toolspec-mcp--ask-in-turn
        (lambda ()
-         (if (not (toolspec-mcp--sample-approve name prompt system))
-             (progn (toolspec-mcp--log server "sampling declined by the user")
-                    (funcall then (list :error -1 "User rejected sampling request")))
+         (cond
+          ((and wanted (not (funcall wanted)))
+           (funcall then (list :error -1 "The request was stopped")))
+          ((not (toolspec-mcp--sample-approve name prompt system))
+           (toolspec-mcp--log server "sampling declined by the user")
+           (funcall then (list :error -1 "User rejected sampling request")))
+          (t
            (toolspec-mcp--log server "sampling approved: sent to %s" (toolspec-mcp--sample-model))
            (let* ((max-tokens (alist-get 'maxTokens params))
                   (temperature (alist-get 'temperature params))
@@ -774,7 +784,7 @@ user declines, sampling is off, or the model does not answer."
                                             (or (plist-get info :status) response "no answer"))))))
                    (when (or (stringp response) (null response) (eq response 'abort))
                      (when (buffer-live-p buffer)
-                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer)))))))))))))))
+                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer))))))))))))))))
 
 (defun toolspec-mcp--notification (server method params)
   "Handle notification METHOD with PARAMS from SERVER."
@@ -1755,6 +1765,7 @@ PARAMS are the call's; FINISH is as in `toolspec-mcp--call-round'."
                            "none, state only"))
       (toolspec-mcp--answer-inputs
        server (and (consp requests) requests) nil
+       (lambda () (memq call toolspec-mcp--calls))
        (lambda (responses)
          (cond
           ((not (memq call toolspec-mcp--calls)) (funcall finish 'stopped))
@@ -1767,12 +1778,13 @@ PARAMS are the call's; FINISH is as in `toolspec-mcp--call-round'."
                     (and state (list state)))
             (1+ round) finish)))))))))
 
-(defun toolspec-mcp--answer-inputs (server requests responses then)
+(defun toolspec-mcp--answer-inputs (server requests responses wanted then)
   "Answer REQUESTS, SERVER's input requests, one at a time.
 RESPONSES are the answers so far, newest first.  Call THEN with the
 answers, an alist in the order of REQUESTS, or with (:error CODE
 TEXT) at the first request refused; with no request at all, after a
-short pause."
+short pause.  WANTED says whether the answers are still wanted: the
+user is not asked once it returns nil."
   (if (null requests)
       (if responses
           (funcall then (nreverse responses))
@@ -1785,10 +1797,10 @@ short pause."
                    (if (eq (car answer) :error)
                        (funcall then answer)
                      (toolspec-mcp--answer-inputs server (cdr requests)
-                                                  (cons (cons key answer) responses) then)))))
+                                                  (cons (cons key answer) responses) wanted then)))))
       (pcase method
-        ("elicitation/create" (toolspec-mcp--elicit-answer server params next))
-        ("sampling/createMessage" (toolspec-mcp--sample-answer server params next))
+        ("elicitation/create" (toolspec-mcp--elicit-answer server params next wanted))
+        ("sampling/createMessage" (toolspec-mcp--sample-answer server params next wanted))
         (_ (funcall then (list :error -32601
                                (format "the server asks for %s, which this client does not offer" method))))))))
 

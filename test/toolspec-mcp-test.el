@@ -93,12 +93,16 @@ Every server connected is disconnected at the end."
          (mapc #'toolspec-mcp-disconnect names)))))
 
 (defun toolspec-mcp-test--wait (what pred &optional timeout)
-  "Wait until PRED returns non-nil and return its value; fail naming WHAT."
+  "Wait until PRED returns non-nil and return its value; fail naming WHAT.
+WHAT may be a list whose functions are called to tell more."
   (let ((deadline (+ (float-time) (or timeout toolspec-mcp-test--timeout)))
         value)
     (while (and (not (setq value (funcall pred))) (< (float-time) deadline))
       (accept-process-output nil 0.05))
-    (or value (ert-fail (list "Timed out waiting" what)))))
+    (or value (ert-fail (list "Timed out waiting"
+                              (if (consp what)
+                                  (mapcar (lambda (w) (if (functionp w) (funcall w) w)) what)
+                                what))))))
 
 (defun toolspec-mcp-test--server (name)
   "The connection of server NAME."
@@ -793,6 +797,27 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
           (should (equal (toolspec-mcp-test--modern-result
                           (toolspec-mcp-test--tool-message (nth 4 (toolspec-server-requests model)) "h"))
                          "haiku: Soft rain. (model test-model)"))
+          ;; Stopped by gptel while its question waits its turn: the
+          ;; user is not asked, the call is not sent again.
+          (let ((toolspec-mcp--asking t)
+                (result nil)
+                (sent (length (toolspec-mcp-test--rounds name "profile")))
+                (log-buffer (toolspec-mcp--log-buffer (toolspec-mcp-test--server name))))
+            (with-temp-buffer
+              (funcall (gptel-tool-function (toolspec-mcp-test--tool name "profile"))
+                       (lambda (r) (setq result r)))
+              (toolspec-mcp-test--wait "the input round"
+                                       (lambda () (and toolspec-mcp--calls (null (cddr (car toolspec-mcp--calls))))))
+              (gptel-abort (current-buffer)))
+            (should-not toolspec-mcp--calls)
+            (let ((asked (with-current-buffer log-buffer (buffer-string))))
+              (setq toolspec-mcp--asking nil)
+              (accept-process-output nil 0.5)
+              (let ((since (with-current-buffer log-buffer (substring (buffer-string) (length asked)))))
+                (should (string-match-p "answered an elicitation: cancel" since))
+                (should-not (string-match-p "could not ask" since))))
+            (should-not result)
+            (should (= (length (toolspec-mcp-test--rounds name "profile")) (1+ sent))))
           ;; A server that keeps asking is stopped after
           ;; `toolspec-mcp-max-input-rounds' rounds.
           (let ((toolspec-mcp-max-input-rounds 2))
@@ -804,7 +829,7 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
         (let ((toolspec-mcp-elicitation nil))
           (should (string-match-p "\\`Error: tool profile of MCP server .* failed: .*elicitation"
                                   (toolspec-mcp-test--run name "profile")))
-          (should (= (length (toolspec-mcp-test--rounds name "profile")) 9)))))))
+          (should (= (length (toolspec-mcp-test--rounds name "profile")) 10)))))))
 
 (defun toolspec-mcp-test--listen (name config)
   "Check that server NAME with CONFIG, test/mcp-modern-server.py, tells its tool changes."
@@ -813,13 +838,16 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
     (let ((server (toolspec-mcp-test--server name))
           (old (toolspec-mcp-test--tool name "profile")))
       (toolspec-mcp-test--wait "the subscription"
-                               (lambda () (with-current-buffer (toolspec-mcp--log-buffer server)
-                                            (string-match-p "listening for changes of its tools" (buffer-string)))))
+                               (lambda () (cl-find-if (lambda (m) (and (eq (car m) 'in)
+                                                                       (equal (cadr m) "notifications/subscriptions/acknowledged")))
+                                                      (toolspec-mcp--server-trace server))))
       (should (integerp (toolspec-mcp--server-listen server)))
       (should-not (member "extra" (toolspec-mcp--server-tools server)))
       (setq gptel-tools (list old))
       (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run name "grow")) "grown"))
-      (toolspec-mcp-test--wait "the extra tool"
+      (toolspec-mcp-test--wait (list "the extra tool"
+                                     (lambda () (with-current-buffer (toolspec-mcp--log-buffer server)
+                                                  (buffer-string))))
                                (lambda () (assoc "extra" (cdr (assoc (concat "mcp-" name) gptel--known-tools)))))
       (let ((new (toolspec-mcp-test--tool name "profile")))
         (should-not (eq new old))
