@@ -1589,13 +1589,17 @@ A listing asked for while one runs starts again when it ends."
       (run-hook-with-args 'toolspec-mcp-tools-changed-functions name)
       (toolspec-mcp--listen server))))
 
+(defvar toolspec-mcp--listen-pause 5
+  "Seconds before listening again after a subscription that lasted less.")
+
 (defun toolspec-mcp--listen (server)
   "Subscribe to SERVER's tool list, when SERVER is of the stateless era.
 There `subscriptions/listen' replaces the server's own notifications:
 the request stays open and its notifications come while it lasts.
 When it ends while SERVER is ready, the tools are listed again (a
-change may have been missed) and the client listens again, after 5
-seconds when it ended within 5 seconds.
+change may have been missed) and the client listens again, after
+`toolspec-mcp--listen-pause' seconds when it lasted less than that:
+a server that cannot be reached is asked that often.
 A server that does not serve it is not asked again."
   (when (and (eq (toolspec-mcp--server-era server) 'modern)
              (eq (toolspec-mcp--server-state server) 'ready)
@@ -1615,12 +1619,14 @@ A server that does not serve it is not asked again."
                           (eq (toolspec-mcp--server-state server) 'ready))
                      (toolspec-mcp--log server "subscriptions/listen ended (%s); listening again"
                                         (or (plist-get result :error) "closed by the server"))
-                     (run-at-time (if (< (- (float-time) started) 5) 5 0)
+                     (run-at-time (if (< (- (float-time) started) toolspec-mcp--listen-pause)
+                                      toolspec-mcp--listen-pause 0)
                                   nil
                                   (lambda ()
                                     (when (and (= generation (toolspec-mcp--server-generation server))
                                                (eq (toolspec-mcp--server-state server) 'ready))
-                                      (toolspec-mcp--list-tools server))))))))))
+                                      (toolspec-mcp--list-tools server)
+                                      (toolspec-mcp--listen server))))))))))
         (when (eq (toolspec-mcp--server-listen server) 'starting)
           (setf (toolspec-mcp--server-listen server) id))))))
 

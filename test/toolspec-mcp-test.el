@@ -883,6 +883,45 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
           (toolspec-mcp-test--listen "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port))))
       (toolspec-mcp-test--stop-http http))))
 
+(ert-deftest toolspec-mcp-listen-again ()
+  "When the subscription ends, the tools are listed again and the client listens again.
+The SDK's HTTP server restarts: the subscription's stream breaks; the
+new server has a tool more, found by the new listing, and tells its
+changes on the new subscription."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (config (toolspec-mcp-test--modern "--http" (number-to-string port)))
+         (start (lambda ()
+                  (let* ((buf (generate-new-buffer " *modern-http*"))
+                         (proc (make-process :name "modern-http" :buffer buf :noquery t
+                                             :command (cons (plist-get config :command)
+                                                            (plist-get config :args)))))
+                    (toolspec-mcp-test--wait "the HTTP server"
+                                             (lambda () (with-current-buffer buf
+                                                          (string-match-p "running on" (buffer-string)))))
+                    proc)))
+         (http (funcall start))
+         (url-proxy-services nil)
+         (toolspec-mcp--listen-pause 0.5))
+    (unwind-protect
+        (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)))
+          (toolspec-mcp-test--ready "web")
+          (let ((server (toolspec-mcp-test--server "web"))
+                (acks (lambda (server)
+                        (cl-count-if (lambda (m) (and (eq (car m) 'in)
+                                                      (equal (cadr m) "notifications/subscriptions/acknowledged")))
+                                     (toolspec-mcp--server-trace server)))))
+            (toolspec-mcp-test--wait "the subscription" (lambda () (= (funcall acks server) 1)))
+            (toolspec-mcp-test--stop-http http)
+            (setq http (funcall start))
+            ;; A tool the new server has: found by listing again.
+            (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run "web" "grow")) "grown"))
+            (toolspec-mcp-test--wait (list "the second subscription" (lambda () (with-current-buffer (toolspec-mcp--log-buffer server) (buffer-string)))) (lambda () (= (funcall acks server) 2)))
+            (toolspec-mcp-test--wait "the extra tool"
+                                     (lambda () (member "extra" (toolspec-mcp--server-tools server))))
+            (should (string-match-p "subscriptions/listen ended"
+                                    (with-current-buffer (toolspec-mcp--log-buffer server) (buffer-string))))))
+      (toolspec-mcp-test--stop-http http))))
+
 (ert-deftest toolspec-mcp-protocol-versions ()
   "An older revision the client speaks is accepted; an unknown one refused."
   (let ((log (make-temp-file "toolspec-mcp-log")))
