@@ -45,7 +45,9 @@
 ;; 2025-03-26).  Elicitation and sampling are answered in both eras:
 ;; as requests of a handshake-era server, and as the input requests of
 ;; a stateless server's `input_required' result, after which the call
-;; is sent again with the answers.
+;; is sent again with the answers.  Tool list changes come as
+;; notifications from a handshake-era server, and on the stream of a
+;; `subscriptions/listen' request from a stateless one.
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
