@@ -829,7 +829,15 @@ The SDK gives it as structuredContent {\"result\": TEXT}."
         (let ((toolspec-mcp-elicitation nil))
           (should (string-match-p "\\`Error: tool profile of MCP server .* failed: .*elicitation"
                                   (toolspec-mcp-test--run name "profile")))
-          (should (= (length (toolspec-mcp-test--rounds name "profile")) 10)))))))
+          (should (= (length (toolspec-mcp-test--rounds name "profile")) 10)))
+        ;; No sampling declared: the server asks the model nothing.
+        (let ((toolspec-mcp-sampling 'never)
+              (asked (length (toolspec-server-requests model))))
+          (should (string-match-p "\\`Error: tool haiku of MCP server .* failed: .*sampling"
+                                  (toolspec-mcp-test--run name "haiku" "owls")))
+          (should-not (alist-get 'sampling (alist-get 'io.modelcontextprotocol/clientCapabilities
+                                                      (alist-get '_meta (car (last (toolspec-mcp-test--rounds name "haiku")))))))
+          (should (= (length (toolspec-server-requests model)) asked)))))))
 
 (defun toolspec-mcp-test--listen (name config)
   "Check that server NAME with CONFIG, test/mcp-modern-server.py, tells its tool changes."
