@@ -42,7 +42,12 @@
 ;; stateless revision 2026-07-28 (version, capabilities and client in
 ;; each request's `_meta'); the others get the handshake revisions
 ;; (initialize, offering 2025-11-25 and accepting 2025-06-18 and
-;; 2025-03-26).
+;; 2025-03-26).  Elicitation and sampling are answered in both eras:
+;; as requests of a handshake-era server, and as the input requests of
+;; a stateless server's `input_required' result, after which the call
+;; is sent again with the answers.  Tool list changes come as
+;; notifications from a handshake-era server, and on the stream of a
+;; `subscriptions/listen' request from a stateless one.
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
@@ -163,8 +168,10 @@ long, the client falls back to `initialize'."
 
 (defcustom toolspec-mcp-elicitation t
   "How the client answers a server's `elicitation/create' (form mode).
-A server of the handshake era may ask the user for input while it
-runs a tool, with a message and a flat schema of the values it wants.
+A server may ask the user for input while it runs a tool, with a
+message and a flat schema of the values it wants: in the handshake
+era as a request of its own, in the stateless era in an
+`input_required' result.
 t: ask in the minibuffer, one prompt per property in the schema's
 order (enums with completion, defaults offered, numbers checked by
 the schema); the user may decline (n at the first question) or
@@ -179,8 +186,9 @@ nil: declare no elicitation and decline every request."
 
 (defcustom toolspec-mcp-sampling 'ask
   "How the client answers a server's `sampling/createMessage'.
-A server of the handshake era may ask the client's model to answer
-messages of its own.
+A server may ask the client's model to answer messages of its own:
+in the handshake era as a request, in the stateless era in an
+`input_required' result.
 `ask': show the messages and ask the user, with a y or n key, whether
 to send them to the current gptel backend and model; the model's
 answer goes back to the server, nothing is sent when the user says
@@ -200,7 +208,7 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
   log (generation 0) listing relist session era (progress (make-hash-table :test #'equal))
-  streams)
+  streams listen)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -317,12 +325,20 @@ TIMEOUT seconds (then the request is cancelled on the server)."
        (funcall callback (list :error (error-message-string err)))))
     id))
 
+(defun toolspec-mcp--capabilities ()
+  "The capabilities this client declares: elicitation and sampling, if on."
+  (or (append (and toolspec-mcp-elicitation
+                   (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
+              (and (eq toolspec-mcp-sampling 'ask)
+                   (list (cons 'sampling (make-hash-table)))))
+      (make-hash-table)))
+
 (defun toolspec-mcp--meta (server)
   "The `_meta' of SERVER's requests in the stateless era.
 It carries what `initialize' used to: the protocol version, the
-client's capabilities (none) and the client."
+client's capabilities and the client."
   `((io.modelcontextprotocol/protocolVersion . ,(toolspec-mcp--server-protocol server))
-    (io.modelcontextprotocol/clientCapabilities . ,(make-hash-table))
+    (io.modelcontextprotocol/clientCapabilities . ,(toolspec-mcp--capabilities))
     (io.modelcontextprotocol/clientInfo . ((name . "toolspec") (version . ,toolspec-version)))))
 
 (defun toolspec-mcp--notify (server method &optional params)
@@ -462,28 +478,47 @@ found, as this client declares no capability that would allow them."
 ;; that received the request, and with quitting allowed, so that
 ;; \[keyboard-quit] cancels.
 
+(defun toolspec-mcp--answer-with (server id)
+  "A function answering SERVER's request ID with its argument.
+The argument is a result alist, or (:error CODE TEXT)."
+  (lambda (answer)
+    (if (eq (car answer) :error)
+        (toolspec-mcp--reply-error server id (nth 1 answer) (nth 2 answer))
+      (toolspec-mcp--reply server id answer))))
+
 (defun toolspec-mcp--elicit (server id params)
   "Answer SERVER's `elicitation/create' request ID with PARAMS."
+  (toolspec-mcp--elicit-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--elicit-answer (server params then &optional wanted)
+  "Answer SERVER's elicitation PARAMS: call THEN with the answer.
+The answer is the result (accept, decline or cancel), or (:error
+CODE TEXT) for a request this client cannot answer.  The user is
+asked later, from a timer; THEN may be called at once.  WANTED, if
+non-nil, is called before the user is asked: when it returns nil,
+the user is not asked and the answer is cancel."
   (let ((mode (or (alist-get 'mode params) "form"))
         (schema (alist-get 'requestedSchema params)))
     (cond
      ((not (equal mode "form"))
-      (toolspec-mcp--reply-error server id -32602
-                                 (format "Elicitation mode %s is not supported; this client supports form" mode)))
+      (funcall then (list :error -32602
+                          (format "Elicitation mode %s is not supported; this client supports form" mode))))
      ((not (consp schema))
-      (toolspec-mcp--reply-error server id -32602 "Elicitation without a requestedSchema object"))
+      (funcall then (list :error -32602 "Elicitation without a requestedSchema object")))
      ((null toolspec-mcp-elicitation)
       (toolspec-mcp--log server "declined an elicitation (`toolspec-mcp-elicitation' is nil)")
-      (toolspec-mcp--reply server id '((action . "decline"))))
+      (funcall then '((action . "decline"))))
      ((eq toolspec-mcp-elicitation 'defaults)
-      (toolspec-mcp--reply server id (toolspec-mcp--elicit-defaults schema)))
+      (funcall then (toolspec-mcp--elicit-defaults schema)))
      (t
       (toolspec-mcp--ask-in-turn
        (lambda ()
          (let ((answer (condition-case err
-                           (toolspec-mcp--elicit-prompt
-                            (toolspec-mcp--server-name server)
-                            (alist-get 'message params) schema)
+                           (if (and wanted (not (funcall wanted)))
+                               '((action . "cancel"))
+                             (toolspec-mcp--elicit-prompt
+                              (toolspec-mcp--server-name server)
+                              (alist-get 'message params) schema))
                          ;; A prompt that cannot be shown (the
                          ;; minibuffer is busy) still answers.
                          (error
@@ -492,7 +527,7 @@ found, as this client declares no capability that would allow them."
                           '((action . "cancel"))))))
            (toolspec-mcp--log server "answered an elicitation: %s"
                               (alist-get 'action answer))
-           (toolspec-mcp--reply server id answer))))))))
+           (funcall then answer))))))))
 
 (defun toolspec-mcp--elicit-properties (schema)
   "SCHEMA's properties as (NAME-STRING SPEC REQUIRED-P) each, in order."
@@ -690,25 +725,37 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
 
 (defun toolspec-mcp--sample (server id params)
   "Answer SERVER's `sampling/createMessage' request ID with PARAMS."
+  (toolspec-mcp--sample-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--sample-answer (server params then &optional wanted)
+  "Answer SERVER's sampling PARAMS: call THEN with the answer.
+The answer is the model's message, or (:error CODE TEXT) when the
+user declines, sampling is off, or the model does not answer.
+WANTED is as in `toolspec-mcp--elicit-answer': when it returns nil,
+the user is not asked and the answer is an error."
   (let* ((name (toolspec-mcp--server-name server))
          (prompt (condition-case err
                      (toolspec-mcp--sample-prompt (alist-get 'messages params))
-                   (error (toolspec-mcp--reply-error server id -32602 (error-message-string err))
+                   (error (funcall then (list :error -32602 (error-message-string err)))
                           'invalid)))
          (system (alist-get 'systemPrompt params)))
     (cond
      ((eq prompt 'invalid))
      ((not (eq toolspec-mcp-sampling 'ask))
       (toolspec-mcp--log server "refused a sampling request (`toolspec-mcp-sampling' is %s)" toolspec-mcp-sampling)
-      (toolspec-mcp--reply-error server id -1 "Sampling is turned off in this client"))
+      (funcall then (list :error -1 "Sampling is turned off in this client")))
      ((not (and (require 'gptel nil t) (boundp 'gptel-backend) gptel-backend))
-      (toolspec-mcp--reply-error server id -1 "This client has no model to sample from"))
+      (funcall then (list :error -1 "This client has no model to sample from")))
      (t
       (toolspec-mcp--ask-in-turn
        (lambda ()
-         (if (not (toolspec-mcp--sample-approve name prompt system))
-             (progn (toolspec-mcp--log server "sampling declined by the user")
-                    (toolspec-mcp--reply-error server id -1 "User rejected sampling request"))
+         (cond
+          ((and wanted (not (funcall wanted)))
+           (funcall then (list :error -1 "The request was stopped")))
+          ((not (toolspec-mcp--sample-approve name prompt system))
+           (toolspec-mcp--log server "sampling declined by the user")
+           (funcall then (list :error -1 "User rejected sampling request")))
+          (t
            (toolspec-mcp--log server "sampling approved: sent to %s" (toolspec-mcp--sample-model))
            (let* ((max-tokens (alist-get 'maxTokens params))
                   (temperature (alist-get 'temperature params))
@@ -726,19 +773,20 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
                  (lambda (response info)
                    (cond
                     ((stringp response)
-                     (toolspec-mcp--reply server id
-                                          `((role . "assistant")
-                                            (content . ((type . "text") (text . ,response)))
-                                            (model . ,model)
-                                            (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
-                                                               "maxTokens" "endTurn")))))
+                     (funcall then
+                              `((role . "assistant")
+                                (content . ((type . "text") (text . ,response)))
+                                (model . ,model)
+                                (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
+                                                   "maxTokens" "endTurn")))))
                     ((or (null response) (eq response 'abort))
-                     (toolspec-mcp--reply-error
-                      server id -32603
-                      (format "The model did not answer: %s" (or (plist-get info :status) response "no answer")))))
+                     (funcall then
+                              (list :error -32603
+                                    (format "The model did not answer: %s"
+                                            (or (plist-get info :status) response "no answer"))))))
                    (when (or (stringp response) (null response) (eq response 'abort))
                      (when (buffer-live-p buffer)
-                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer)))))))))))))))
+                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer))))))))))))))))
 
 (defun toolspec-mcp--notification (server method params)
   "Handle notification METHOD with PARAMS from SERVER."
@@ -747,6 +795,8 @@ Return non-nil for y; \\[keyboard-quit] counts as n."
      (when (eq (toolspec-mcp--server-state server) 'ready)
        (toolspec-mcp--log server "its tools changed: listing them again")
        (toolspec-mcp--list-tools server)))
+    ("notifications/subscriptions/acknowledged"
+     (toolspec-mcp--log server "listening for changes of its tools"))
     ("notifications/progress"
      (when-let* ((entry (gethash (alist-get 'progressToken params) (toolspec-mcp--server-progress server))))
        (let ((text (format "%s%s%s"
@@ -1415,12 +1465,7 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
   (toolspec-mcp--request
    server "initialize"
    `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
-     (capabilities . ,(or (append
-                           (and toolspec-mcp-elicitation
-                                (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
-                           (and (eq toolspec-mcp-sampling 'ask)
-                                (list (cons 'sampling (make-hash-table)))))
-                          (make-hash-table)))
+     (capabilities . ,(toolspec-mcp--capabilities))
      (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
    (lambda (result)
      (cond
@@ -1543,7 +1588,49 @@ A listing asked for while one runs starts again when it ends."
             (toolspec-mcp--server-state server) 'ready)
       (toolspec-mcp--log server "%d tools registered in gptel category %s" (length made) category)
       (toolspec-mcp--refresh-list)
-      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name))))
+      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name)
+      (toolspec-mcp--listen server))))
+
+(defvar toolspec-mcp--listen-pause 5
+  "Seconds before listening again after a subscription that lasted less.")
+
+(defun toolspec-mcp--listen (server)
+  "Subscribe to SERVER's tool list, when SERVER is of the stateless era.
+There `subscriptions/listen' replaces the server's own notifications:
+the request stays open and its notifications come while it lasts.
+When it ends while SERVER is ready, the tools are listed again (a
+change may have been missed) and the client listens again, after
+`toolspec-mcp--listen-pause' seconds when it lasted less than that:
+a server that cannot be reached is asked that often.
+A server that does not serve it is not asked again."
+  (when (and (eq (toolspec-mcp--server-era server) 'modern)
+             (eq (toolspec-mcp--server-state server) 'ready)
+             (not (toolspec-mcp--server-listen server)))
+    (let ((generation (toolspec-mcp--server-generation server))
+          (started (float-time)))
+      (setf (toolspec-mcp--server-listen server) 'starting)
+      (let ((id (toolspec-mcp--request
+                 server "subscriptions/listen" '((notifications . ((toolsListChanged . t))))
+                 (lambda (result)
+                   (setf (toolspec-mcp--server-listen server)
+                         (and (plist-get result :error) (eql (plist-get result :code) -32601) 'unsupported))
+                   (cond
+                    ((eq (toolspec-mcp--server-listen server) 'unsupported)
+                     (toolspec-mcp--log server "it does not serve subscriptions/listen: its tool changes are not seen"))
+                    ((and (= generation (toolspec-mcp--server-generation server))
+                          (eq (toolspec-mcp--server-state server) 'ready))
+                     (toolspec-mcp--log server "subscriptions/listen ended (%s); listening again"
+                                        (or (plist-get result :error) "closed by the server"))
+                     (run-at-time (if (< (- (float-time) started) toolspec-mcp--listen-pause)
+                                      toolspec-mcp--listen-pause 0)
+                                  nil
+                                  (lambda ()
+                                    (when (and (= generation (toolspec-mcp--server-generation server))
+                                               (eq (toolspec-mcp--server-state server) 'ready))
+                                      (toolspec-mcp--list-tools server)
+                                      (toolspec-mcp--listen server))))))))))
+        (when (eq (toolspec-mcp--server-listen server) 'starting)
+          (setf (toolspec-mcp--server-listen server) id))))))
 
 ;;;; Calling tools
 
@@ -1608,29 +1695,122 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
                                "")
                              tool))
           (toolspec-mcp--ensure-abort-advice)
-          (let ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
-                id)
+          (let* ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
+                 ;; (BUFFER SERVER-NAME . ID): ID is the request that
+                 ;; runs now, nil while the user is asked for input.
+                 (call (cons buffer (cons server-name nil)))
+                 (finish
+                  (lambda (result)
+                    (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
+                      (remhash token (toolspec-mcp--server-progress server))
+                      (when (cdr entry) (progress-reporter-done (cdr entry))))
+                    (setq toolspec-mcp--calls (delq call toolspec-mcp--calls))
+                    (unless (eq result 'stopped)
+                      (funcall callback
+                               (if (plist-get result :error)
+                                   (format "Error: tool %s of MCP server %s failed: %s"
+                                           tool server-name (plist-get result :error))
+                                 (toolspec-mcp--result-text
+                                  result raw
+                                  (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw)))))))))))
             (puthash token (list tool) (toolspec-mcp--server-progress server))
-            (setq id (toolspec-mcp--request
-                      server "tools/call"
-                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
-                        (_meta . ((progressToken . ,token))))
-                      (lambda (result)
-                        (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
-                          (remhash token (toolspec-mcp--server-progress server))
-                          (when (cdr entry) (progress-reporter-done (cdr entry))))
-                        (setq toolspec-mcp--calls
-                              (cl-delete-if (lambda (c) (and (equal (cadr c) server-name) (eql (cddr c) id)))
-                                            toolspec-mcp--calls))
-                        (funcall callback
-                                 (if (plist-get result :error)
-                                     (format "Error: tool %s of MCP server %s failed: %s"
-                                             tool server-name (plist-get result :error))
-                                   (toolspec-mcp--result-text
-                                    result raw
-                                    (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw))))))))
-                      toolspec-mcp-call-timeout))
-            (push (cons buffer (cons server-name id)) toolspec-mcp--calls)))))))
+            (push call toolspec-mcp--calls)
+            (toolspec-mcp--call-round server call
+                                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
+                                        (_meta . ((progressToken . ,token))))
+                                      1 finish)))))))
+
+;;;; Multi round-trip requests
+;;
+;; A server of the stateless era does not send requests of its own
+;; while it runs a tool: it answers `tools/call' with an
+;; `input_required' result, whose `inputRequests' (elicitation and
+;; sampling requests, by key) the client answers, as it answers them
+;; for a server of the handshake era, before it sends the call again,
+;; as a new request, with the answers (`inputResponses', same keys)
+;; and the server's `requestState' as it was.  The user's time to
+;; answer does not count against `toolspec-mcp-call-timeout'.
+
+(defcustom toolspec-mcp-max-input-rounds 10
+  "How many times a tool call may be answered with `input_required'.
+After that many rounds of questions, the call fails."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defun toolspec-mcp--call-round (server call params round finish)
+  "Send `tools/call' with PARAMS to SERVER: round ROUND of CALL.
+FINISH is called with the final result, or (:error TEXT)."
+  (let ((id (toolspec-mcp--request
+             server "tools/call" params
+             (lambda (result)
+               (if (and (not (plist-get result :error))
+                        (equal (alist-get 'resultType result) "input_required"))
+                   (toolspec-mcp--input-required server call params round result finish)
+                 (funcall finish result)))
+             toolspec-mcp-call-timeout)))
+    (when (memq call toolspec-mcp--calls)
+      (setcdr (cdr call) id))))
+
+(defun toolspec-mcp--input-required (server call params round result finish)
+  "Answer RESULT, SERVER's `input_required' answer to round ROUND of CALL.
+PARAMS are the call's; FINISH is as in `toolspec-mcp--call-round'."
+  (let ((requests (alist-get 'inputRequests result))
+        (state (assq 'requestState result)))
+    (setcdr (cdr call) nil)
+    (cond
+     ((>= round toolspec-mcp-max-input-rounds)
+      (funcall finish (list :error (format "the server still asks for input after %d rounds (`toolspec-mcp-max-input-rounds')"
+                                           round))))
+     ((and state (not (stringp (cdr state))))
+      (funcall finish (list :error "the server's requestState is not a string")))
+     ((not (or (consp requests) state))
+      (funcall finish (list :error "the server asks for input but names none")))
+     (t
+      (toolspec-mcp--log server "%s asks for input (round %d): %s"
+                         (alist-get 'name params) round
+                         (if (consp requests)
+                             (mapconcat (lambda (r) (format "%s" (alist-get 'method (cdr r)))) requests ", ")
+                           "none, state only"))
+      (toolspec-mcp--answer-inputs
+       server (and (consp requests) requests) nil
+       (lambda () (memq call toolspec-mcp--calls))
+       (lambda (responses)
+         (cond
+          ((not (memq call toolspec-mcp--calls)) (funcall finish 'stopped))
+          ((eq (car responses) :error) (funcall finish (list :error (nth 2 responses))))
+          (t
+           (toolspec-mcp--call-round
+            server call
+            (append (cl-remove-if (lambda (p) (memq (car p) '(inputResponses requestState))) params)
+                    (and responses `((inputResponses . ,responses)))
+                    (and state (list state)))
+            (1+ round) finish)))))))))
+
+(defun toolspec-mcp--answer-inputs (server requests responses wanted then)
+  "Answer REQUESTS, SERVER's input requests, one at a time.
+RESPONSES are the answers so far, newest first.  Call THEN with the
+answers, an alist in the order of REQUESTS, or with (:error CODE
+TEXT) at the first request refused; with no request at all, after a
+short pause.  WANTED says whether the answers are still wanted: the
+user is not asked once it returns nil."
+  (if (null requests)
+      (if responses
+          (funcall then (nreverse responses))
+        (run-at-time 0.1 nil then nil))
+    (let* ((key (car (car requests)))
+           (request (cdr (car requests)))
+           (method (alist-get 'method request))
+           (params (alist-get 'params request))
+           (next (lambda (answer)
+                   (if (eq (car answer) :error)
+                       (funcall then answer)
+                     (toolspec-mcp--answer-inputs server (cdr requests)
+                                                  (cons (cons key answer) responses) wanted then)))))
+      (pcase method
+        ("elicitation/create" (toolspec-mcp--elicit-answer server params next wanted))
+        ("sampling/createMessage" (toolspec-mcp--sample-answer server params next wanted))
+        (_ (funcall then (list :error -32601
+                               (format "the server asks for %s, which this client does not offer" method))))))))
 
 ;;;; Results
 
@@ -1679,16 +1859,9 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
     text))
 
 (defun toolspec-mcp--result-text (result raw checker)
-  "The text the model gets for RESULT, a tools/call result.
+  "The text the model gets for RESULT, a complete tools/call result.
 RAW is the tool's tools/list entry when it has an `outputSchema';
 CHECKER returns the tool plist that checks structured content."
-  (if (equal (alist-get 'resultType result) "input_required")
-      "Error: the server asks the user for more input to run this tool, which this client cannot give yet. Tell the user."
-    (toolspec-mcp--complete-result-text result raw checker)))
-
-(defun toolspec-mcp--complete-result-text (result raw checker)
-  "The text the model gets for RESULT, a complete tools/call result.
-RAW and CHECKER are as in `toolspec-mcp--result-text'."
   (let* ((blocks (append (alist-get 'content result) nil))
          (structured (assq 'structuredContent result))
          (error-p (eq (alist-get 'isError result) t))
