@@ -21,6 +21,7 @@ pub mod model;
 pub mod node;
 pub mod openapi;
 pub mod par;
+pub mod path;
 pub mod plist;
 pub mod read;
 pub mod scan;

@@ -6,7 +6,7 @@
 //! functions, not dialects, as they cannot hold every tool.
 
 use crate::error::{Error, Result};
-use crate::model::{join, Problem};
+use crate::model::{join, Code, Problem};
 use crate::read::{Format, Imported, ReadOptions};
 use crate::schema::kind_of;
 use crate::value::{Map, Value};
@@ -71,7 +71,7 @@ pub(crate) fn opt_strings(o: &Map<String, Value>, key: &str, path: &str, warning
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::String(s) => out.push(s.clone()),
-                    other => warnings.push(Problem::warning(
+                    other => warnings.push(Problem::warning(Code::Ignored,
                         format!("{}[{i}]", join(path, key)),
                         format!("{} ignored: `{key}` holds strings", kind_of(other)),
                     )),

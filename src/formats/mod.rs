@@ -20,7 +20,7 @@ pub mod ollama;
 pub mod openai;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Problem, Schema, Tool};
+use crate::model::{Code, Problem, Schema, Tool};
 use crate::value::{Map, Value};
 
 /// Every dialect toolspec writes, in the order they are listed to users.
@@ -265,7 +265,7 @@ pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
 
 /// The warning for a tool renamed for `dialect`.
 pub fn rename_warning(path: &str, from: &str, to: &str, dialect: &str, rule: &NameRule) -> Problem {
-    Problem::warning(
+    Problem::warning(Code::Renamed,
         path,
         format!("tool name \"{from}\" is not valid for {dialect} (names must match {}): written as \"{to}\"", rule.pattern),
     )
