@@ -176,7 +176,7 @@ pub enum Code {
     MoreNotListed,
     /// Something a format's reader or writer does not support, left out or changed.
     Unsupported,
-    /// An OpenAPI path item or operation skipped.
+    /// A part of a document skipped (an OpenAPI path item, operation, parameter).
     Skipped,
     /// A selection (tag, path) that matches no operation.
     NoMatch,
@@ -379,9 +379,10 @@ pub fn put_in_order(map: &mut Schema, keys: &[Value], alias: impl Fn(&str) -> &s
     map.extend(members.into_iter().map(|(_, m)| m));
 }
 
-/// A path in a document as a walk descends it, written out (as [`join`]
-/// and [`index`] write it) only when a problem needs it: formatting the
-/// path of every node made up a tenth of reading a large catalog.
+/// A path in a document as a walk descends it, made into a [`Path`] (or
+/// written out, as [`join`] and [`index`] write it) only when a problem
+/// needs it: formatting the path of every node made up a tenth of
+/// reading a large catalog.
 #[derive(Debug, Clone, Copy)]
 pub enum At<'a> {
     /// A path already written out (`""` at the root).

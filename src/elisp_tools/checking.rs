@@ -1,7 +1,6 @@
 //! Checking a tool definition found: its plist as the validator reads
 //! it, each problem at its place, and the tool read from it.
 
-
 use lexpr::Value as Sexp;
 
 use crate::path::Path;
@@ -11,8 +10,6 @@ use crate::validate;
 use super::*;
 
 impl Analyzer<'_> {
-    // ----------------------------------------------------------- checking
-
     pub(super) fn check(&mut self, t: &Found, out: &mut Analysis) {
         let name = t.node.plist_items().and_then(|items| {
             items.chunks(2).find(|kv| kv[0].keyword() == Some("name")).and_then(|kv| kv[1].string().map(String::from))

@@ -78,7 +78,6 @@ pub(super) fn is_maker(f: &Form) -> Option<&'static str> {
     }
 }
 
-
 impl<'s> Analyzer<'s> {
     pub(super) fn finding(&mut self, level: Level, at: usize, path: &Path, message: impl Into<String>, tool: Option<&str>) {
         self.findings.push(Finding {

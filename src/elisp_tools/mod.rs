@@ -289,6 +289,19 @@ mod tests {
     }
 
     #[test]
+    fn problems_about_a_key_are_at_the_key_and_a_repeat_at_the_second() {
+        let (found, _) = lint(
+            "(gptel-make-tool :name \"x\" :colour 1 :description \"d\" :name \"y\"\n :args (list (quote (:name \"o\" :type object :description \"O\" :properties (:a (:type string) :a (:type integer))))))",
+        );
+        let short: Vec<_> = found.iter().map(|(l, pos, p, _)| (l.as_str(), *pos, p.as_str())).collect();
+        assert_eq!(
+            short,
+            [("warning", (1, 28), "colour"), ("warning", (1, 55), "name"), ("error", (2, 93), "args[0].properties.a")],
+            "{found:#?}"
+        );
+    }
+
+    #[test]
     fn backquote_and_missing_items_and_required() {
         let text = r#"(let ((kind 'string))
   (llm-make-tool :name "t" :description "d" :function #'ignore

@@ -2,8 +2,6 @@
 //! comes only from a part known at run time: decided by its code and the
 //! steps of its path.
 
-
-
 use crate::model::{Code, Problem};
 use crate::path::{Path, Step};
 

@@ -1,13 +1,9 @@
 //! The values the analysis knows without running anything: data, functions,
 //! and what is known only at run time.
 
-
 use lexpr::Value as Sexp;
 
 use crate::elisp_source::Form;
-
-
-// ------------------------------------------------------------------ values
 
 /// A function given as `:function`.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +91,6 @@ pub(super) struct Found {
     /// The whole spec is known only at run time: why.
     pub(super) unknown: Option<Option<String>>,
 }
-
 
 /// The arity of a plain argument list; None with `&key` and the like.
 pub(super) fn arity<'a>(params: impl IntoIterator<Item = Option<&'a str>>) -> Option<Arity> {

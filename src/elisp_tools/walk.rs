@@ -1,7 +1,6 @@
 //! The walk over the forms that finds tool definitions, following
 //! variables, loops and mapping functions.
 
-
 use lexpr::Value as Sexp;
 
 use crate::elisp_source::{Form, Kind, Prefix};
