@@ -450,7 +450,7 @@ impl<'a> Normalizer<'a> {
                 let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
                 if !gemini_style {
                     self.warnings.push(Problem::warning(Code::TypeAlias,
-                        path.to_string(),
+                        path,
                         format!("non-standard type name \"{s}\" read as \"{t}\""),
                     ));
                 }
@@ -458,7 +458,7 @@ impl<'a> Normalizer<'a> {
             }
             None => {
                 self.warnings.push(Problem::warning(Code::UnknownType,
-                    path.to_string(),
+                    path,
                     format!(
                         "unknown type \"{s}\"{}: read as no type constraint (any value); the JSON types are \
                          string, number, integer, boolean, array, object, null",
@@ -481,7 +481,7 @@ impl<'a> Normalizer<'a> {
                         let b = *b;
                         s.shift_remove("required");
                         self.warnings.push(Problem::warning(Code::Moved,
-                            path.key("properties").key(name).to_string(),
+                            path.key("properties").key(name),
                             "boolean `required` moved into the parent's `required` list",
                         ));
                         if b {
@@ -650,8 +650,7 @@ impl<'a> Normalizer<'a> {
         out.insert("type".into(), Value::from(ty));
         out.insert("description".into(), Value::from(description));
         let fix = if recursive { "replaced by an unexpanded schema" } else { "replaced by a placeholder schema" };
-        let at = rp.strip_suffix(".$ref").unwrap_or(&rp);
-        self.warnings.push(Problem::warning(Code::Reference, at, format!("{message}: {fix}")));
+        self.warnings.push(Problem::warning(Code::Reference, path, format!("{message}: {fix}")));
         Ok(out)
     }
 }

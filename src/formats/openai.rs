@@ -300,7 +300,7 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
             }
             if let Some(v) = node.shift_remove(key) {
                 warnings.push(Problem::warning(Code::Moved,
-                    crate::model::join(&at.to_string(), key),
+                    at.key(key),
                     format!("\"{key}\" is not permitted by OpenAI strict mode: moved into the description"),
                 ));
                 notes.push(note(key, &v));
@@ -310,7 +310,7 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
             if !STRICT_FORMATS.contains(&f.as_str()) {
                 let v = node.shift_remove("format").unwrap_or(Value::Null);
                 warnings.push(Problem::warning(Code::Moved,
-                    crate::model::join(&at.to_string(), "format"),
+                    at.key("format"),
                     format!("format {v} is not one OpenAI strict mode takes: moved into the description"),
                 ));
                 notes.push(note("format", &v));
@@ -322,7 +322,7 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
                 Some(other) => {
                     notes.push(note("additionalProperties", other));
                     warnings.push(Problem::warning(Code::Moved,
-                        crate::model::join(&at.to_string(), "additionalProperties"),
+                        at.key("additionalProperties"),
                         "OpenAI strict mode needs \"additionalProperties\": false: the value given is moved into the description",
                     ));
                 }
