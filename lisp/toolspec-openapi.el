@@ -120,13 +120,14 @@ in `toolspec-last-import-warnings'."
 (defun toolspec-openapi--own-names (tools)
   "Return TOOLS, read from an OpenAPI document, without name style warnings.
 A tool's name is its operationId, which belongs to the API, not to
-the user: the \"not snake_case\" warnings about it are dropped from
-`toolspec-last-import-problems'.  Invalid names stay errors."
+the user: the warnings of code `name-style' about it (the code is the
+text property `toolspec-code' of a problem's message) are dropped
+from `toolspec-last-import-problems'.  Invalid names stay errors."
   (setq toolspec-last-import-problems
         (mapcar (lambda (problems)
                   (cl-remove-if (lambda (p)
                                   (and (eq (car p) 'warning) (equal (nth 1 p) "name")
-                                       (string-match-p "is not snake_case" (nth 2 p))))
+                                       (eq (get-text-property 0 'toolspec-code (nth 2 p)) 'name-style)))
                                 problems))
                 toolspec-last-import-problems))
   tools)

@@ -7,7 +7,7 @@
 //! [`crate::envelope`]); the worker's URL is given when importing.
 
 use crate::error::{Error, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::Imported;
 use crate::schema::{canonical_type, kind_of};
 use crate::seeds_common::{opt_obj, opt_str, provider_name};
@@ -40,7 +40,7 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
     };
     let name = provider_name(raw_name);
     if name != raw_name {
-        out.warnings.push(Problem::warning(
+        out.warnings.push(Problem::warning(Code::Renamed,
             join(path, "name"),
             format!("tool \"{raw_name}\" is named \"{name}\" (tool names allow letters, digits, _ and -, at most 64); the worker still receives \"{raw_name}\""),
         ));
@@ -96,7 +96,7 @@ fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> 
     let required = match o.get("required") {
         Some(Value::Bool(b)) => *b,
         None | Some(Value::Null) => {
-            warnings.push(Problem::warning(join(path, "required"), format!("parameter \"{name}\" does not say whether it is required: read as optional")));
+            warnings.push(Problem::warning(Code::Assumed, join(path, "required"), format!("parameter \"{name}\" does not say whether it is required: read as optional")));
             false
         }
         Some(other) => {
@@ -162,7 +162,7 @@ fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> 
 
 fn type_of(raw: Option<&str>, path: &str, name: &str, warnings: &mut Vec<Problem>) -> Result<&'static str> {
     let Some(raw) = raw else {
-        warnings.push(Problem::warning(path, format!("parameter \"{name}\" has no type: read as string")));
+        warnings.push(Problem::warning(Code::Assumed, path, format!("parameter \"{name}\" has no type: read as string")));
         return Ok("string");
     };
     if let Some(t) = schema_type(raw) {
@@ -170,7 +170,7 @@ fn type_of(raw: Option<&str>, path: &str, name: &str, warnings: &mut Vec<Problem
     }
     match canonical_type(raw) {
         Some((t, _)) if t != "null" => {
-            warnings.push(Problem::warning(path, format!("non-standard Arcade type \"{raw}\" read as \"{t}\"")));
+            warnings.push(Problem::warning(Code::TypeAlias, path, format!("non-standard Arcade type \"{raw}\" read as \"{t}\"")));
             Ok(t)
         }
         _ => Err(Error::shape(path, format!("unknown Arcade type \"{raw}\": expected string, integer, float, boolean or json"))),

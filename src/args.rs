@@ -7,7 +7,7 @@ use jsonschema::Validator;
 use lexpr::Value as Sexp;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Field, Problem, Schema, Tool};
+use crate::model::{Field, Code, Problem, Schema, Tool};
 use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
 use crate::value::{Map, Value};
 use crate::write::{parameters, Dialect};
@@ -59,9 +59,9 @@ impl ArgChecker {
                 if let jsonschema::error::ValidationErrorKind::Required { property } = e.kind() {
                     let name = property.as_str().map(String::from).unwrap_or_else(|| property.to_string());
                     let full = if path.is_empty() { name } else { format!("{path}.{name}") };
-                    return Problem::error(full, "required argument missing");
+                    return Problem::error(Code::MissingArgument, full, "required argument missing");
                 }
-                Problem::error(path, shorten(&e.to_string(), e.instance()))
+                Problem::error(Code::InvalidArgument, path, shorten(&e.to_string(), e.instance()))
             })
             .collect()
     }
@@ -70,7 +70,7 @@ impl ArgChecker {
     pub fn check_text(&self, text: &str) -> Result<Vec<Problem>> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
         if !v.is_object() {
-            return Ok(vec![Problem::error("", shorten(&format!("the arguments must be a JSON object, got {v}"), &v))]);
+            return Ok(vec![Problem::error(Code::InvalidArgument, "", shorten(&format!("the arguments must be a JSON object, got {v}"), &v))]);
         }
         Ok(self.check_serde(&v))
     }

@@ -3,11 +3,13 @@
 //! module (Flymake in Lisp buffers) share this.
 
 use crate::elisp_source::Source;
-use crate::elisp_tools::{analyze, steps, FunctionSource, SourceTool};
+use crate::elisp_tools::{analyze, FunctionSource, SourceTool};
 use crate::value::Value;
 pub use crate::elisp_tools::Level;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{join, Field, Tool};
+use crate::locate::{steps, Step as JsonStep};
+use crate::model::{Field, Tool};
+use crate::path::{Path, Step};
 use crate::read::{self, Format, ReadOptions};
 
 /// A problem at a line and column of a text.
@@ -133,8 +135,8 @@ fn value_at<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
     let mut cur = doc;
     for step in steps(path) {
         cur = match step {
-            Ok(k) => cur.as_object()?.get(k)?,
-            Err(i) => cur.as_array()?.get(i)?,
+            JsonStep::Key(k) => cur.as_object()?.get(k)?,
+            JsonStep::Index(i) => cur.as_array()?.get(i)?,
         };
     }
     Some(cur)
@@ -144,44 +146,50 @@ fn value_at<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
 const SCHEMA_KEYS: &[&str] =
     &["function.parameters", "parameters", "parametersJsonSchema", "input_schema", "inputSchema", "toolSpec.inputSchema.json", ""];
 
-fn join_all(parts: &[&str]) -> String {
-    parts.iter().fold(String::new(), |acc, p| join(&acc, p))
+/// The steps `steps` below the JSON path `at`, written out for [`crate::locate`].
+fn below(at: &Path, steps: &[Step]) -> String {
+    let mut p = at.clone();
+    for s in steps {
+        p.push(s.clone());
+    }
+    p.to_string()
 }
 
 /// The JSON path of problem `path`, a path in the plist of `tool`, which
 /// was read from `tool_path` of `doc`: an argument's problem maps into its
 /// property of the parameter schema, a tool key to the key; otherwise the
 /// tool itself.
-pub fn problem_json_path(doc: &Value, tool: &Tool, tool_path: &str, path: &str) -> String {
-    if let Some(rest) = path.strip_prefix("args") {
-        let (index, rest) = match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
-            Some((i, r)) => (i.parse::<usize>().ok(), r.strip_prefix('.').unwrap_or(r)),
-            None => (None, rest.strip_prefix('.').unwrap_or(rest)),
-        };
-        let name = index.and_then(|i| tool.args.get(i)).map(|a| a.name.as_str());
-        for key in SCHEMA_KEYS {
-            let schema = join(tool_path, key);
-            let props = join(&schema, "properties");
-            match name {
-                Some(n) if value_at(doc, &join(&props, n)).is_some() => return join_all(&[&props, n, rest]),
-                None if value_at(doc, &props).is_some() => return schema,
-                _ => {}
+pub fn problem_json_path(doc: &Value, tool: &Tool, tool_path: &str, path: &Path) -> String {
+    let all = path.steps();
+    match all.first() {
+        Some(Step::Key(k)) if k == "args" => {
+            let (index, rest) = match all.get(1) {
+                Some(Step::Index(i)) => (Some(*i), &all[2..]),
+                _ => (None, &all[1..]),
+            };
+            let name = index.and_then(|i| tool.args.get(i)).map(|a| a.name.as_str());
+            for key in SCHEMA_KEYS {
+                let schema = Path::written(tool_path).then(&Path::written(*key));
+                let props = schema.clone().key("properties");
+                match name {
+                    Some(n) if value_at(doc, &props.clone().key(n)).is_some() => return below(&props.key(n), rest),
+                    None if value_at(doc, &props).is_some() => return schema.to_string(),
+                    _ => {}
+                }
             }
         }
-    } else {
-        let end = path.find(['.', '[']).unwrap_or(path.len());
-        let (key, rest) = path.split_at(end);
-        if !key.is_empty() {
+        Some(Step::Key(key)) => {
             let keys: &[&str] = if key == "name" { &["name", "title"] } else { &[key] };
             for prefix in ["", "function", "toolSpec"] {
                 for k in keys {
-                    let p = join_all(&[tool_path, prefix, k]);
+                    let p = Path::written(tool_path).then(&Path::written(prefix)).key(*k);
                     if value_at(doc, &p).is_some() {
-                        return format!("{p}{rest}");
+                        return below(&p, &all[1..]);
                     }
                 }
             }
         }
+        _ => {}
     }
     tool_path.to_string()
 }
@@ -218,8 +226,8 @@ fn check_json_within(text: &str, opts: &ReadOptions) -> Checked {
             .chain(std::iter::once(0))
             .find_map(|end| tool_at.get(&p[..end]))
             .map(|t| t.name.clone());
-        places.push(w.path.clone());
-        out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.clone(), message: w.message.clone(), tool });
+        places.push(w.path.to_string());
+        out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.to_string(), message: w.message.clone(), tool });
     }
     for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
         let mut printed = String::new();
@@ -238,7 +246,7 @@ fn check_json_within(text: &str, opts: &ReadOptions) -> Checked {
                 level: p.severity.into(),
                 line: 0,
                 column: 0,
-                path: p.path,
+                path: p.path.to_string(),
                 message: p.message,
                 tool: Some(tool.name.clone()),
             });
@@ -266,7 +274,7 @@ pub fn check_elisp(text: &str) -> Checked {
         .iter()
         .map(|f| {
             let (line, column) = src.line_column(f.at);
-            Diagnostic { level: f.level, line, column, path: f.path.clone(), message: f.message.clone(), tool: f.tool.clone() }
+            Diagnostic { level: f.level, line, column, path: f.path.to_string(), message: f.message.clone(), tool: f.tool.clone() }
         })
         .collect();
     let unusable = src.error.is_some();

@@ -239,6 +239,8 @@ pub fn read_one(text: &str) -> Result<Form> {
 struct ReadError {
     at: usize,
     message: String,
+    /// A list open at the end of the text.
+    unclosed_list: bool,
 }
 
 impl ReadError {
@@ -251,7 +253,7 @@ impl ReadError {
 type R<T> = std::result::Result<T, ReadError>;
 
 fn err<T>(at: usize, message: impl Into<String>) -> R<T> {
-    Err(ReadError { at, message: message.into() })
+    Err(ReadError { at, message: message.into(), unclosed_list: false })
 }
 
 struct Reader<'a> {
@@ -313,7 +315,7 @@ impl Reader<'_> {
                 self.form().map(Some).map_err(|mut e| {
                     // Everything after a form missing its `)' was read into
                     // it: the form to fix is this one, not the last list open.
-                    if e.at != start && self.b[start] == b'(' && e.message.starts_with("this list is never closed") {
+                    if e.at != start && self.b[start] == b'(' && e.unclosed_list {
                         e.at = start;
                         e.message = "this form is never closed (end of file reached): a `)' is missing, \
                                      and what follows it was read as part of it"
@@ -407,7 +409,8 @@ impl Reader<'_> {
             match self.peek() {
                 None => {
                     let what = if close == ')' { "list" } else { "vector" };
-                    return err(start, format!("this {what} is never closed (end of file reached): a `{close}' is missing"));
+                    let message = format!("this {what} is never closed (end of file reached): a `{close}' is missing");
+                    return Err(ReadError { at: start, message, unclosed_list: close == ')' });
                 }
                 Some(c @ (')' | ']')) => {
                     if c != close {

@@ -16,9 +16,11 @@ pub fn elisp_text(emit: impl FnOnce(&mut Text<'_>)) -> String {
     out
 }
 
-/// Problems as elisp: `((SEVERITY "PATH" "MESSAGE") ...)`.
+/// Problems as elisp: `((SEVERITY "PATH" "MESSAGE") ...)`, each message
+/// carrying the name of the problem's code as its text property
+/// `toolspec-code`.
 pub fn print_problems(problems: &[Problem], out: &mut String) {
-    emit_problems(problems, &mut plist::Text::new(out));
+    emit_problems(problems, &mut plist::Text::new(out).with_codes());
 }
 
 /// Emit problems as a list of `(SEVERITY "PATH" "MESSAGE")`.
@@ -28,7 +30,7 @@ pub fn emit_problems<'a, S: Sink<'a>>(problems: &'a [Problem], s: &mut S) {
         s.open(false);
         s.symbol(p.severity.as_str());
         s.string(&p.path);
-        s.string(&p.message);
+        s.coded_string(&p.message, p.code.name());
         s.close();
     }
     s.close();

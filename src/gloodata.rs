@@ -7,7 +7,7 @@
 //! a tool.  The HTTP side is elisp (`toolspec-seeds.el`).
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::Imported;
 use crate::schema::{kind_of, Normalizer};
 use crate::sink::Sink;
@@ -54,7 +54,7 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
             .ok_or_else(|| Error::shape(&p, format!("a tool must be an object, found {}", kind_of(t))))?;
         let name = tool_name(ns, id);
         if name != format!("{ns}_{id}") {
-            out.warnings.push(Problem::warning(
+            out.warnings.push(Problem::warning(Code::Renamed,
                 p.clone(),
                 format!("tool \"{id}\" of \"{ns}\" is named \"{name}\" (tool names allow letters, digits, _ and -, at most 64)"),
             ));
@@ -107,7 +107,7 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
             if fields.contains_key(key) {
                 order.push(key);
             } else {
-                warnings.push(Problem::warning(
+                warnings.push(Problem::warning(Code::Ignored,
                     join(&join(&upath, "args"), key),
                     format!("ui.args names \"{key}\", which is not among schema.fields: ignored"),
                 ));
@@ -132,7 +132,7 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
         warnings.append(&mut norm.warnings);
         match schema.get("type").and_then(Value::as_str) {
             Some(t) if SCALARS.contains(&t) => {}
-            other => warnings.push(Problem::warning(
+            other => warnings.push(Problem::warning(Code::Unsupported,
                 join(&fp, "type"),
                 format!(
                     "Gloodata fields are string, integer, number or boolean; found {}",

@@ -4,7 +4,7 @@
 //! its line, column and the JSON path of the object or array holding it.  Only the SkyDeck reader uses it: other
 //! formats are machine-written and read strictly.
 
-use crate::model::{index, join, Problem};
+use crate::model::{index, join, Code, Problem};
 
 /// One container being scanned.
 struct Frame {
@@ -67,7 +67,7 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
         let start = lines[line - 1];
         let column = text.get(start..at).map_or(at - start, |s| s.chars().count()) + 1;
         let path = stack.last().map(|f| f.path.clone()).unwrap_or_default();
-        warnings.push(Problem::warning(path, format!("line {line}, column {column}: {msg}")));
+        warnings.push(Problem::warning(Code::Repaired, path, format!("line {line}, column {column}: {msg}")));
     };
 
     while i < bytes.len() {
@@ -173,7 +173,7 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
         }
     }
     if unlisted > 0 {
-        warnings.push(Problem::warning("", format!("{unlisted} more repairs not listed")));
+        warnings.push(Problem::warning(Code::MoreNotListed, "", format!("{unlisted} more repairs not listed")));
     }
     (out, warnings)
 }

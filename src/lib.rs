@@ -13,7 +13,7 @@
 //! it.  From the bottom:
 //!
 //! - base: `error`, `alloc`, `par`, `budget`
-//! - json: `value`, `locate`
+//! - json: `value`, `path`, `locate`
 //! - model: `model`, `scan`, `lenient`, `sink`, `node`, `schema`, `template`
 //! - core: `imported`, the readers and writers of each format (`formats`,
 //!   `openapi`, `seeds_common`, `arcade`, `gloodata`, `skydeck`, `seeds`,
@@ -30,6 +30,7 @@ pub mod par;
 
 // json
 pub mod locate;
+pub mod path;
 pub mod value;
 
 // model

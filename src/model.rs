@@ -7,6 +7,7 @@
 use std::borrow::Borrow;
 use std::hash::Hash;
 
+pub use crate::path::{At, Path};
 use crate::value::{Map, Value};
 
 /// Hash maps and sets of the names an import meets, hashed with foldhash:
@@ -83,21 +84,179 @@ impl Severity {
     }
 }
 
-/// A problem found in a spec: severity, path and a message saying what
-/// would be right.
+/// What kind of problem a [`Problem`] is: what code decides on (where
+/// the problem is shown, whether it is left out), where its message is
+/// for people.  Each has a stable name ([`Code::name`]), the symbol Lisp
+/// gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Code {
+    // A tool plist, as the validator reads it.
+    /// A value that must be a plist is not one.
+    NotPlist,
+    /// A key given twice in a plist or a JSON object.
+    DuplicateKey,
+    /// A tool key gptel and llm do not use.
+    UnknownToolKey,
+    /// A key that must be there is missing (`:name`, an argument's `:description`).
+    MissingKey,
+    /// No `:description` for the tool.
+    NoDescription,
+    /// A value of the wrong kind (a string where a list belongs...).
+    WrongKind,
+    /// A tool name providers refuse.
+    InvalidName,
+    /// A tool name that is not snake_case.
+    NameStyle,
+    /// A flag that should be t or nil.
+    NotBoolean,
+    /// `:function` names a function not defined (yet).
+    UndefinedFunction,
+    /// `:function` is not callable.
+    NotCallable,
+    /// The function takes another number of arguments than the tool gives.
+    Arity,
+    /// Two arguments of one name.
+    DuplicateArgument,
+    /// Two properties of one name.
+    DuplicateProperty,
+    /// No `:type`: any value is accepted.
+    NoType,
+    /// A `:type` that is not written as a JSON type should be.
+    BadType,
+    /// A type name that is no JSON type.
+    UnknownType,
+    /// A non-standard type name read as a JSON type.
+    TypeAlias,
+    /// An array without `:items`.
+    NoItems,
+    /// An object without `:properties`.
+    NoProperties,
+    /// A keyword that only applies to another type.
+    Misplaced,
+    /// `required` names no property.
+    UnknownRequired,
+    /// A `pattern` that is not a regular expression the checker can use.
+    BadPattern,
+    /// A pattern past the import's budget, kept unchecked.
+    PatternNotChecked,
+    /// An empty enum.
+    EmptyEnum,
+    /// An enum whose values are not strings.
+    EnumNotStrings,
+    /// Enum values that do not match the type.
+    EnumType,
+    // Reading and repairing documents.
+    /// A tool that cannot be read, left out of an import.
+    ToolLeftOut,
+    /// Two tools of one import named alike.
+    DuplicateToolName,
+    /// A key of a spec file that would choose what runs (ignored).
+    ReservedKey,
+    /// A value ignored, for its kind or its place.
+    Ignored,
+    /// A keyword or value dropped.
+    Dropped,
+    /// A value converted or moved to another place.
+    Moved,
+    /// A missing part assumed (a type, items).
+    Assumed,
+    /// A tool or argument given another name.
+    Renamed,
+    /// A `$ref` that cannot be followed as it is.
+    Reference,
+    /// A slip in JSON text repaired.
+    Repaired,
+    /// An integer beyond 64 bits, read as a float.
+    BigInteger,
+    /// A part defined but not used.
+    Unused,
+    /// A default value that is not one the schema allows.
+    BadDefault,
+    /// How many more problems of a kind were not listed.
+    MoreNotListed,
+    /// Something a format's reader or writer does not support, left out or changed.
+    Unsupported,
+    /// A part of a document skipped (an OpenAPI path item, operation, parameter).
+    Skipped,
+    /// A selection (tag, path) that matches no operation.
+    NoMatch,
+    // Arguments of a call.
+    /// A required argument missing from a call.
+    MissingArgument,
+    /// An argument that does not match its schema, or arguments that are no object.
+    InvalidArgument,
+}
+
+impl Code {
+    /// The stable name of the code, kebab-case: the symbol Lisp gets.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::NotPlist => "not-plist",
+            Code::DuplicateKey => "duplicate-key",
+            Code::UnknownToolKey => "unknown-tool-key",
+            Code::MissingKey => "missing-key",
+            Code::NoDescription => "no-description",
+            Code::WrongKind => "wrong-kind",
+            Code::InvalidName => "invalid-name",
+            Code::NameStyle => "name-style",
+            Code::NotBoolean => "not-boolean",
+            Code::UndefinedFunction => "undefined-function",
+            Code::NotCallable => "not-callable",
+            Code::Arity => "arity",
+            Code::DuplicateArgument => "duplicate-argument",
+            Code::DuplicateProperty => "duplicate-property",
+            Code::NoType => "no-type",
+            Code::BadType => "bad-type",
+            Code::UnknownType => "unknown-type",
+            Code::TypeAlias => "type-alias",
+            Code::NoItems => "no-items",
+            Code::NoProperties => "no-properties",
+            Code::Misplaced => "misplaced",
+            Code::UnknownRequired => "unknown-required",
+            Code::BadPattern => "bad-pattern",
+            Code::PatternNotChecked => "pattern-not-checked",
+            Code::EmptyEnum => "empty-enum",
+            Code::EnumNotStrings => "enum-not-strings",
+            Code::EnumType => "enum-type",
+            Code::ToolLeftOut => "tool-left-out",
+            Code::DuplicateToolName => "duplicate-tool-name",
+            Code::ReservedKey => "reserved-key",
+            Code::Ignored => "ignored",
+            Code::Dropped => "dropped",
+            Code::Moved => "moved",
+            Code::Assumed => "assumed",
+            Code::Renamed => "renamed",
+            Code::Reference => "reference",
+            Code::Repaired => "repaired",
+            Code::BigInteger => "big-integer",
+            Code::Unused => "unused",
+            Code::BadDefault => "bad-default",
+            Code::MoreNotListed => "more-not-listed",
+            Code::Unsupported => "unsupported",
+            Code::Skipped => "skipped",
+            Code::NoMatch => "no-match",
+            Code::MissingArgument => "missing-argument",
+            Code::InvalidArgument => "invalid-argument",
+        }
+    }
+}
+
+/// A problem found in a spec: severity, what kind it is, where, and a
+/// message saying what would be right.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub severity: Severity,
-    pub path: String,
+    pub code: Code,
+    pub path: Path,
     pub message: String,
 }
 
 impl Problem {
-    pub fn error(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Problem { severity: Severity::Error, path: path.into(), message: message.into() }
+    pub fn error(code: Code, path: impl Into<Path>, message: impl Into<String>) -> Self {
+        Problem { severity: Severity::Error, code, path: path.into(), message: message.into() }
     }
-    pub fn warning(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Problem { severity: Severity::Warning, path: path.into(), message: message.into() }
+    pub fn warning(code: Code, path: impl Into<Path>, message: impl Into<String>) -> Self {
+        Problem { severity: Severity::Warning, code, path: path.into(), message: message.into() }
     }
 }
 
@@ -218,54 +377,6 @@ pub fn put_in_order(map: &mut Schema, keys: &[Value], alias: impl Fn(&str) -> &s
     }
     members.sort_by_key(|(g, _)| *g);
     map.extend(members.into_iter().map(|(_, m)| m));
-}
-
-/// A path in a document as a walk descends it, written out (as [`join`]
-/// and [`index`] write it) only when a problem needs it: formatting the
-/// path of every node made up a tenth of reading a large catalog.
-#[derive(Debug, Clone, Copy)]
-pub enum At<'a> {
-    /// A path already written out (`""` at the root).
-    Root(&'a str),
-    Key(&'a At<'a>, &'a str),
-    Index(&'a At<'a>, usize),
-}
-
-impl<'a> At<'a> {
-    /// The path of `key` below this one.
-    pub fn key<'b>(&'b self, key: &'b str) -> At<'b> {
-        At::Key(self, key)
-    }
-
-    /// The path of item `i` below this one.
-    pub fn index(&self, i: usize) -> At<'_> {
-        At::Index(self, i)
-    }
-
-    fn is_root(&self) -> bool {
-        matches!(self, At::Root(s) if s.is_empty())
-    }
-
-    /// This path below its root (the path written out at the top), as a
-    /// JSON pointer: `/properties/a~1b/items`.
-    pub fn pointer(&self) -> String {
-        match self {
-            At::Root(_) => String::new(),
-            At::Key(parent, key) => format!("{}/{}", parent.pointer(), key.replace('~', "~0").replace('/', "~1")),
-            At::Index(parent, i) => format!("{}/{i}", parent.pointer()),
-        }
-    }
-}
-
-impl std::fmt::Display for At<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            At::Root(s) => f.write_str(s),
-            At::Key(parent, key) if parent.is_root() => f.write_str(key),
-            At::Key(parent, key) => write!(f, "{parent}.{key}"),
-            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
-        }
-    }
 }
 
 /// Join a path and a key: `a.b`, or `b` at the root.

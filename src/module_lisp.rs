@@ -19,6 +19,7 @@ emacs::use_functions! {
     lisp_vector => "vector"
     lisp_intern => "intern"
     lisp_string_to_number => "string-to-number"
+    lisp_propertize => "propertize"
 }
 
 /// A [`Sink`] making Lisp objects in `env`.  The first failing module
@@ -138,6 +139,16 @@ impl<'a> Sink<'a> for Lisp<'_> {
         // string literals: `equal', `string=' and every use take it as
         // the same text.
         let v = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
+        self.push(v);
+    }
+    fn coded_string(&mut self, s: &str, code: &str) {
+        if s.is_empty() {
+            return self.string(s);
+        }
+        let text = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
+        let key = Self::intern(self.env, &mut self.symbols, "toolspec-code", || "toolspec-code".to_string());
+        let code = Self::intern(self.env, &mut self.symbols, code, || code.to_string());
+        let v = (|| lisp_propertize.call(self.env, (text?, key?, code?)))();
         self.push(v);
     }
     fn keyword(&mut self, name: &str) {

@@ -27,7 +27,7 @@ fn leave_out(e: Error, opts: &ReadOptions, at: &str, out: &mut Imported) -> Resu
     }
     let path = e.path.clone().unwrap_or_else(|| at.to_string());
     let what = if at.is_empty() { "the tool definition".to_string() } else { format!("the tool definition at {at}") };
-    out.warnings.push(Problem::error(path, format!("{}: {what} is left out", e.message)));
+    out.warnings.push(Problem::error(crate::model::Code::ToolLeftOut, path, format!("{}: {what} is left out", e.message)));
     out.skipped.get_or_insert(e);
     Ok(())
 }
@@ -53,7 +53,7 @@ impl Names {
     /// Note a tool named `name`, read at `path`.
     fn note(&mut self, name: &str, path: &str) {
         match self.first.get(name) {
-            Some(first) => self.warnings.push(Problem::warning(
+            Some(first) => self.warnings.push(Problem::warning(crate::model::Code::DuplicateToolName,
                 path,
                 format!(
                     "the tool name \"{name}\" is also the name of the tool at {}: gptel keeps only the last \
@@ -642,7 +642,7 @@ impl<'a> Reader<'a> {
         })?;
         self.out.tools.extend(imp.tools);
         self.out.paths.extend(imp.paths.iter().map(|p| join(path, p)));
-        self.out.warnings.extend(imp.warnings.into_iter().map(|w| Problem { path: join(path, &w.path), ..w }));
+        self.out.warnings.extend(imp.warnings.into_iter().map(|w| Problem { path: crate::path::Path::written(path).then(&w.path), ..w }));
         Ok(())
     }
 
@@ -662,7 +662,7 @@ impl<'a> Reader<'a> {
         let mut p = parts(v, o, path, format)?;
         for key in RESERVED_KEYS {
             if p.extra.shift_remove(key).is_some() {
-                self.out.warnings.push(Problem::warning(
+                self.out.warnings.push(Problem::warning(crate::model::Code::ReservedKey,
                     join(path, key),
                     format!("\"{key}\" ignored: a spec file cannot choose what runs a tool or how Emacs calls it"),
                 ));
@@ -814,7 +814,7 @@ impl<'a> Reader<'a> {
             // In the document's order, for stable warnings; each name once.
             for &r in required.names() {
                 if !names.contains(r) {
-                    self.out.warnings.push(Problem::warning(
+                    self.out.warnings.push(Problem::warning(crate::model::Code::UnknownRequired,
                         join(path, "required"),
                         format!("\"{r}\" is required but not among the properties: dropped"),
                     ));

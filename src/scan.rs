@@ -16,7 +16,7 @@ use std::cell::Cell;
 
 use serde::de::DeserializeSeed;
 
-use crate::model::{index, join, Problem, Seen};
+use crate::model::{index, join, Code, Problem, Seen};
 use crate::value::Value;
 pub use crate::value::Noting;
 
@@ -139,7 +139,7 @@ pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
                         if dups <= MAX_NOTES {
                             let path = path_of(&stack);
                             let k = path_key(&stack);
-                            out.push(Problem::warning(
+                            out.push(Problem::warning(Code::DuplicateKey,
                                 path,
                                 format!("duplicate key \"{k}\": the last value is used, the earlier ones are ignored"),
                             ));
@@ -165,7 +165,7 @@ pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
                             .ok()
                             .and_then(serde_json::Number::from_f64)
                             .map_or_else(|| "?".to_string(), |n| n.to_string());
-                        out.push(Problem::warning(
+                        out.push(Problem::warning(Code::BigInteger,
                             path_of(&stack),
                             format!(
                                 "the integer {} is beyond 64 bits: read as the number {read}, which may differ in its last digits",
@@ -194,7 +194,7 @@ pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
     }
     for (n, what) in [(dups, "duplicate keys"), (bigs, "integers beyond 64 bits")] {
         if n > MAX_NOTES {
-            out.push(Problem::warning("", format!("{} more {what} not listed", n - MAX_NOTES)));
+            out.push(Problem::warning(Code::MoreNotListed, "", format!("{} more {what} not listed", n - MAX_NOTES)));
         }
     }
     (out, deepest)

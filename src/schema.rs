@@ -2,7 +2,7 @@
 //! the way in, and finishing them on the way out.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{At, Field, Problem, Schema};
+use crate::model::{At, Field, Code, Problem, Schema};
 use crate::value::{Map, Value};
 
 /// How a keyword's value relates to schemas.
@@ -449,16 +449,16 @@ impl<'a> Normalizer<'a> {
             Some((t, false)) => {
                 let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
                 if !gemini_style {
-                    self.warnings.push(Problem::warning(
-                        path.to_string(),
+                    self.warnings.push(Problem::warning(Code::TypeAlias,
+                        path,
                         format!("non-standard type name \"{s}\" read as \"{t}\""),
                     ));
                 }
                 Ok(Some(t))
             }
             None => {
-                self.warnings.push(Problem::warning(
-                    path.to_string(),
+                self.warnings.push(Problem::warning(Code::UnknownType,
+                    path,
                     format!(
                         "unknown type \"{s}\"{}: read as no type constraint (any value); the JSON types are \
                          string, number, integer, boolean, array, object, null",
@@ -480,8 +480,8 @@ impl<'a> Normalizer<'a> {
                     if let Some(Value::Bool(b)) = s.field("required") {
                         let b = *b;
                         s.shift_remove("required");
-                        self.warnings.push(Problem::warning(
-                            path.key("properties").key(name).to_string(),
+                        self.warnings.push(Problem::warning(Code::Moved,
+                            path.key("properties").key(name),
                             "boolean `required` moved into the parent's `required` list",
                         ));
                         if b {
@@ -650,8 +650,7 @@ impl<'a> Normalizer<'a> {
         out.insert("type".into(), Value::from(ty));
         out.insert("description".into(), Value::from(description));
         let fix = if recursive { "replaced by an unexpanded schema" } else { "replaced by a placeholder schema" };
-        let at = rp.strip_suffix(".$ref").unwrap_or(&rp);
-        self.warnings.push(Problem::warning(at, format!("{message}: {fix}")));
+        self.warnings.push(Problem::warning(Code::Reference, path, format!("{message}: {fix}")));
         Ok(out)
     }
 }

@@ -4,7 +4,7 @@
 //! [`crate::seeds`], which dispatches to those readers.
 
 use crate::error::{Error, Result};
-use crate::model::{join, Problem};
+use crate::model::{join, Code, Problem};
 use crate::schema::kind_of;
 use crate::value::{Map, Value};
 
@@ -36,7 +36,7 @@ pub(crate) fn opt_strings(o: &Map<String, Value>, key: &str, path: &str, warning
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::String(s) => out.push(s.clone()),
-                    other => warnings.push(Problem::warning(
+                    other => warnings.push(Problem::warning(Code::Ignored,
                         format!("{}[{i}]", join(path, key)),
                         format!("{} ignored: `{key}` holds strings", kind_of(other)),
                     )),

@@ -19,6 +19,13 @@ pub trait Sink<'a> {
     /// End the innermost list or vector.
     fn close(&mut self);
     fn string(&mut self, s: &'a str);
+    /// A string carrying `code` as its text property `toolspec-code`: a
+    /// problem's message, which Lisp tells apart from others by its code,
+    /// never by its text.  A sink that makes no Lisp strings keeps the text.
+    fn coded_string(&mut self, s: &'a str, code: &'a str) {
+        let _ = code;
+        self.string(s);
+    }
     /// A keyword, `name` without its colon.
     fn keyword(&mut self, name: &'a str);
     fn symbol(&mut self, name: &'a str);
@@ -36,11 +43,21 @@ pub struct Text<'a> {
     /// For each open sequence: whether nothing was written in it yet, the
     /// character that closes it, and where its items begin in `out`.
     open: Vec<(bool, char, usize)>,
+    /// Whether coded strings are printed with their code ([`Text::with_codes`]).
+    codes: bool,
 }
 
 impl<'a> Text<'a> {
     pub fn new(out: &'a mut String) -> Self {
-        Text { out, open: Vec::new() }
+        Text { out, open: Vec::new(), codes: false }
+    }
+
+    /// A sink that prints each coded string with its `toolspec-code`
+    /// property (`#("TEXT" 0 LENGTH (toolspec-code CODE))`), for Lisp to
+    /// read; without, coded strings print as plain strings.
+    pub fn with_codes(mut self) -> Self {
+        self.codes = true;
+        self
     }
 
     fn sep(&mut self) {
@@ -73,6 +90,20 @@ impl<'a> Sink<'a> for Text<'_> {
     fn string(&mut self, s: &str) {
         self.sep();
         print_string(s, self.out);
+    }
+    fn coded_string(&mut self, s: &str, code: &str) {
+        if s.is_empty() || !self.codes {
+            return self.string(s);
+        }
+        self.sep();
+        // `#("TEXT" 0 LENGTH (toolspec-code CODE))`, LENGTH in characters.
+        self.out.push_str("#(");
+        print_string(s, self.out);
+        self.out.push_str(" 0 ");
+        self.out.push_str(itoa::Buffer::new().format(s.chars().count()));
+        self.out.push_str(" (toolspec-code ");
+        print_symbol(code, self.out);
+        self.out.push_str("))");
     }
     fn keyword(&mut self, name: &str) {
         self.sep();

@@ -12,7 +12,7 @@
 //! when strict parsing fails.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::{Imported, ReadOptions};
 use crate::schema::kind_of;
 use crate::seeds_common::{executor_of, opt_obj, opt_str, property_name, snake_name};
@@ -78,7 +78,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         Some(n) => n,
         None => {
             let fallback = opts.default_name.map(snake_name).filter(|n| !n.is_empty()).unwrap_or_else(|| "prompt".into());
-            out.warnings.push(Problem::warning(
+            out.warnings.push(Problem::warning(Code::Renamed,
                 join(&mpath, "prompt_name"),
                 format!("no usable `prompt_name`: the tool is named \"{fallback}\""),
             ));
@@ -103,7 +103,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
                 let p = index(&vpath, i);
                 if let Some((arg, placeholder)) = variable(var, &p, &mut out.warnings)? {
                     if !names.insert(arg.name.clone()) {
-                        out.warnings.push(Problem::warning(
+                        out.warnings.push(Problem::warning(Code::Ignored,
                             join(&p, "name"),
                             format!("a second variable named \"{}\" ignored", arg.name),
                         ));
@@ -127,7 +127,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         if let Some(ph) = declared.as_str() {
             declared_placeholders.insert(ph.to_string());
             if !in_prompt.contains(ph) {
-                out.warnings.push(Problem::warning(
+                out.warnings.push(Problem::warning(Code::Unused,
                     vpath.clone(),
                     format!("variable \"{ph}\" (argument {var_name}) does not appear in model_prompt as {{{{{ph}}}}}"),
                 ));
@@ -140,7 +140,7 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         }
         let arg_name = property_name(&ph);
         if !names.insert(arg_name.clone()) {
-            out.warnings.push(Problem::warning(
+            out.warnings.push(Problem::warning(Code::Unsupported,
                 join(path, "model_prompt"),
                 format!("placeholder {{{{{ph}}}}} clashes with argument \"{arg_name}\": it is left unfilled"),
             ));
@@ -208,12 +208,12 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
         .as_object()
         .ok_or_else(|| Error::shape(path, format!("a variable must be an object, found {}", kind_of(var))))?;
     let Some(raw) = opt_str(v, "name", path)?.map(str::trim).filter(|n| !n.is_empty()) else {
-        warnings.push(Problem::warning(path, "a variable without a `name` ignored"));
+        warnings.push(Problem::warning(Code::Ignored, path, "a variable without a `name` ignored"));
         return Ok(None);
     };
     let name = property_name(raw);
     if name != raw {
-        warnings.push(Problem::warning(
+        warnings.push(Problem::warning(Code::Renamed,
             join(path, "name"),
             format!("variable \"{raw}\" is the argument \"{name}\" (argument names allow letters, digits, _ . -)"),
         ));
@@ -224,7 +224,7 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
         Some(Value::Array(a)) => {
             let strings: Vec<Value> = a.iter().filter(|x| x.is_string()).cloned().collect();
             if strings.len() != a.len() {
-                warnings.push(Problem::warning(join(path, "allowed_values"), "values that are not strings ignored"));
+                warnings.push(Problem::warning(Code::Ignored, join(path, "allowed_values"), "values that are not strings ignored"));
             }
             Some(strings)
         }
@@ -250,7 +250,7 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
         }
         "single-select" | "multi-select" => {
             if allowed.as_ref().is_none_or(Vec::is_empty) {
-                warnings.push(Problem::warning(
+                warnings.push(Problem::warning(Code::Assumed,
                     join(path, "allowed_values"),
                     format!("a {kind} variable without `allowed_values`: any text is accepted"),
                 ));
@@ -263,7 +263,7 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             }
         }
         other => {
-            warnings.push(Problem::warning(
+            warnings.push(Problem::warning(Code::UnknownType,
                 join(path, "type"),
                 format!("unknown variable type \"{other}\" read as text (expected text, single-select or multi-select)"),
             ));
@@ -283,7 +283,7 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             _ => false,
         };
         if !ok {
-            warnings.push(Problem::warning(
+            warnings.push(Problem::warning(Code::BadDefault,
                 join(path, "default"),
                 format!("the default of a {kind} variable should be {}", if kind == "multi-select" { "an array of strings" } else { "a string" }),
             ));
@@ -296,7 +296,7 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             let allowed: std::collections::HashSet<&str> = allowed.iter().filter_map(Value::as_str).collect();
             for x in values {
                 if !x.as_str().is_some_and(|s| allowed.contains(s)) {
-                    warnings.push(Problem::warning(join(path, "default"), format!("default {x} is not among `allowed_values`")));
+                    warnings.push(Problem::warning(Code::BadDefault, join(path, "default"), format!("default {x} is not among `allowed_values`")));
                 }
             }
         }

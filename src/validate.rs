@@ -9,7 +9,7 @@
 
 use lexpr::Value as Sexp;
 
-use crate::model::{At, Problem, Seen};
+use crate::model::{At, Code, Path, Problem, Seen};
 use crate::node::Node;
 use crate::schema::{canonical_type, TYPES};
 
@@ -60,6 +60,11 @@ fn get<'n, 'a>(pairs: &Pairs<'n, 'a>, k: &str) -> Option<&'n Node<'a>> {
     pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
 }
 
+/// The path of a key of the tool.
+fn key(k: &str) -> Path {
+    Path::root().key(k)
+}
+
 fn describe(v: &Node<'_>) -> String {
     match v {
         Node::Str(s) => format!("the string \"{s}\""),
@@ -98,11 +103,11 @@ fn is_snake_case(name: &str) -> bool {
 }
 
 impl Validator {
-    fn error(&mut self, path: impl std::fmt::Display, msg: impl Into<String>) {
-        self.problems.push(Problem::error(path.to_string(), msg));
+    fn error(&mut self, code: Code, path: impl Into<Path>, msg: impl Into<String>) {
+        self.problems.push(Problem::error(code, path, msg));
     }
-    fn warning(&mut self, path: impl std::fmt::Display, msg: impl Into<String>) {
-        self.problems.push(Problem::warning(path.to_string(), msg));
+    fn warning(&mut self, code: Code, path: impl Into<Path>, msg: impl Into<String>) {
+        self.problems.push(Problem::warning(code, path, msg));
     }
 
     fn pairs<'n, 'a>(&mut self, v: &'n Node<'a>, path: &At<'_>, what: &str) -> Option<Pairs<'n, 'a>> {
@@ -118,13 +123,13 @@ impl Validator {
                         None => p[..i].iter().any(|(before, _)| before == k),
                     };
                     if again {
-                        self.warning(path.key(k), format!(":{k} appears twice: only the first is used"));
+                        self.warning(Code::DuplicateKey, path.key(k), format!(":{k} appears twice: only the first is used"));
                     }
                 }
                 Some(p)
             }
             None => {
-                self.error(
+                self.error(Code::NotPlist,
                     path,
                     format!("{what} must be a plist of keywords and values, found {}", describe(v)),
                 );
@@ -143,37 +148,37 @@ impl Validator {
                     .find(|known| known.starts_with(&k[..k.char_indices().nth(3).map_or(k.len(), |(i, _)| i)]))
                     .map(|known| format!(" (did you mean :{known}?)"))
                     .unwrap_or_default();
-                self.warning(*k, format!(":{k} is not a tool key gptel or llm uses{hint}"));
+                self.warning(Code::UnknownToolKey, key(k), format!(":{k} is not a tool key gptel or llm uses{hint}"));
             }
         }
         match get(&pairs, "name") {
-            None => self.error("name", "missing :name: every tool needs a name string such as \"get_weather\""),
+            None => self.error(Code::MissingKey, key("name"), "missing :name: every tool needs a name string such as \"get_weather\""),
             Some(Node::Str(n)) => {
                 if !name_is_valid(n) {
-                    self.error(
-                        "name",
+                    self.error(Code::InvalidName,
+                        key("name"),
                         format!(
                             "\"{n}\" is not a valid tool name: providers accept ^[a-zA-Z0-9_-]{{1,64}}$, e.g. \"{}\"",
                             sanitize_name(n)
                         ),
                     );
                 } else if !is_snake_case(n) {
-                    self.warning("name", format!("\"{n}\" is not snake_case, which is recommended"));
+                    self.warning(Code::NameStyle, key("name"), format!("\"{n}\" is not snake_case, which is recommended"));
                 }
             }
-            Some(other) => self.error("name", format!(":name must be a string, found {}", describe(other))),
+            Some(other) => self.error(Code::WrongKind, key("name"), format!(":name must be a string, found {}", describe(other))),
         }
         match get(&pairs, "description") {
-            None => self.warning("description", "no :description: the model chooses tools by their description"),
+            None => self.warning(Code::NoDescription, key("description"), "no :description: the model chooses tools by their description"),
             Some(Node::Str(_)) => {}
-            Some(other) => self.error("description", format!(":description must be a string, found {}", describe(other))),
+            Some(other) => self.error(Code::WrongKind, key("description"), format!(":description must be a string, found {}", describe(other))),
         }
         let async_ = match get(&pairs, "async") {
             None => false,
             Some(Node::Nil) => false,
             Some(Node::Sym("t")) => true,
             Some(other) => {
-                self.warning("async", format!(":async should be t or nil, found {}", describe(other)));
+                self.warning(Code::NotBoolean, key("async"), format!(":async should be t or nil, found {}", describe(other)));
                 true
             }
         };
@@ -186,7 +191,7 @@ impl Validator {
         }
         if let Some(c) = get(&pairs, "category") {
             if !matches!(c, Node::Str(_)) {
-                self.error("category", format!(":category must be a string, found {}", describe(c)));
+                self.error(Code::WrongKind, key("category"), format!(":category must be a string, found {}", describe(c)));
             }
         }
     }
@@ -197,15 +202,15 @@ impl Validator {
         let name = info.get(4).and_then(Node::as_str).filter(|s| !s.is_empty());
         match info.get(1) {
             Some(Node::Sym("unbound")) => {
-                self.warning(
-                    "function",
+                self.warning(Code::UndefinedFunction,
+                    key("function"),
                     format!("`{}' is not defined (yet): define it before the tool is called", name.unwrap_or("?")),
                 );
                 return;
             }
             Some(v) if !v.is_nil() => {}
             _ => {
-                self.error("function", ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
+                self.error(Code::NotCallable, key("function"), ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
                 return;
             }
         }
@@ -222,16 +227,16 @@ impl Validator {
             None => format!("at least {min}"),
         };
         if async_ {
-            self.error(
-                "function",
+            self.error(Code::Arity,
+                key("function"),
                 format!(
                     "with :async t the function is called with a callback first, then {nargs} argument(s), \
                      so it must take {needed}; it takes {takes}"
                 ),
             );
         } else {
-            self.error(
-                "function",
+            self.error(Code::Arity,
+                key("function"),
                 format!("the function takes {takes} argument(s) but :args declares {nargs}: gptel passes one value per arg, in order"),
             );
         }
@@ -241,7 +246,7 @@ impl Validator {
     fn args(&mut self, args: &Node<'_>) -> usize {
         let Some(items) = args.list_items() else {
             let hint = if args.vector_items().is_some() { " (a vector was given: use a list)" } else { "" };
-            self.error("args", format!(":args must be a list of argument plists{hint}, e.g. (list '(:name \"x\" :type string :description \"...\"))"));
+            self.error(Code::WrongKind, key("args"), format!(":args must be a list of argument plists{hint}, e.g. (list '(:name \"x\" :type string :description \"...\"))"));
             return args.vector_items().map_or(0, |s| s.len());
         };
         let root = At::Root("");
@@ -251,27 +256,27 @@ impl Validator {
             let path = at_args.index(i);
             let Some(pairs) = self.pairs(arg, &path, "an argument") else { continue };
             match get(&pairs, "name") {
-                None => self.error(path.key("name"), "missing :name: every argument needs a name string"),
+                None => self.error(Code::MissingKey, path.key("name"), "missing :name: every argument needs a name string"),
                 Some(Node::Str(n)) => {
                     if !names.insert(*n) {
-                        self.error(path.key("name"), format!("duplicate argument name \"{n}\": names must be unique"));
+                        self.error(Code::DuplicateArgument, path.key("name"), format!("duplicate argument name \"{n}\": names must be unique"));
                     }
                 }
-                Some(other) => self.error(path.key("name"), format!(":name must be a string, found {}", describe(other))),
+                Some(other) => self.error(Code::WrongKind, path.key("name"), format!(":name must be a string, found {}", describe(other))),
             }
             match get(&pairs, "description") {
-                None => self.warning(
+                None => self.warning(Code::MissingKey,
                     path.key("description"),
                     "missing :description: gptel and llm require one, and the model relies on it",
                 ),
                 Some(Node::Str(_)) => {}
                 Some(other) => {
-                    self.error(path.key("description"), format!(":description must be a string, found {}", describe(other)))
+                    self.error(Code::WrongKind, path.key("description"), format!(":description must be a string, found {}", describe(other)))
                 }
             }
             if let Some(o) = get(&pairs, "optional") {
                 if !o.is_nil() && o.as_symbol() != Some("t") {
-                    self.warning(path.key("optional"), format!(":optional should be t or nil, found {}", describe(o)));
+                    self.warning(Code::NotBoolean, path.key("optional"), format!(":optional should be t or nil, found {}", describe(o)));
                 }
             }
             self.node(&pairs, &path, true, true);
@@ -294,7 +299,7 @@ impl Validator {
             // `toolspec-make-llm-tools' gives it.
             None => {
                 let llm = if top { "; llm needs one on an argument (`toolspec-make-llm-tools' gives it one)" } else { "" };
-                self.warning(
+                self.warning(Code::NoType,
                     path.key("type"),
                     format!(
                         "no :type: any value is accepted{llm}; to constrain it add one of string, number, integer, \
@@ -321,18 +326,18 @@ impl Validator {
         if !top {
             if let Some(d) = get(pairs, "description") {
                 if !matches!(d, Node::Str(_)) {
-                    self.error(path.key("description"), format!(":description must be a string, found {}", describe(d)));
+                    self.error(Code::WrongKind, path.key("description"), format!(":description must be a string, found {}", describe(d)));
                 }
             }
         }
         match (ty, get(pairs, "items")) {
             (Some("array"), None) if read => {
-                self.error(path.key("items"), "an array needs :items describing its elements, e.g. :items (:type string)")
+                self.error(Code::NoItems, path.key("items"), "an array needs :items describing its elements, e.g. :items (:type string)")
             }
             (_, Some(items)) => {
                 let ipath = path.key("items");
                 if ty.is_some() && ty != Some("array") {
-                    self.warning(ipath, ":items only applies to :type array");
+                    self.warning(Code::Misplaced, ipath, ":items only applies to :type array");
                 }
                 if let Some(p) = self.pairs(items, &ipath, ":items") {
                     self.node(&p, &ipath, false, read);
@@ -343,14 +348,14 @@ impl Validator {
         let mut props_seen = Seen::default();
         match (ty, get(pairs, "properties")) {
             (Some("object"), None) if !read => {}
-            (Some("object"), None) if get(pairs, "additionalProperties").is_none() && get(pairs, "patternProperties").is_none() => self.warning(
+            (Some("object"), None) if get(pairs, "additionalProperties").is_none() && get(pairs, "patternProperties").is_none() => self.warning(Code::NoProperties,
                 path.key("properties"),
                 "an object without :properties lets the model send anything: describe its keys, e.g. :properties (:key (:type string :description \"...\"))",
             ),
             (_, Some(props)) => {
                 let ppath = path.key("properties");
                 if ty.is_some() && ty != Some("object") {
-                    self.warning(ppath, ":properties only applies to :type object");
+                    self.warning(Code::Misplaced, ppath, ":properties only applies to :type object");
                 }
                 if props.is_nil() {
                     // An empty object: fine.
@@ -358,7 +363,7 @@ impl Validator {
                     for (name, sub) in &p {
                         let spath = ppath.key(name);
                         if !props_seen.insert(*name) {
-                            self.error(spath, format!("property :{name} is defined twice"));
+                            self.error(Code::DuplicateProperty, spath, format!("property :{name} is defined twice"));
                         }
                         if let Some(sp) = self.pairs(sub, &spath, "a property's schema") {
                             self.node(&sp, &spath, false, read);
@@ -370,7 +375,7 @@ impl Validator {
                     } else {
                         ""
                     };
-                    self.error(ppath, format!(":properties must be a plist of :key SCHEMA pairs{hint}"));
+                    self.error(Code::NotPlist, ppath, format!(":properties must be a plist of :key SCHEMA pairs{hint}"));
                 }
             }
             _ => {}
@@ -378,7 +383,7 @@ impl Validator {
         if let Some(req) = get(pairs, "required") {
             let rpath = path.key("required");
             if ty.is_some() && ty != Some("object") {
-                self.warning(rpath, ":required only applies to :type object");
+                self.warning(Code::Misplaced, rpath, ":required only applies to :type object");
             }
             match req {
                 Node::Vector(items) => {
@@ -393,10 +398,10 @@ impl Validator {
                                     } else {
                                         format!("known keys: {}", crate::model::some_names(props_seen.names(), 10))
                                     };
-                                    self.error(rpath.index(i), format!("\"{s}\" names no key of :properties ({known})"));
+                                    self.error(Code::UnknownRequired, rpath.index(i), format!("\"{s}\" names no key of :properties ({known})"));
                                 }
                             }
-                            other => self.error(
+                            other => self.error(Code::WrongKind,
                                 rpath.index(i),
                                 format!(":required holds strings, found {}{}", describe(other), name_hint(other)),
                             ),
@@ -404,7 +409,7 @@ impl Validator {
                     }
                 }
                 Node::Nil => {}
-                other => self.error(
+                other => self.error(Code::WrongKind,
                     rpath,
                     format!(":required must be a vector of strings such as [\"a\" \"b\"], found {}", describe(other)),
                 ),
@@ -422,7 +427,7 @@ impl Validator {
                             }
                         }
                     }
-                    None => self.error(apath, format!(":{key} must be a vector of schema plists")),
+                    None => self.error(Code::WrongKind, apath, format!(":{key} must be a vector of schema plists")),
                 }
             }
         }
@@ -477,13 +482,13 @@ impl Validator {
                     let hint = canonical_type(s).map(|(c, _)| format!(": did you mean `{c}'?")).unwrap_or_else(|| {
                         ": use one of string, number, integer, boolean, array, object, null".into()
                     });
-                    self.error(path, format!("`{s}' is not a JSON type{hint}"));
+                    self.error(Code::UnknownType, path, format!("`{s}' is not a JSON type{hint}"));
                     canonical_type(s).map(|(c, _)| c)
                 }
             }
             Node::Str(s) => {
                 let sym = canonical_type(s).map_or(*s, |(c, _)| c);
-                self.error(
+                self.error(Code::BadType,
                     path,
                     format!(":type must be a symbol: write {sym}, not the string \"{s}\" (llm rejects strings)"),
                 );
@@ -492,7 +497,7 @@ impl Validator {
             v if v.quoted().is_some() => {
                 let inner = v.quoted().unwrap();
                 let name = inner.as_symbol().unwrap_or("...");
-                self.error(
+                self.error(Code::BadType,
                     path,
                     format!("'{name} inside an already quoted list reads as (quote {name}): write {name} without the quote"),
                 );
@@ -507,7 +512,7 @@ impl Validator {
                         Node::Str(s) if TYPES.contains(s) => {}
                         Node::Str(s) | Node::Sym(s) => {
                             let name = canonical_type(s).map_or(*s, |(c, _)| c);
-                            self.error(
+                            self.error(Code::BadType,
                                 path.index(i),
                                 format!(
                                     "the types of a union are strings naming JSON types: write \"{name}\" \
@@ -515,16 +520,16 @@ impl Validator {
                                 ),
                             );
                         }
-                        other => self.error(path.index(i), format!("a type name must be a string, found {}", describe(other))),
+                        other => self.error(Code::WrongKind, path.index(i), format!("a type name must be a string, found {}", describe(other))),
                     }
                 }
                 if items.is_empty() {
-                    self.error(path, "an empty type union allows no value: give one type, or no :type for any value");
+                    self.error(Code::BadType, path, "an empty type union allows no value: give one type, or no :type for any value");
                 }
                 None
             }
             other => {
-                self.error(path, format!(":type must be a symbol such as string, found {}", describe(other)));
+                self.error(Code::WrongKind, path, format!(":type must be a symbol such as string, found {}", describe(other)));
                 None
             }
         }
@@ -537,18 +542,18 @@ impl Validator {
         match p {
             Node::Str(s) => match crate::budget::pattern_compiles(s) {
                 Some(true) => {}
-                Some(false) => self.error(
+                Some(false) => self.error(Code::BadPattern,
                     path,
                     format!("{s:?} is not a regular expression the arguments can be checked with (an ECMA-262 one, as JSON Schema says)"),
                 ),
                 // Past the import's pattern budget: not checked.
                 None => {
                     if let Some(m) = crate::budget::pattern_not_checked() {
-                        self.warning(path, m);
+                        self.warning(Code::PatternNotChecked, path, m);
                     }
                 }
             },
-            other => self.error(path, format!(":pattern must be a string (a regular expression), found {}", describe(other))),
+            other => self.error(Code::WrongKind, path, format!(":pattern must be a string (a regular expression), found {}", describe(other))),
         }
     }
 
@@ -572,12 +577,12 @@ impl Validator {
                         s
                     })
                     .unwrap_or_else(|| "[\"a\" \"b\"]".into());
-                self.error(path, format!(":enum must be a vector such as {as_vec}, found {}", describe(other)));
+                self.error(Code::WrongKind, path, format!(":enum must be a vector such as {as_vec}, found {}", describe(other)));
                 return;
             }
         };
         if items.is_empty() {
-            self.warning(path, "an empty :enum allows no value at all");
+            self.warning(Code::EmptyEnum, path, "an empty :enum allows no value at all");
         }
         for (i, x) in items.iter().enumerate() {
             let ok_for_type = match (x, ty) {
@@ -592,12 +597,12 @@ impl Validator {
                 _ => false,
             };
             if ok_for_type {
-                self.warning(
+                self.warning(Code::EnumNotStrings,
                     path.index(i),
                     format!("gptel and llm expect :enum to hold strings; {} works with providers but not with every client", describe(x)),
                 );
             } else {
-                self.error(
+                self.error(Code::EnumType,
                     path.index(i),
                     format!(":enum values must match :type {}: found {}", ty.unwrap_or("string"), describe(x)),
                 );
@@ -611,5 +616,55 @@ fn name_hint(v: &Node<'_>) -> String {
         Node::Sym(s) => format!(" (write \"{s}\")"),
         Node::Kw(k) => format!(" (write \"{k}\")"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Severity;
+
+    fn problems(text: &str) -> Vec<(Severity, Code, String)> {
+        let sexp = crate::plist::parse_sexp(text).unwrap();
+        validate(&sexp).into_iter().map(|p| (p.severity, p.code, p.path.to_string())).collect()
+    }
+
+    #[test]
+    fn problems_have_the_code_of_their_kind() {
+        use Code::*;
+        use Severity::{Error as E, Warning as W};
+        let found = problems(
+            "(:name \"getWeather\" :name \"x\" :colour 1 :function t \
+             :args ((:type \"string\" :description \"a\") \
+                    (:name \"b\" :type object :description \"b\" :properties (:c (:type string) :c (:type integer)) :required [\"c\" \"d\"])))",
+        );
+        for want in [
+            (W, DuplicateKey, "name"),
+            (W, UnknownToolKey, "colour"),
+            (W, NameStyle, "name"),
+            (W, NoDescription, "description"),
+            (E, MissingKey, "args[0].name"),
+            (E, BadType, "args[0].type"),
+            (E, DuplicateProperty, "args[1].properties.c"),
+            (E, UnknownRequired, "args[1].required[1]"),
+        ] {
+            assert!(found.contains(&(want.0, want.1, want.2.to_string())), "{want:?} not in {found:#?}");
+        }
+        // The name of a code is the symbol Lisp gets.
+        assert_eq!(NameStyle.name(), "name-style");
+        assert_eq!(UnknownRequired.name(), "unknown-required");
+    }
+
+    #[test]
+    fn problem_paths_are_steps() {
+        let sexp = crate::plist::parse_sexp("(:name \"x\" :description \"d\" :args ((:name \"a\" :type array :description \"a\")))").unwrap();
+        let p = validate(&sexp);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].code, Code::NoItems);
+        assert_eq!(
+            p[0].path.steps(),
+            [crate::path::Step::Key("args".into()), crate::path::Step::Index(0), crate::path::Step::Key("items".into())]
+        );
+        assert_eq!(p[0].path, "args[0].items");
     }
 }

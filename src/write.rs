@@ -132,7 +132,7 @@ pub fn write_tools_warn(tools: &[Tool], dialect: Dialect) -> Result<(Value, Vec<
     for (i, t) in tools.into_iter().enumerate() {
         let mut w = Vec::new();
         list.push(write_owned_warn(t, dialect, &mut w)?);
-        warnings.extend(w.into_iter().map(|p| Problem { path: join(&index("", i), &p.path), ..p }));
+        warnings.extend(w.into_iter().map(|p| Problem { path: crate::path::Path::root().index(i).then(&p.path), ..p }));
     }
     Ok((document(list, dialect), warnings))
 }

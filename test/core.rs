@@ -1470,7 +1470,7 @@ fn a_key_given_again_is_reported_at_each_repeat_in_short_and_long_plists() {
         let repeats: Vec<(String, String)> = check(&text)
             .into_iter()
             .filter(|p| p.message.contains("appears twice"))
-            .map(|p| (p.path, p.message))
+            .map(|p| (p.path.to_string(), p.message))
             .collect();
         let want = [("name", ":name"), ("name", ":name"), ("title", ":title")].map(|(path, key)| {
             (path.to_string(), format!("{key} appears twice: only the first is used"))
@@ -2131,7 +2131,7 @@ fn tools_of_one_import_named_alike_are_warned_of() {
     let twice = |w: &[Problem]| -> Vec<(String, String)> {
         w.iter()
             .filter(|p| p.message.contains("is also the name of the tool at"))
-            .map(|p| (p.path.clone(), p.message.clone()))
+            .map(|p| (p.path.to_string(), p.message.clone()))
             .collect()
     };
     // Read whole, and streamed; a list, and the same list behind a key

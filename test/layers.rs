@@ -23,7 +23,7 @@ use syn::visit::Visit;
 /// layer, which only marshals.
 const LAYERS: &[(&str, &[&str])] = &[
     ("base", &["error", "alloc", "par", "budget"]),
-    ("json", &["value", "locate"]),
+    ("json", &["value", "path", "locate"]),
     ("model", &["model", "scan", "lenient", "sink", "node", "schema", "template"]),
     (
         "core",

@@ -725,5 +725,29 @@ A Gloodata tool's executor loads the HTTP transport with it."
     (should (eq (car r) 0))
     (should (string-match-p "BEFORE nil nil BOUND t AFTER t t" (cdr r)))))
 
+(ert-deftest toolspec-test-problems-carry-their-code ()
+  "Each problem's message carries the name of its code as its text
+property `toolspec-code', whether the module prints the problems
+\(`toolspec-validate') or makes them as Lisp objects (an import), so
+that Lisp tells problems apart without reading their text."
+  (let ((code (lambda (problems path)
+                (let ((p (seq-find (lambda (p) (equal (nth 1 p) path)) problems)))
+                  (should p)
+                  (get-text-property 0 'toolspec-code (nth 2 p)))))
+        (problems (toolspec-validate '(:name "getWeather" :description "W"
+                                       :args ((:name "a" :type array :description "A")
+                                              (:name "b" :type object :description "B"
+                                               :properties (:é (:type string) :é (:type string))))))))
+    (should (eq (funcall code problems "name") 'name-style))
+    (should (eq (funcall code problems "args[0].items") 'no-items))
+    (should (eq (funcall code problems "args[1].properties.é") 'duplicate-property))
+    ;; The property covers the whole message, counted in characters.
+    (let ((m (nth 2 (seq-find (lambda (p) (equal (nth 1 p) "args[1].properties.é")) problems))))
+      (should (string-match-p "é" m))
+      (should (eq (get-text-property (1- (length m)) 'toolspec-code m) 'duplicate-property)))
+    (toolspec-parse-json "{\"name\": \"getWeather\", \"description\": \"é\", \"parameters\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"array\", \"description\": \"Q\"}}}}")
+    (should (eq (funcall code (car toolspec-last-import-problems) "name") 'name-style))
+    (should (eq (funcall code (car toolspec-last-import-problems) "args[0].items") 'no-items))))
+
 (provide 'toolspec-test)
 ;;; toolspec-test.el ends here

@@ -22,7 +22,7 @@
 
 use super::{describe, note, Handling, NameRule, Parts, Profile, ToolKeys};
 use crate::error::Result;
-use crate::model::{Field, Problem, Schema, Tool};
+use crate::model::{Field, Code, Problem, Schema, Tool};
 use crate::schema::{slot, Slot};
 use crate::value::{Map, Value};
 
@@ -167,7 +167,7 @@ fn inline(
     while let Some(Value::String(r)) = node.shift_remove("$ref") {
         let at = crate::model::join(path, "$ref");
         if stack.contains(&r) {
-            warnings.push(Problem::warning(at, format!("recursive reference {r}: Gemini cannot say it; moved into the description")));
+            warnings.push(Problem::warning(Code::Reference, at, format!("recursive reference {r}: Gemini cannot say it; moved into the description")));
             describe(node, &[format!("same shape as {r}")]);
             break;
         }
@@ -181,7 +181,7 @@ fn inline(
                 stack.push(r);
             }
             _ => {
-                warnings.push(Problem::warning(at, format!("reference {r} does not resolve here: left out")));
+                warnings.push(Problem::warning(Code::Reference, at, format!("reference {r} does not resolve here: left out")));
                 break;
             }
         }
@@ -269,7 +269,7 @@ pub fn sanitize_at(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
         if c.is_string() {
             node.insert("enum".into(), Value::Array(vec![c]));
         } else {
-            warnings.push(Problem::warning(at("const"), "Gemini takes no \"const\" but a string one: moved into the description"));
+            warnings.push(Problem::warning(Code::Moved, at("const"), "Gemini takes no \"const\" but a string one: moved into the description"));
             notes.push(note("const", &c));
         }
     }
@@ -286,7 +286,7 @@ pub fn sanitize_at(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
         if e.iter().any(|v| !v.is_string() && !v.is_null()) {
             let shown: Vec<String> = e.iter().map(|v| v.to_string()).collect();
             notes.push(format!("one of {}", shown.join(", ")));
-            warnings.push(Problem::warning(at("enum"), "Gemini takes enums of strings only: moved into the description"));
+            warnings.push(Problem::warning(Code::Moved, at("enum"), "Gemini takes enums of strings only: moved into the description"));
             node.shift_remove("enum");
         } else if e.iter().any(Value::is_null) {
             let kept: Vec<Value> = e.iter().filter(|v| !v.is_null()).cloned().collect();
@@ -304,14 +304,14 @@ pub fn sanitize_at(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
             _ => false,
         };
         if !ok {
-            warnings.push(Problem::warning(at("format"), format!("Gemini does not take format \"{f}\" here: moved into the description")));
+            warnings.push(Problem::warning(Code::Moved, at("format"), format!("Gemini does not take format \"{f}\" here: moved into the description")));
             notes.push(format!("format: {f}"));
             node.shift_remove("format");
         }
     }
     for key in ["exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems"] {
         if let Some(v) = node.get(key) {
-            warnings.push(Problem::warning(at(key), format!("Gemini does not take \"{key}\": moved into the description")));
+            warnings.push(Problem::warning(Code::Moved, at(key), format!("Gemini does not take \"{key}\": moved into the description")));
             if !v.is_boolean() {
                 notes.push(note(key, v));
             } else if v == &Value::Bool(true) {
@@ -324,7 +324,7 @@ pub fn sanitize_at(node: &mut Schema, path: &str, warnings: &mut Vec<Problem>) {
             && !QUIET.contains(&key.as_str())
             && !matches!(key.as_str(), "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "uniqueItems")
         {
-            warnings.push(Problem::warning(at(key), format!("Gemini does not take \"{key}\": left out")));
+            warnings.push(Problem::warning(Code::Dropped, at(key), format!("Gemini does not take \"{key}\": left out")));
         }
     }
     node.retain(|k, _| KEEP.contains(&k.as_str()));

@@ -12,7 +12,7 @@
 //! Reading dialects is still done in `read.rs`.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Problem, Schema, Tool};
+use crate::model::{Code, Problem, Schema, Tool};
 use crate::value::{Map, Value};
 
 /// Declares each dialect's module and puts its profiles in [`REGISTRY`].
@@ -279,7 +279,7 @@ pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
 
 /// The warning for a tool renamed for `dialect`.
 pub fn rename_warning(path: &str, from: &str, to: &str, dialect: &str, rule: &NameRule) -> Problem {
-    Problem::warning(
+    Problem::warning(Code::Renamed,
         path,
         format!("tool name \"{from}\" is not valid for {dialect} (names must match {}): written as \"{to}\"", rule.pattern),
     )

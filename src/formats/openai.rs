@@ -17,7 +17,7 @@
 
 use super::{describe, note, Handling, Parts, Profile, ToolKeys, OPENAI_NAMES};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{At, Field, Problem, Schema, Tool};
+use crate::model::{At, Field, Code, Problem, Schema, Tool};
 use crate::schema::walk_mut;
 use crate::value::{Map, Value};
 
@@ -209,7 +209,7 @@ fn unravel(
         let at = path.key("$ref").to_string();
         if stack.contains(&r) {
             if node.contains_key("anyOf") {
-                warnings.push(Problem::warning(at, format!("recursive reference {r} beside other keywords and an anyOf: left as it is")));
+                warnings.push(Problem::warning(Code::Reference, at, format!("recursive reference {r} beside other keywords and an anyOf: left as it is")));
             } else {
                 node.shift_remove("$ref");
                 let mut alone = Map::new();
@@ -229,7 +229,7 @@ fn unravel(
                 stack.push(r);
             }
             _ => {
-                warnings.push(Problem::warning(at, format!("reference {r} does not resolve here: left as it is")));
+                warnings.push(Problem::warning(Code::Reference, at, format!("reference {r} does not resolve here: left as it is")));
                 break;
             }
         }
@@ -293,8 +293,8 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
                 continue;
             }
             if let Some(v) = node.shift_remove(key) {
-                warnings.push(Problem::warning(
-                    crate::model::join(&at.to_string(), key),
+                warnings.push(Problem::warning(Code::Moved,
+                    at.key(key),
                     format!("\"{key}\" is not permitted by OpenAI strict mode: moved into the description"),
                 ));
                 notes.push(note(key, &v));
@@ -303,8 +303,8 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
         if let Some(Value::String(f)) = node.field("format") {
             if !STRICT_FORMATS.contains(&f.as_str()) {
                 let v = node.shift_remove("format").unwrap_or(Value::Null);
-                warnings.push(Problem::warning(
-                    crate::model::join(&at.to_string(), "format"),
+                warnings.push(Problem::warning(Code::Moved,
+                    at.key("format"),
                     format!("format {v} is not one OpenAI strict mode takes: moved into the description"),
                 ));
                 notes.push(note("format", &v));
@@ -315,8 +315,8 @@ pub fn make_strict(root: &mut Schema, warnings: &mut Vec<Problem>) {
                 None | Some(Value::Bool(false)) => {}
                 Some(other) => {
                     notes.push(note("additionalProperties", other));
-                    warnings.push(Problem::warning(
-                        crate::model::join(&at.to_string(), "additionalProperties"),
+                    warnings.push(Problem::warning(Code::Moved,
+                        at.key("additionalProperties"),
                         "OpenAI strict mode needs \"additionalProperties\": false: the value given is moved into the description",
                     ));
                 }

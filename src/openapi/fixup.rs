@@ -5,7 +5,7 @@
 //! gptel, llm or a JSON Schema validator would reject is repaired (each
 //! repair a warning).
 
-use crate::model::{At, Field, Problem, Schema};
+use crate::model::{At, Field, Code, Problem, Schema};
 use crate::schema::walk_mut;
 use crate::value::{Map, Value};
 
@@ -105,7 +105,7 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             Some(true) => {}
             Some(false) => drop.push(("pattern", "is not a regular expression the argument checker can use")),
             // Past the import's pattern budget: kept, unchecked.
-            None => warnings.extend(crate::budget::pattern_not_checked().map(|m| Problem::warning(path.key("pattern").to_string(), m))),
+            None => warnings.extend(crate::budget::pattern_not_checked().map(|m| Problem::warning(Code::PatternNotChecked, path.key("pattern"), m))),
         },
         None => {}
         Some(_) => drop.push(("pattern", "must be a string")),
@@ -115,7 +115,7 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
     }
     for (k, why) in drop {
         node.shift_remove(k);
-        warnings.push(Problem::warning(path.key(k).to_string(), format!("`{k}` {why}: dropped")));
+        warnings.push(Problem::warning(Code::Dropped, path.key(k), format!("`{k}` {why}: dropped")));
     }
 }
 
@@ -161,7 +161,7 @@ fn tidy_node(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) -> u32 {
         let mut items = Map::new();
         items.insert("type".into(), Value::from("string"));
         node.insert("items".into(), Value::Object(items));
-        warnings.push(Problem::warning(path.to_string(), "an array without `items`: its items are taken to be strings"));
+        warnings.push(Problem::warning(Code::Assumed, path, "an array without `items`: its items are taken to be strings"));
     }
     if keys & ENUM != 0 {
         fix_enum(node, path, warnings);
@@ -276,7 +276,7 @@ fn ensure_type(node: &mut Schema, keys: u32, path: &At, warnings: &mut Vec<Probl
     } else {
         "string"
     };
-    warnings.push(Problem::warning(path.to_string(), format!("no `type`: assumed \"{t}\"")));
+    warnings.push(Problem::warning(Code::Assumed, path, format!("no `type`: assumed \"{t}\"")));
     let rest = std::mem::take(node);
     node.insert("type".into(), Value::from(t));
     node.extend(rest);
@@ -288,7 +288,7 @@ fn fix_enum(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
     let Some(ty) = node.field("type").and_then(Value::as_str).map(String::from) else { return };
     let Some(Value::Array(values)) = node.get_mut("enum") else {
         node.shift_remove("enum");
-        warnings.push(Problem::warning(path.key("enum").to_string(), "`enum` must be an array: dropped"));
+        warnings.push(Problem::warning(Code::Dropped, path.key("enum"), "`enum` must be an array: dropped"));
         return;
     };
     let mut converted = false;
@@ -321,9 +321,9 @@ fn fix_enum(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
     }
     if bad {
         node.shift_remove("enum");
-        warnings.push(Problem::warning(path.key("enum").to_string(), format!("`enum` values do not match type \"{ty}\": enum dropped")));
+        warnings.push(Problem::warning(Code::Dropped, path.key("enum"), format!("`enum` values do not match type \"{ty}\": enum dropped")));
     } else if converted {
-        warnings.push(Problem::warning(path.key("enum").to_string(), format!("`enum` values converted to type \"{ty}\"")));
+        warnings.push(Problem::warning(Code::Moved, path.key("enum"), format!("`enum` values converted to type \"{ty}\"")));
     }
 }
 
@@ -339,7 +339,7 @@ fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             .collect(),
         Some(_) => {
             node.shift_remove("required");
-            warnings.push(Problem::warning(path.key("required").to_string(), "`required` must be an array of names: dropped"));
+            warnings.push(Problem::warning(Code::Dropped, path.key("required"), "`required` must be an array of names: dropped"));
             return;
         }
         None => return,
@@ -354,8 +354,8 @@ fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             node.shift_remove("required");
         }
     }
-    warnings.push(Problem::warning(
-        path.key("required").to_string(),
+    warnings.push(Problem::warning(Code::UnknownRequired,
+        path.key("required"),
         format!("required {} not among the properties: dropped", crate::model::some_names(&unknown, 10)),
     ));
 }

@@ -26,7 +26,7 @@ use std::collections::HashSet;
 use serde::Deserialize;
 
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
-use crate::model::{join, Field, Problem};
+use crate::model::{join, Field, Code, Problem};
 use crate::imported::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
 use crate::value::{Map, Value};
@@ -320,7 +320,7 @@ fn read_each_within(
             // Past the import's budget, no operation is made any more.
             Err(e) if explicit || crate::budget::exhausted() => return Err(e),
             Err(e) => {
-                out.warnings.push(Problem::warning(
+                out.warnings.push(Problem::warning(Code::Skipped,
                     e.path.clone().unwrap_or_else(|| op.json_path.clone()),
                     format!("operation {} skipped: {}", op.name, e.message),
                 ));
@@ -489,14 +489,14 @@ impl<'a> Doc<'a> {
             let item = match doc.deref(item, &item_path) {
                 Ok(Value::Object(item)) => item,
                 Ok(other) => {
-                    doc.warnings.push(Problem::warning(
+                    doc.warnings.push(Problem::warning(Code::Skipped,
                         &item_path,
                         format!("a path item must be an object, found {}: skipped", kind_of(other)),
                     ));
                     continue;
                 }
                 Err(e) => {
-                    doc.warnings.push(Problem::warning(&item_path, format!("path skipped: {}", e.message)));
+                    doc.warnings.push(Problem::warning(Code::Skipped, &item_path, format!("path skipped: {}", e.message)));
                     continue;
                 }
             };
@@ -506,7 +506,7 @@ impl<'a> Doc<'a> {
                 }
                 let json_path = join(&item_path, method);
                 let Value::Object(op) = op else {
-                    doc.warnings.push(Problem::warning(
+                    doc.warnings.push(Problem::warning(Code::Skipped,
                         &json_path,
                         format!("an operation must be an object, found {}: skipped", kind_of(op)),
                     ));
@@ -561,12 +561,12 @@ impl<'a> Doc<'a> {
         let filtering = !opts.tags.is_empty() || !opts.paths.is_empty();
         for tag in &opts.tags {
             if !self.ops.iter().any(|op| op.tags().any(|t| t == tag)) {
-                warnings.push(Problem::warning("", format!("no operation has the tag \"{tag}\"")));
+                warnings.push(Problem::warning(Code::NoMatch, "", format!("no operation has the tag \"{tag}\"")));
             }
         }
         for prefix in &opts.paths {
             if !self.ops.iter().any(|op| under_prefix(op.path, prefix)) {
-                warnings.push(Problem::warning("", format!("no operation is under the path \"{prefix}\"")));
+                warnings.push(Problem::warning(Code::NoMatch, "", format!("no operation is under the path \"{prefix}\"")));
             }
         }
         let by_filter = |op: &Op| {

@@ -39,7 +39,7 @@ use super::describe::{self, arg_description, truncate, MAX_ARG_DESCRIPTION};
 use super::fixup::tidy;
 use super::{resolve_ref, sanitize_arg_name, unique_name, Doc, Op, OpenApiOptions, Version};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
+use crate::model::{index, join, Arg, Code, Field, Path, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
 use crate::value::{Map, Value};
 
@@ -162,8 +162,8 @@ struct Builder<'d, 'a, 'n> {
 type Param<'a> = (&'a Map<String, Value>, String);
 
 impl<'a> Builder<'_, 'a, '_> {
-    fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.warnings.push(Problem::warning(path, message));
+    fn warn(&mut self, code: Code, path: impl Into<Path>, message: impl Into<String>) {
+        self.warnings.push(Problem::warning(code, path, message));
     }
 
     /// The parameters of the path item and the operation (the operation's
@@ -240,13 +240,13 @@ impl<'a> Builder<'_, 'a, '_> {
             Some("formData") if form.is_some() => "form",
             Some(l @ ("path" | "query" | "header" | "cookie")) => l,
             Some(other) => {
-                self.warn(path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
+                self.warn(Code::Unsupported, path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
                 return Ok(());
             }
             None => return Err(Error::shape(path, format!("parameter \"{name}\" needs `in` (path, query, header or cookie)"))),
         };
         if loc == "header" && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str()) {
-            self.warn(path, format!("header \"{name}\" is set by the HTTP client, not by the model: skipped"));
+            self.warn(Code::Skipped, path, format!("header \"{name}\" is set by the HTTP client, not by the model: skipped"));
             return Ok(());
         }
         let (style, explode) = match self.doc.version {
@@ -263,7 +263,7 @@ impl<'a> Builder<'_, 'a, '_> {
             Version::Swagger2 => {
                 if p.field("type").and_then(Value::as_str) == Some("file") {
                     // A required file makes the form unsendable (`swagger_body`).
-                    self.warn(path, format!("file parameter \"{name}\" is not supported: skipped"));
+                    self.warn(Code::Unsupported, path, format!("file parameter \"{name}\" is not supported: skipped"));
                     return Ok(());
                 }
                 owned = Value::Object(
@@ -276,7 +276,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 (None, Some(Value::Object(content))) if !content.is_empty() => {
                     let (mt, media) = content.iter().next().expect("not empty");
                     let cp = join(&join(path, "content"), mt);
-                    self.warn(&cp, format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"));
+                    self.warn(Code::Unsupported, &cp, format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"));
                     match media.field("schema") {
                         Some(s) => (s, join(&cp, "schema")),
                         None => {
@@ -286,7 +286,7 @@ impl<'a> Builder<'_, 'a, '_> {
                     }
                 }
                 _ => {
-                    self.warn(path, format!("parameter \"{name}\" has no schema: taken to be a string"));
+                    self.warn(Code::Assumed, path, format!("parameter \"{name}\" has no schema: taken to be a string"));
                     owned = crate::json!({"type": "string"});
                     (&owned, path.to_string())
                 }
@@ -330,7 +330,7 @@ impl<'a> Builder<'_, 'a, '_> {
             Some(other) => {
                 let shown = other.as_str().map_or_else(|| other.to_string(), String::from);
                 let what = params_in(loc);
-                self.warn(join(path, "style"), format!("style \"{shown}\" is not supported for {what}: the default ({}) is used", allowed[0]));
+                self.warn(Code::Unsupported, join(path, "style"), format!("style \"{shown}\" is not supported for {what}: the default ({}) is used", allowed[0]));
                 None
             }
         };
@@ -338,7 +338,7 @@ impl<'a> Builder<'_, 'a, '_> {
             None => None,
             Some(Value::Bool(b)) => Some(*b),
             Some(other) => {
-                self.warn(join(path, "explode"), format!("`explode` must be a boolean, found {}: ignored", kind_of(other)));
+                self.warn(Code::Ignored, join(path, "explode"), format!("`explode` must be a boolean, found {}: ignored", kind_of(other)));
                 None
             }
         };
@@ -359,7 +359,7 @@ impl<'a> Builder<'_, 'a, '_> {
             ("pipes", "query" | "form") => (Some("pipeDelimited".into()), Some(false)),
             (other, _) => {
                 let what = params_in(loc);
-                self.warn(join(path, "collectionFormat"), format!("collectionFormat \"{other}\" is not supported for {what}: csv is used"));
+                self.warn(Code::Unsupported, join(path, "collectionFormat"), format!("collectionFormat \"{other}\" is not supported for {what}: csv is used"));
                 csv()
             }
         }
@@ -372,7 +372,7 @@ impl<'a> Builder<'_, 'a, '_> {
         match self.doc.find(p, m) {
             Some(op) => format!("Get this value with the tool {}.", op.name),
             None => {
-                self.warn(path, format!("x-dependent names no operation of this document ({} {p})", m.to_ascii_uppercase()));
+                self.warn(Code::Reference, path, format!("x-dependent names no operation of this document ({} {p})", m.to_ascii_uppercase()));
                 format!("Get this value from {} {p}.", m.to_ascii_uppercase())
             }
         }
@@ -392,7 +392,7 @@ impl<'a> Builder<'_, 'a, '_> {
             if name.is_empty() || declared {
                 continue;
             }
-            self.warn(
+            self.warn(Code::Assumed,
                 join(&self.op.json_path, "parameters"),
                 format!("path parameter \"{name}\" is not declared: added as a required string argument"),
             );
@@ -418,7 +418,7 @@ impl<'a> Builder<'_, 'a, '_> {
         let content = match rb.field("content") {
             Some(Value::Object(c)) if !c.is_empty() => c,
             _ => {
-                self.warn(&path, "a request body without `content`: the tool sends no body");
+                self.warn(Code::Ignored, &path, "a request body without `content`: the tool sends no body");
                 return Ok(None);
             }
         };
@@ -461,13 +461,13 @@ impl<'a> Builder<'_, 'a, '_> {
             None => return out,
             Some(Value::Object(fields)) => fields,
             Some(other) => {
-                self.warn(path, format!("`encoding` must be an object, found {}: ignored", kind_of(other)));
+                self.warn(Code::Ignored, path, format!("`encoding` must be an object, found {}: ignored", kind_of(other)));
                 return out;
             }
         };
         for (field, e) in fields {
             let Value::Object(e) = e else {
-                self.warn(join(path, field), format!("an encoding must be an object, found {}: ignored", kind_of(e)));
+                self.warn(Code::Ignored, join(path, field), format!("an encoding must be an object, found {}: ignored", kind_of(e)));
                 continue;
             };
             let (style, explode) = self.style(e, "form", &join(path, field));
@@ -562,7 +562,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 format!("the request body can only be {types}, and toolspec sends {SENT} bodies only"),
             ));
         }
-        self.warn(path, format!("request body ({types}) not supported ({SENT} only): the tool sends no body"));
+        self.warn(Code::Unsupported, path, format!("request body ({types}) not supported ({SENT} only): the tool sends no body"));
         Ok(None)
     }
 
@@ -622,7 +622,7 @@ impl<'a> Builder<'_, 'a, '_> {
         }
         for f in &files {
             let at = join(&join(path, "properties"), f);
-            self.warn(&at, format!("the file field \"{f}\" cannot be sent (toolspec sends no files): left out"));
+            self.warn(Code::Unsupported, &at, format!("the file field \"{f}\" cannot be sent (toolspec sends no files): left out"));
         }
         Ok(Some(self.body_of(schema, required, ct, desc)))
     }
@@ -636,7 +636,7 @@ impl<'a> Builder<'_, 'a, '_> {
         };
         if schema.field("type").and_then(Value::as_str) != Some("string") {
             if raw.is_some() {
-                self.warn(path, format!("a {ct} body is text: its argument is a string"));
+                self.warn(Code::Assumed, path, format!("a {ct} body is text: its argument is a string"));
             }
             let description = schema.shift_remove("description");
             schema = Schema::new();
@@ -716,7 +716,7 @@ impl<'a> Builder<'_, 'a, '_> {
             match self.doc.deref(r, &path) {
                 Ok(Value::Object(r)) => out.push((r, path)),
                 Ok(_) => {}
-                Err(e) => self.warn(&path, format!("response ignored: {}", e.message)),
+                Err(e) => self.warn(Code::Ignored, &path, format!("response ignored: {}", e.message)),
             }
         }
         out
@@ -822,7 +822,7 @@ impl<'a> Builder<'_, 'a, '_> {
             match vars.and_then(|v| v.get(name)).and_then(|v| v.field("default")).and_then(Value::as_str) {
                 Some(d) => out.push_str(d),
                 None => {
-                    self.warn(join(path, "url"), format!("server variable \"{name}\" has no default: left as is"));
+                    self.warn(Code::Unsupported, join(path, "url"), format!("server variable \"{name}\" has no default: left as is"));
                     out.push_str(&rest[open..=open + close]);
                 }
             }
@@ -846,7 +846,7 @@ impl<'a> Builder<'_, 'a, '_> {
                 .flatten()
         });
         if found.is_none() {
-            self.warn(path, "no template_engine_with_jinja processor with a metadata.template: ignored");
+            self.warn(Code::Ignored, path, "no template_engine_with_jinja processor with a metadata.template: ignored");
         }
         found.map(String::from)
     }
@@ -901,7 +901,7 @@ impl<'a> Builder<'_, 'a, '_> {
                     entry.insert("parameter".into(), l.field("parameter").cloned().unwrap_or(Value::Null));
                     out.push(Value::Object(entry));
                 }
-                None => self.warn(lp, format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase())),
+                None => self.warn(Code::Reference, lp, format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase())),
             }
         }
         if let Some(Value::Object(props)) = node.field("properties") {
