@@ -94,8 +94,8 @@ Buffers made meanwhile and the temporary files are removed."
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
          (gptel--tool-preview-alist nil)
-         (toolspec--registered (make-hash-table :test 'equal))
-         (toolspec--import-options (make-hash-table :test 'equal))
+         (toolspec-gptel--registered (make-hash-table :test 'equal))
+         (toolspec-gptel--import-options (make-hash-table :test 'equal))
          (toolspec-function-alist nil)
          (toolspec-hour-test--files nil)
          (before (buffer-list)))
@@ -241,7 +241,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
       (should (string-match-p "a: register and activate (add to `gptel-tools')"
                               (toolspec-hour-test--preview-text)))
       (toolspec-hour-test--keys "y")
-      (should (= 2 (length (gethash file toolspec--registered))))
+      (should (= 2 (length (gethash file toolspec-gptel--registered))))
       (should-not gptel-tools)
       (should (string-match-p "2 tools registered in category mcp-tools-list, not active yet: pick them in .gptel-menu. (Tools), or register with a next time"
                               (toolspec-hour-test--messages)))
@@ -249,7 +249,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
       (toolspec-hour-test--keys "a")
       (should (equal (sort (mapcar #'gptel-tool-name gptel-tools) #'string<)
                      '("create_issue" "read_text_file")))
-      (should (cl-every (lambda (tool) (memq tool (gethash file toolspec--registered))) gptel-tools))
+      (should (cl-every (lambda (tool) (memq tool (gethash file toolspec-gptel--registered))) gptel-tools))
       (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-hour-test--messages))))
     (setq gptel-tools nil)
     (let ((toolspec-activate-tools t))
@@ -312,7 +312,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
             (let ((toolspec-tool-directories (list dir)))
               (toolspec-hour-test--mx "toolspec-load-tool-directories"))
             (should (string-match-p "toolspec: 2 tools registered" (toolspec-hour-test--messages)))
-            (should (= 2 (length (gethash file toolspec--registered))))
+            (should (= 2 (length (gethash file toolspec-gptel--registered))))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues"))))
         (delete-directory dir t)))))
 

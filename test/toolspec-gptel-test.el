@@ -886,7 +886,7 @@ as an error would make every registered tool invalid."
   "A :function the caller put in a tool plist is the tool's function."
   (require 'toolspec-gptel)
   (let ((gptel--known-tools nil)
-        (toolspec--registered (make-hash-table :test 'equal))
+        (toolspec-gptel--registered (make-hash-table :test 'equal))
         (toolspec-function-alist nil)
         (plist '(:name "own_weather" :description "Weather."
                  :args ((:name "city" :type string :description "City.")))))
@@ -910,7 +910,7 @@ as an error would make every registered tool invalid."
 (ert-deftest toolspec-gptel-test-llm-args-carry-a-type-symbol ()
   "llm needs a :type symbol on each argument: untyped ones get one."
   (require 'toolspec-gptel)
-  (should (equal (toolspec--llm-args
+  (should (equal (toolspec-gptel--llm-args
                   '((:name "a" :description "Any.")
                     (:name "b" :type ["boolean" "string"])
                     (:name "c" :type ["null" "integer"])
@@ -994,7 +994,7 @@ A type must be one string; recurses through properties, items, anyOf."
   (declare (indent 0) (debug t))
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
-         (toolspec--registered (make-hash-table :test 'equal)))
+         (toolspec-gptel--registered (make-hash-table :test 'equal)))
      ,@body))
 
 (defun toolspec-gptel-test--sent-all (tools backend)
@@ -1016,7 +1016,7 @@ A type must be one string; recurses through properties, items, anyOf."
       (should (equal (toolspec-original-name (nth 0 tools)) "math.sum"))
       (should (equal (toolspec-original-name (nth 1 tools)) "math_sum"))
       ;; Found, exported and unregistered under the original name.
-      (should (eq (toolspec--as-tool "math.sum") (nth 0 tools)))
+      (should (eq (toolspec-gptel--as-tool "math.sum") (nth 0 tools)))
       (should (string-match-p "\"name\":\"math.sum\"" (toolspec-to-json (nth 0 tools) 'mcp)))
       ;; Exported from the plist it was read as: root keywords kept.
       (should (string-match-p "\\$schema" (toolspec-to-json (nth 0 tools) 'mcp)))

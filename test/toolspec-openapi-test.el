@@ -70,7 +70,7 @@
   (declare (indent 0) (debug t))
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
-         (toolspec--registered (make-hash-table :test 'equal))
+         (toolspec-gptel--registered (make-hash-table :test 'equal))
          (toolspec-function-alist nil)
          (before (buffer-list)))
      (unwind-protect

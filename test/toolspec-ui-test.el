@@ -87,7 +87,7 @@ killed afterwards."
   (declare (indent 0) (debug t))
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
-         (toolspec--registered (make-hash-table :test 'equal))
+         (toolspec-gptel--registered (make-hash-table :test 'equal))
          (toolspec-function-alist nil)
          (toolspec-ui-test--files nil)
          (before (buffer-list)))
@@ -172,7 +172,7 @@ The place is the start of GROUP (default the whole match)."
       (toolspec-ui-test--keys (kbd "C-c C-c"))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "create_issue"))))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "read_text_file"))))
-      (should (= 2 (length (gethash file toolspec--registered))))
+      (should (= 2 (length (gethash file toolspec-gptel--registered))))
       (should (string-match-p "2 tools registered in category mcp-tools-list" (toolspec-ui-test--messages)))
       (should-not (get-buffer "*toolspec-import*")))))
 
@@ -386,7 +386,7 @@ with :strict, the import's error names the JSON path's place."
       (should (string-match-p "^get_weather$" text)))
     (toolspec-ui-test--keys (kbd "C-c C-c"))
     (should (gptel-tool-p (gptel-get-tool '("my-tools" "get_weather"))))
-    (should (= 2 (length (gethash "my-tools" toolspec--registered))))
+    (should (= 2 (length (gethash "my-tools" toolspec-gptel--registered))))
     (should (string-match-p "2 tools registered in category my-tools" (toolspec-ui-test--messages)))))
 
 (ert-deftest toolspec-ui-import-region-places-are-in-the-buffer ()
