@@ -367,14 +367,20 @@ The tool keeps its original name for binding, dispatch, describing
 and export."
   (let* ((names (mapcar (lambda (tool) (plist-get tool :name)) tools))
          (new (and (cl-every #'stringp names) (toolspec-safe-names names 'gptel)))
-         (pairs (cl-loop for old in names for n in new when n collect (format "%s as %s" old n))))
-    (when pairs
+         (count (cl-count-if #'identity new)))
+    (when (> count 0)
+      ;; The first ten pairs: a catalog may rename thousands.
       (display-warning
        'toolspec
        (format "%d tool name%s not valid for every gptel backend, registered under valid ones: %s"
-               (length pairs) (if (cdr pairs) "s are" " is")
-               (concat (mapconcat #'identity (seq-take pairs 10) ", ")
-                       (if (> (length pairs) 10) (format " and %d more" (- (length pairs) 10)) "")))
+               count (if (> count 1) "s are" " is")
+               (concat (mapconcat #'identity
+                                  (cl-loop for old in names for n in new
+                                           when n collect (format "%s as %s" old n)
+                                           and count t into shown
+                                           until (>= shown 10))
+                                  ", ")
+                       (if (> count 10) (format " and %d more" (- count 10)) "")))
        :warning))
     (or new (make-list (length tools) nil))))
 
@@ -383,7 +389,10 @@ and export."
 Registration gives such a tool a valid name and warns (see
 `toolspec-gptel--names'), so the name no longer stops the import.
 The other name errors (no name, not a string) stay."
-  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
+  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name)))
+           ;; Most tools have no such error: their problems as they are.
+           (cl-loop for p in problems
+                    thereis (and (eq (car p) 'error) (equal (nth 1 p) "name"))))
       (mapcar (lambda (p)
                 (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
                     (append (list 'warning "name"
@@ -393,6 +402,42 @@ The other name errors (no name, not a string) stay."
                   p))
               problems)
     problems))
+
+(defun toolspec-gptel--copy (x)
+  "X with each cons, vector and string in it copied."
+  (cond ((stringp x) (copy-sequence x))
+        ((consp x)
+         (if (proper-list-p x)
+             ;; The spine copied in C, then what is in it.
+             (let* ((copy (copy-sequence x))
+                    (cell copy))
+               (while cell
+                 (let ((e (car cell)))
+                   (when (or (consp e) (stringp e) (vectorp e))
+                     (setcar cell (toolspec-gptel--copy e))))
+                 (setq cell (cdr cell)))
+               copy)
+           (cons (toolspec-gptel--copy (car x)) (toolspec-gptel--copy (cdr x)))))
+        ((vectorp x)
+         (let ((copy (copy-sequence x)))
+           (dotimes (i (length copy))
+             (let ((e (aref copy i)))
+               (when (or (consp e) (stringp e) (vectorp e))
+                 (aset copy i (toolspec-gptel--copy e)))))
+           copy))
+        (t x)))
+
+(defun toolspec-gptel--source-plist (tool new)
+  "A copy of TOOL, a tool plist, to export and send it from.
+NEW is its registered name, when it is not TOOL's own.  The copy's
+description and args, strings and all, are its own: the gptel tool
+made from TOOL has TOOL's.  The rest is shared with TOOL."
+  (let ((copy (copy-sequence tool)))
+    (when (plist-get copy :description)
+      (setq copy (plist-put copy :description (copy-sequence (plist-get copy :description)))))
+    (when (plist-get copy :args)
+      (setq copy (plist-put copy :args (toolspec-gptel--copy (plist-get copy :args)))))
+    (if new (plist-put copy :name new) copy)))
 
 (defun toolspec-original-name (tool)
   "The name TOOL, a gptel tool toolspec registered, has in its source.
@@ -589,8 +634,13 @@ replaces its tools."
                         (let ((made (toolspec-gptel--make category bound)))
                           (when new
                             (puthash made original toolspec--original-names))
-                          (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
-                                   toolspec--gptel-sources)
+                          ;; The plist it is exported and sent from, whose
+                          ;; texts are kept (see `toolspec--gptel-sources'):
+                          ;; its description and args its own, not the
+                          ;; struct's (gptel made their types strings in
+                          ;; both), so that no change to the struct
+                          ;; reaches it.
+                          (puthash made (toolspec-gptel--source-plist tool new) toolspec--gptel-sources)
                           (puthash made (list fn tool options) toolspec-gptel--bindings)
                           made)))
                     tools names)))
@@ -871,7 +921,7 @@ one request: providers refuse a list whose tools share a name."
   (let ((seen (make-hash-table :test #'equal))
         (twice nil))
     (dolist (tool tools)
-      (let ((name (plist-get (toolspec--export-key tool) :name)))
+      (let ((name (toolspec--export-name tool)))
         (when (and (gethash name seen) (not (member name twice)))
           (push name twice))
         (puthash name t seen)))
