@@ -719,10 +719,11 @@ next export, for as long as the tool lives and is `equal' to what it
 was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
-    (let* ((renames (toolspec--export-renames tools dialect))
+    (let* ((names (mapcar #'toolspec--export-name tools))
+           (renames (toolspec--export-renames tools dialect names))
            ;; A renamed tool's text is kept under its new name: a name
            ;; made valid in another document may differ.
-           (texts (and (not pretty) (toolspec--tool-texts tools dialect renames)))
+           (texts (and (not pretty) (toolspec--tool-texts tools dialect renames names)))
            ;; `json-serialize' failed on the tools already: not tried again.
            (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
                             (toolspec--serialize tools))))
@@ -740,15 +741,16 @@ was (see `toolspec--export-cache')."
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
            dialect t pretty))))))
 
-(defun toolspec--export-renames (tools dialect)
+(defun toolspec--export-renames (tools dialect &optional names)
   "Warn of the names of TOOLS that DIALECT refuses; return the new names.
+NAMES are the names TOOLS are exported under, when known.
 The writer gives them new names, made valid and different from the
 other tools' (see `toolspec-safe-names').  Return nil when every
 name is kept, else a list as long as TOOLS: nil for a name kept,
 else its new name.  The new names depend on DIALECT and the names
 alone: those of the last export are kept in `toolspec--export-cache'
 and used again while the names are the same as that export's."
-  (let* ((names (mapcar #'toolspec--export-name tools))
+  (let* ((names (or names (mapcar #'toolspec--export-name tools)))
          ;; The names as the module takes them, also what they are
          ;; compared by: a name changed in place is a new name.
          (json (and (cl-every #'stringp names) (json-serialize (vconcat names))))
@@ -876,13 +878,6 @@ elsewhere leaves the table at the next garbage collection.  The
 entry under `toolspec--export-renames' is the last export's names:
 \(DIALECT NAMES-JSON . NEW-NAMES), see `toolspec--export-renames'.")
 
-(defun toolspec--registered-mark (tool)
-  "(SOURCE . NAME) of TOOL, a gptel tool toolspec registered, else nil.
-SOURCE is the plist TOOL was registered from, NAME the name it is
-exported under (see `toolspec--export-cache')."
-  (when-let* ((source (and (recordp tool) (gethash tool toolspec--gptel-sources))))
-    (cons source (toolspec--export-name tool))))
-
 (defun toolspec--registered-item (source name)
   "The `toolspec--serial-item' of SOURCE, a registered tool's plist, named NAME.
 As that of its `toolspec--export-key' under NAME, made in one pass."
@@ -904,12 +899,14 @@ nil for its own."
                return text)
     (cdr (assoc dialect texts))))
 
-(defun toolspec--tool-texts (tools dialect &optional new-names)
+(defun toolspec--tool-texts (tools dialect &optional new-names names)
   "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
 NEW-NAMES, nil or a list as long as TOOLS, gives the name a tool is
 written under instead of its own (nil: its own); such a text is kept
-for that name.  Texts come from `toolspec--export-cache' where they
-can, the module writes the others and they are kept there.  Return
+for that name.  NAMES, when given, are the names TOOLS are exported
+under (`toolspec--export-name').  Texts come from
+`toolspec--export-cache' where they can, the module writes the
+others and they are kept there.  Return
 `unserializable' when `json-serialize' can't take a tool (a symbol
 in it, say), nil when TOOLS are not tools or the module fails on
 one: the caller takes the way that reports it."
@@ -919,21 +916,23 @@ one: the caller takes the way that reports it."
           (let* ((tools (vconcat tools))
                  (n (length tools))
                  (new (and new-names (vconcat new-names)))
-                 ;; Registered tools' (SOURCE . NAME); the others' keys,
-                 ;; made only for them, and for the tools written.
+                 (names (if names (vconcat names) (cl-map 'vector #'toolspec--export-name tools)))
+                 ;; Registered tools' source plists (see
+                 ;; `toolspec--export-cache'); the others' keys, made
+                 ;; only for them, and for the tools written.
                  (marks (make-vector n nil))
                  (keys (make-vector n nil))
                  (texts (make-vector n nil))
                  (misses nil))
             (dotimes (i n)
               (let* ((tool (aref tools i))
-                     (mark (toolspec--registered-mark tool))
+                     (mark (and (recordp tool) (gethash tool toolspec--gptel-sources)))
                      (entry (gethash tool toolspec--export-cache))
                      (text (and entry
                                 (if mark
                                     (let ((key (car entry)))
-                                      (and (eq (car-safe key) (car mark))
-                                           (equal (cdr key) (cdr mark))))
+                                      (and (eq (car-safe key) mark)
+                                           (equal (cdr key) (aref names i))))
                                   (equal (car entry) (aset keys i (toolspec--export-key tool))))
                                 (toolspec--kept-text (cdr entry) dialect (and new (aref new i))))))
                 (aset marks i mark)
@@ -947,7 +946,7 @@ one: the caller takes the way that reports it."
                                           (let ((mark (aref marks i))
                                                 (name (and new (aref new i))))
                                             (if mark
-                                                (toolspec--registered-item (car mark) (or name (cdr mark)))
+                                                (toolspec--registered-item mark (or name (aref names i)))
                                               (let ((item (toolspec--serial-item
                                                            (or (aref keys i)
                                                                (aset keys i (toolspec--export-key (aref tools i)))))))
@@ -975,7 +974,7 @@ one: the caller takes the way that reports it."
                          for entry = (gethash tool toolspec--export-cache)
                          for slot = (if (and new (aref new i)) (cons dialect (aref new i)) dialect)
                          for key = (if mark
-                                       (cons (car mark) (copy-sequence (cdr mark)))
+                                       (cons mark (copy-sequence (aref names i)))
                                      (let* ((copy (aref copies k))
                                             (args (plist-member copy :args)))
                                        (when args
