@@ -2,7 +2,11 @@
 #
 #   make            build the release module into lisp/, with the toolspec
 #                   command beside it (lisp/toolspec, which renders the
-#                   templates of OpenAPI tools; also target/release/toolspec)
+#                   templates of OpenAPI tools; also target/release/toolspec),
+#                   then byte-compile lisp/ (and native-compile it where
+#                   Emacs can, into the user's eln-cache)
+#   make clean      remove what make built: cargo's target/, the module,
+#                   the command, the .elc and the native code
 #   make install-bin  copy the command to $(PREFIX)/bin (~/.local/bin)
 #   make demo       build, then convert the example specs in a batch Emacs
 #   make test       everything: cargo tests, ERT (core and real gptel), lint,
@@ -28,9 +32,15 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads demo test testdata providers sweep bench bench-rust fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads compile demo test testdata providers sweep bench bench-rust fuzz deps deps-emacs clean
 
-all: module bin autoloads
+all: module bin autoloads compile
+
+# Byte-compile lisp/*.el next to the sources, against the module just
+# built, and native-compile them where Emacs supports it
+# (`native-comp-available-p'); where it cannot, the byte code stays.
+compile: module
+	$(EMACS) --batch -Q -L lisp -l scripts/compile.el
 
 # lisp/toolspec-autoloads.el: load it from init.el to have the commands
 # autoloaded without loading toolspec.
@@ -101,5 +111,6 @@ fuzz:
 	bash scripts/fuzz.sh
 
 clean:
+	-$(EMACS) --batch -Q -L lisp -l scripts/compile.el clean
 	$(CARGO) clean
 	rm -f lisp/*.elc test/*.elc $(MODULE) $(PROGRAM) lisp/toolspec-autoloads.el

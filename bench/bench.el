@@ -36,7 +36,8 @@
 ;; their own JSON), and handing the registered tools' data to a module
 ;; (`json-serialize').  They bound the ratios any design can reach.
 ;;
-;; The figures go to stdout and to BENCHMARKS.md (or $TOOLSPEC_BENCH_OUT).
+;; The figures go to stdout and to BENCHMARKS.md (or $TOOLSPEC_BENCH_OUT),
+;; laid out by bench-report.el.
 
 ;;; Code:
 
@@ -49,6 +50,7 @@
 (require 'gptel-openai)
 (require 'toolspec-mcp)
 (require 'toolspec-mcp-server)
+(require 'bench-report)
 
 (defvar toolspec-bench-data
   (or (getenv "TOOLSPEC_BENCHDATA") (expand-file-name ".deps/bench"))
@@ -797,56 +799,12 @@ own instance of the same server, alternately, in the same era."
                   toolspec-bench-reps))))
 
 (defun toolspec-bench--write ()
-  "Write the report to `toolspec-bench-out'."
-  (let ((history (expand-file-name "bench/history.md")))
-    (with-temp-file toolspec-bench-out
-      (insert "# Benchmarks\n\n"
-              "Written by `make bench` (bench/bench.el); do not edit by hand.  "
-              "Each case runs toolspec and its baseline alternately in one batch Emacs; "
-              "times are medians, the ratio is toolspec / baseline (below 1: toolspec is faster).\n\n")
-      (insert (format-time-string "Run on %Y-%m-%d.\n\n"))
-      (dolist (l (toolspec-bench--versions)) (insert l "\n"))
-      (insert "\n| case | toolspec | baseline | baseline time | ratio | target | met |\n"
-              "| --- | ---: | --- | ---: | ---: | ---: | :---: |\n")
-      (dolist (r (reverse toolspec-bench--rows))
-        (insert "| " (mapconcat #'identity r " | ") " |\n"))
-      (insert "\n")
-      (dolist (n (reverse toolspec-bench--notes))
-        (insert "- " n "\n"))
-      (insert "\n## Baselines and data\n\n"
-              "- *mcp.el path*: `json-parse-string` as mcp.el's JSON-RPC layer calls it, then per tool "
-              "mcp.el's destructuring and `mcp--parse-tool-args` (bench/bench.el, written step for step; "
-              "its per-name lookup of each tool, which is quadratic, is left out).  toolspec's side also "
-              "normalises every schema and validates every tool.\n"
-              "- *gptel--parse-tools + encode*: gptel's own serialisation of registered tools for an "
-              "OpenAI backend, `gptel--json-encode` of `gptel--parse-tools`.\n"
-              "- *mcp.el path + gptel-make-tool each*: the mcp.el path from the file's text, then "
-              "`gptel-make-tool` of each tool, as mcp.el's README registers its servers' tools; "
-              "toolspec's side is `toolspec-import-file` (read, validate, register, argument checkers "
-              "made at each tool's first call).\n"
-              "- *SDK client -> Python SDK server*: the Python MCP SDK's client (PyPI `mcp`) calling a trivial "
-              "tool, echo, on the SDK's own server (MCPServer) on stdio, alternately with the same client calling "
-              "the same elisp tool through `toolspec serve` and `toolspec-mcp-server-mode` (bench/mcp_bench.py).  "
-              "*Python SDK client* (MCP client case): that client calling that server, against `toolspec-mcp`'s "
-              "client calling it through the gptel function it registered.  *mcp.el path + gptel-make-tool each* "
-              "(MCP client case): a server listing the catalog's first 1,000 tools, started, `initialize` and "
-              "`tools/list` on stdio, then the mcp.el path and `gptel-make-tool` of each; toolspec's side is "
-              "`toolspec-mcp-connect` until the tools are registered.\n"
-              "- The catalog: every function definition in the test data of the Berkeley Function "
-              "Calling Leaderboard (PyPI `bfcl-eval`), deduplicated, types made JSON Schema's, as one MCP "
-              "tools/list result (bench/make-catalog.py); `catalog-2x.json` is the same twice over under other "
-              "names.  GitHub's description: npm `@octokit/openapi`.\n"
-              "- *floor* rows: what Emacs itself needs, whatever a module does.  For the catalog, "
-              "`json-parse-string` of the JSON of toolspec's output plists makes the same objects "
-              "(strings for the type symbols, a vector for `:args`) by Emacs's C parser, the fastest "
-              "way Emacs has to make them.  For the export, the tools' keys made serialisable and "
-              "`json-serialize` of them: what toolspec's first export hands the module, by Emacs's C "
-              "serialiser.  A case's ratio cannot go below its floor's ratio, however fast the module.\n")
-      (when (file-exists-p history)
-        (insert "\n")
-        (insert-file-contents history)
-        (goto-char (point-max))))
-    (message "Wrote %s" toolspec-bench-out)))
+  "Write the report to `toolspec-bench-out' (see bench-report.el)."
+  (toolspec-bench-report-write toolspec-bench-out
+                               (reverse toolspec-bench--rows)
+                               (reverse toolspec-bench--notes)
+                               (toolspec-bench--versions)
+                               (format-time-string "%Y-%m-%d")))
 
 (defun toolspec-bench-run-and-exit ()
   "Run every case, write the report, exit."

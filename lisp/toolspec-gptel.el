@@ -57,9 +57,9 @@
 (declare-function gptel-get-tool "ext:gptel-request")
 (declare-function llm-make-tool "ext:llm")
 (declare-function mcp-make-text-tool "ext:mcp-hub")
-(declare-function toolspec--preview-file "toolspec-ui")
-(declare-function toolspec--export-read-args "toolspec-ui")
-(declare-function toolspec--export-report "toolspec-ui")
+(declare-function toolspec-ui--preview-file "toolspec-ui")
+(declare-function toolspec-ui--export-read-args "toolspec-ui")
+(declare-function toolspec-ui--export-report "toolspec-ui")
 (defvar gptel--known-tools)
 (defvar gptel-tools)
 
@@ -151,9 +151,9 @@ This is advice around `gptel--parse-tools'."
   :group 'toolspec-gptel)
 
 (autoload 'toolspec-http-make-executor "toolspec-http")
-(autoload 'toolspec-gloodata-executor "toolspec-seeds")
-(autoload 'toolspec-arcade-executor "toolspec-seeds")
-(autoload 'toolspec-skydeck-executor "toolspec-seeds")
+(autoload 'toolspec-gloodata-executor "toolspec-gloodata")
+(autoload 'toolspec-arcade-executor "toolspec-arcade")
+(autoload 'toolspec-skydeck-executor "toolspec-skydeck")
 
 (defvar toolspec-executor-makers
   '(("openapi" . toolspec-http-make-executor)
@@ -165,7 +165,8 @@ TYPE is a string.  A tool plist with `:executor' (:type TYPE ...) is
 bound by calling MAKER with the tool plist and the import options;
 it returns what a resolver returns (a function, or a plist with
 `:function', `:async' and `:confirm').  \"openapi\" runs HTTP API
-operations (toolspec-http.el); the others are in toolspec-seeds.el.
+operations (toolspec-http.el); the others are in toolspec-gloodata.el,
+toolspec-arcade.el and toolspec-skydeck.el.
 Each file is loaded when a tool of its kind is first bound.")
 
 ;;;; Arguments
@@ -755,9 +756,9 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
   (setq toolspec-last-import-left-out nil)
   (if (plist-get options :preview)
       (progn (require 'toolspec-ui)
-             (toolspec--preview-file file options))
+             (toolspec-ui--preview-file file options))
     (let* ((file (expand-file-name file))
-           (tools (toolspec--read-file-for-import file options))
+           (tools (toolspec-openapi--read-file-for-import file options))
            (problems toolspec-last-import-problems)
            (kept nil)
            (refused nil))
@@ -904,14 +905,14 @@ TOOLS is a list of tool plists, gptel tools or registered tool names.
 With FILE, write the document there; otherwise return it as a string.
 Interactively, ask for the tools, the dialect and the file; without
 a file, show the document in buffer *toolspec-export*."
-  (interactive (progn (require 'toolspec-ui) (toolspec--export-read-args)))
+  (interactive (progn (require 'toolspec-ui) (toolspec-ui--export-read-args)))
   (let* ((tools (mapcar #'toolspec-gptel--as-tool tools))
          (json (toolspec-tools-to-json tools dialect t)))
     (when file
       (let ((coding-system-for-write 'utf-8-unix))
         (write-region (concat json "\n") nil file)))
     (when (called-interactively-p 'any)
-      (toolspec--export-report json dialect file (length tools) (toolspec-gptel--names-given-twice tools)))
+      (toolspec-ui--export-report json dialect file (length tools) (toolspec-gptel--names-given-twice tools)))
     (or file json)))
 
 (defun toolspec-gptel--names-given-twice (tools)

@@ -63,6 +63,11 @@
 ;;
 ;; `toolspec-openapi-bootstrap' runs an API's `x-bootstrap' operations
 ;; and returns (or inserts) their results, for the model's context.
+;;
+;; The transport (`toolspec-http--send', with its limits, credentials
+;; and redirect rules) also carries the calls of Gloodata extensions and
+;; Arcade workers (toolspec-gloodata.el, toolspec-arcade.el), through
+;; `toolspec-http--post-json'.
 
 ;;; Code:
 
@@ -155,8 +160,6 @@ its import gets no credential: it answers that it needs one."
 
 (defconst toolspec-http--lookup-result-size 2000
   "Largest looked-up text, in characters, put into a response.")
-
-(define-error 'toolspec-http-error "OpenAPI call failed" 'toolspec-error)
 
 ;;;; Operations
 
@@ -349,7 +352,6 @@ The scheme is left out, a credential's value too (see
             "\n")
     nil))
 
-;;;###autoload
 (defun toolspec-http-make-executor (tool options)
   "Make the function running TOOL, an OpenAPI operation, under OPTIONS.
 TOOL is a tool plist whose `:executor' is an OpenAPI executor (see
@@ -1290,6 +1292,56 @@ credentials."
                                                   (if (eq (car err) 'toolspec-http-error)
                                                       (cadr err)
                                                     (error-message-string err)))))))))
+
+;;;; JSON posts (Gloodata extensions, Arcade workers)
+
+(defun toolspec-http--post-json (url body callback &optional headers timeout)
+  "POST BODY, a JSON string, to URL; call CALLBACK with the answer.
+CALLBACK receives STATUS, TEXT and ERROR exactly once: the HTTP
+status and the body, or nil, nil and a message when there is no
+answer (a connection error, nothing within TIMEOUT seconds, default
+`toolspec-http-timeout', or an answer the transport refuses).
+HEADERS is an alist of extra request headers.  The request goes
+through `toolspec-http--send', with the rules of every executor:
+redirects only on URL's server, no credentials prompted for, no
+compressed answers, `toolspec-http-max-response-size'."
+  (let ((toolspec-http-timeout (or timeout toolspec-http-timeout)))
+    (toolspec-http--send
+     (list :method "POST" :url url
+           :headers (append '(("Content-Type" . "application/json")
+                              ("Accept" . "application/json"))
+                            headers)
+           :data (encode-coding-string body 'utf-8))
+     (lambda (resp)
+       (if (plist-get resp :error)
+           (funcall callback nil nil (plist-get resp :error))
+         (funcall callback (plist-get resp :status) (plist-get resp :body) nil))))))
+
+(defun toolspec-http--post-json-sync (url body &optional timeout)
+  "POST BODY, a JSON string, to URL and wait for the answer.
+Return (STATUS . TEXT); signal `toolspec-fetch-error' when there
+is no answer within TIMEOUT seconds (default `toolspec-http-timeout'),
+the transport refuses it (see `toolspec-http--post-json'), or the status
+is not 2xx."
+  (let* ((timeout (or timeout toolspec-http-timeout))
+         (answer nil)
+         (deadline (+ (float-time) timeout 5)))
+    (toolspec-http--post-json url body (lambda (status text err) (setq answer (list status text err)))
+                         nil timeout)
+    (while (and (null answer) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (pcase-let ((`(,status ,text ,err) answer))
+      (cond
+       ((null answer)
+        (signal 'toolspec-fetch-error (list (format "%s: no answer" url) (list :url url))))
+       (err
+        (signal 'toolspec-fetch-error (list (format "%s: %s" url err) (list :url url))))
+       ((not (<= 200 status 299))
+        (signal 'toolspec-fetch-error
+                (list (format "%s answered HTTP %s: %s" url status
+                              (truncate-string-to-width (or text "") 200))
+                      (list :url url :status status))))
+       (t (cons status text))))))
 
 ;;;; Responses
 

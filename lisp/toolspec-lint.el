@@ -47,6 +47,11 @@
 (defvar flymake-diagnostic-functions)
 (defvar flymake-mode)
 
+(defgroup toolspec-lint nil
+  "Checking `gptel-make-tool' forms in Emacs Lisp buffers."
+  :group 'toolspec
+  :prefix "toolspec-lint-")
+
 (defcustom toolspec-lint-show-notes t
   "Non-nil means show notes: what toolspec could not check.
 A note marks a part of a tool definition computed when the code
@@ -112,7 +117,6 @@ It covers the form there, up to the end of its first line."
 
 ;;;; Flymake
 
-;;;###autoload
 (defun toolspec-lint-flymake (report-fn &rest _args)
   "Flymake backend for the tool definitions in an Emacs Lisp buffer.
 Report to REPORT-FN, Flymake's callback, the problems of every

@@ -644,6 +644,7 @@ In the buffer, \\`l' shows the log and \\`g' updates."
     (goto-char (point-min))
     (pop-to-buffer (current-buffer))))
 
+;;;###autoload
 (defun toolspec-mcp-server-show-log ()
   "Show the MCP server's log buffer."
   (interactive)

@@ -35,12 +35,19 @@
 ;; M-x toolspec-mcp-list to see the servers, their state and their log.
 ;;
 ;; Transports: stdio (newline-delimited JSON-RPC) and streamable HTTP
-;; (POST, JSON or server-sent-event answers, Mcp-Session-Id).
+;; (POST, JSON or server-sent-event answers, Mcp-Session-Id; for the
+;; handshake era also the server's GET stream, and streams resumed
+;; with Last-Event-ID after the `retry' the server asked for).
 ;; Protocol: dual-era.  A `server/discover' probe finds servers of the
 ;; stateless revision 2026-07-28 (version, capabilities and client in
 ;; each request's `_meta'); the others get the handshake revisions
 ;; (initialize, offering 2025-11-25 and accepting 2025-06-18 and
-;; 2025-03-26).
+;; 2025-03-26).  Elicitation and sampling are answered in both eras:
+;; as requests of a handshake-era server, and as the input requests of
+;; a stateless server's `input_required' result, after which the call
+;; is sent again with the answers.  Tool list changes come as
+;; notifications from a handshake-era server, and on the stream of a
+;; `subscriptions/listen' request from a stateless one.
 ;;
 ;; Confirmation: a tool runs without asking only when the server
 ;; marks it `readOnlyHint' and the user lists the server in
@@ -161,8 +168,10 @@ long, the client falls back to `initialize'."
 
 (defcustom toolspec-mcp-elicitation t
   "How the client answers a server's `elicitation/create' (form mode).
-A server of the handshake era may ask the user for input while it
-runs a tool, with a message and a flat schema of the values it wants.
+A server may ask the user for input while it runs a tool, with a
+message and a flat schema of the values it wants: in the handshake
+era as a request of its own, in the stateless era in an
+`input_required' result.
 t: ask in the minibuffer, one prompt per property in the schema's
 order (enums with completion, defaults offered, numbers checked by
 the schema); the user may decline (n at the first question) or
@@ -175,6 +184,20 @@ nil: declare no elicitation and decline every request."
                  (const :tag "Decline" nil))
   :group 'toolspec-mcp)
 
+(defcustom toolspec-mcp-sampling 'ask
+  "How the client answers a server's `sampling/createMessage'.
+A server may ask the client's model to answer messages of its own:
+in the handshake era as a request, in the stateless era in an
+`input_required' result.
+`ask': show the messages and ask the user, with a y or n key, whether
+to send them to the current gptel backend and model; the model's
+answer goes back to the server, nothing is sent when the user says
+no (or \[keyboard-quit]).
+`never': declare no sampling capability and refuse every request."
+  :type '(choice (const :tag "Ask before each request" ask)
+                 (const :tag "Never" never))
+  :group 'toolspec-mcp)
+
 ;;;; Servers
 
 (cl-defstruct (toolspec-mcp--server (:constructor toolspec-mcp--server-make)
@@ -184,7 +207,8 @@ STATE is `connecting', `ready', `down' (died, to be restarted),
 `failed' or `disconnected'."
   name config process input state error (next-id 0) (pending (make-hash-table))
   protocol info tools gptel-tools restarts restart-timer started trace
-  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal)))
+  log (generation 0) listing relist session era (progress (make-hash-table :test #'equal))
+  streams listen)
 
 (defvar toolspec-mcp--connections (make-hash-table :test #'equal)
   "Servers connected or being connected, by name.")
@@ -301,12 +325,20 @@ TIMEOUT seconds (then the request is cancelled on the server)."
        (funcall callback (list :error (error-message-string err)))))
     id))
 
+(defun toolspec-mcp--capabilities ()
+  "The capabilities this client declares: elicitation and sampling, if on."
+  (or (append (and toolspec-mcp-elicitation
+                   (list (cons 'elicitation (list (cons 'form (make-hash-table))))))
+              (and (eq toolspec-mcp-sampling 'ask)
+                   (list (cons 'sampling (make-hash-table)))))
+      (make-hash-table)))
+
 (defun toolspec-mcp--meta (server)
   "The `_meta' of SERVER's requests in the stateless era.
 It carries what `initialize' used to: the protocol version, the
-client's capabilities (none) and the client."
+client's capabilities and the client."
   `((io.modelcontextprotocol/protocolVersion . ,(toolspec-mcp--server-protocol server))
-    (io.modelcontextprotocol/clientCapabilities . ,(make-hash-table))
+    (io.modelcontextprotocol/clientCapabilities . ,(toolspec-mcp--capabilities))
     (io.modelcontextprotocol/clientInfo . ((name . "toolspec") (version . ,toolspec-version)))))
 
 (defun toolspec-mcp--notify (server method &optional params)
@@ -394,11 +426,13 @@ With SILENT non-nil, the caller is not answered: it was stopped."
 
 (defun toolspec-mcp--answer-request (server id method params)
   "Answer SERVER's request ID for METHOD with PARAMS.
-`ping' and `elicitation/create' are served; other methods are not
+`ping', `elicitation/create' and `sampling/createMessage' are
+served; other methods are not
 found, as this client declares no capability that would allow them."
   (pcase method
     ("ping" (toolspec-mcp--reply server id (make-hash-table)))
     ("elicitation/create" (toolspec-mcp--elicit server id params))
+    ("sampling/createMessage" (toolspec-mcp--sample server id params))
     (_ (toolspec-mcp--reply-error server id -32601 (format "Method not found: %s" method)))))
 
 (defun toolspec-mcp--reply (server id result)
@@ -414,6 +448,26 @@ found, as this client declares no capability that would allow them."
                                    (error . ((code . ,code) (message . ,text)))))
     (error nil)))
 
+;;;; Asking the user
+;;
+;; A server's questions (elicitation, sampling) are put to the user
+;; from a timer, not from the process filter that received them, and
+;; one at a time: a question waits while another is shown, so that
+;; the user never answers one while the text of another is on screen.
+
+(defvar toolspec-mcp--asking nil
+  "Non-nil while a server's question is put to the user.")
+
+(defun toolspec-mcp--ask-in-turn (ask)
+  "Call ASK, which puts a question to the user, when no other question is shown."
+  (run-at-time (if toolspec-mcp--asking 0.2 0) nil
+               (lambda ()
+                 (if toolspec-mcp--asking
+                     (toolspec-mcp--ask-in-turn ask)
+                   (setq toolspec-mcp--asking t)
+                   (unwind-protect (funcall ask)
+                     (setq toolspec-mcp--asking nil))))))
+
 ;;;; Elicitation
 ;;
 ;; A server of the handshake era may send `elicitation/create' while
@@ -424,37 +478,56 @@ found, as this client declares no capability that would allow them."
 ;; that received the request, and with quitting allowed, so that
 ;; \[keyboard-quit] cancels.
 
+(defun toolspec-mcp--answer-with (server id)
+  "A function answering SERVER's request ID with its argument.
+The argument is a result alist, or (:error CODE TEXT)."
+  (lambda (answer)
+    (if (eq (car answer) :error)
+        (toolspec-mcp--reply-error server id (nth 1 answer) (nth 2 answer))
+      (toolspec-mcp--reply server id answer))))
+
 (defun toolspec-mcp--elicit (server id params)
   "Answer SERVER's `elicitation/create' request ID with PARAMS."
+  (toolspec-mcp--elicit-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--elicit-answer (server params then &optional wanted)
+  "Answer SERVER's elicitation PARAMS: call THEN with the answer.
+The answer is the result (accept, decline or cancel), or (:error
+CODE TEXT) for a request this client cannot answer.  The user is
+asked later, from a timer; THEN may be called at once.  WANTED, if
+non-nil, is called before the user is asked: when it returns nil,
+the user is not asked and the answer is cancel."
   (let ((mode (or (alist-get 'mode params) "form"))
         (schema (alist-get 'requestedSchema params)))
     (cond
      ((not (equal mode "form"))
-      (toolspec-mcp--reply-error server id -32602
-                                 (format "Elicitation mode %s is not supported; this client supports form" mode)))
+      (funcall then (list :error -32602
+                          (format "Elicitation mode %s is not supported; this client supports form" mode))))
      ((not (consp schema))
-      (toolspec-mcp--reply-error server id -32602 "Elicitation without a requestedSchema object"))
+      (funcall then (list :error -32602 "Elicitation without a requestedSchema object")))
      ((null toolspec-mcp-elicitation)
       (toolspec-mcp--log server "declined an elicitation (`toolspec-mcp-elicitation' is nil)")
-      (toolspec-mcp--reply server id '((action . "decline"))))
+      (funcall then '((action . "decline"))))
      ((eq toolspec-mcp-elicitation 'defaults)
-      (toolspec-mcp--reply server id (toolspec-mcp--elicit-defaults schema)))
+      (funcall then (toolspec-mcp--elicit-defaults schema)))
      (t
-      (run-at-time 0 nil
-                   (lambda ()
-                     (let ((answer (condition-case err
-                                       (toolspec-mcp--elicit-prompt
-                                        (toolspec-mcp--server-name server)
-                                        (alist-get 'message params) schema)
-                                     ;; A prompt that cannot be shown (the
-                                     ;; minibuffer is busy) still answers.
-                                     (error
-                                      (toolspec-mcp--log server "could not ask the user: %s"
-                                                         (error-message-string err))
-                                      '((action . "cancel"))))))
-                       (toolspec-mcp--log server "answered an elicitation: %s"
-                                          (alist-get 'action answer))
-                       (toolspec-mcp--reply server id answer))))))))
+      (toolspec-mcp--ask-in-turn
+       (lambda ()
+         (let ((answer (condition-case err
+                           (if (and wanted (not (funcall wanted)))
+                               '((action . "cancel"))
+                             (toolspec-mcp--elicit-prompt
+                              (toolspec-mcp--server-name server)
+                              (alist-get 'message params) schema))
+                         ;; A prompt that cannot be shown (the
+                         ;; minibuffer is busy) still answers.
+                         (error
+                          (toolspec-mcp--log server "could not ask the user: %s"
+                                             (error-message-string err))
+                          '((action . "cancel"))))))
+           (toolspec-mcp--log server "answered an elicitation: %s"
+                              (alist-get 'action answer))
+           (funcall then answer))))))))
 
 (defun toolspec-mcp--elicit-properties (schema)
   "SCHEMA's properties as (NAME-STRING SPEC REQUIRED-P) each, in order."
@@ -579,6 +652,142 @@ the user quits."
             `((action . "accept") (content . ,(or (nreverse content) (make-hash-table))))))
       (quit '((action . "cancel"))))))
 
+;;;; Sampling
+;;
+;; A server of the handshake era may send `sampling/createMessage': a
+;; conversation (user and assistant messages), a system prompt and a
+;; token limit, for the client's model to answer.  The user sees the
+;; messages and the model they would go to, and answers y or n with
+;; one key; only then does `gptel-request' send them, to the current
+;; backend and model, without tools or context.  Declining answers the
+;; server with the error the spec names for it (code -1).
+
+(defvar gptel-backend)
+(defvar gptel-model)
+(defvar gptel-max-tokens)
+(defvar gptel-temperature)
+(defvar gptel-use-tools)
+(defvar gptel-use-context)
+(declare-function gptel-request "ext:gptel-request")
+(declare-function gptel-backend-name "ext:gptel-request")
+
+(defun toolspec-mcp--sample-text (content)
+  "The text of CONTENT, a sampling message's content (a block or an array)."
+  (mapconcat (lambda (block)
+               (if (equal (alist-get 'type block) "text")
+                   (format "%s" (alist-get 'text block))
+                 (toolspec-mcp--block-text block)))
+             (if (vectorp content) (append content nil) (list content))
+             "\n"))
+
+(defun toolspec-mcp--sample-prompt (messages)
+  "MESSAGES of a sampling request as gptel's prompt list.
+Return ((prompt . TEXT) (response . TEXT) ...), or signal when a
+message is neither the user's nor the assistant's."
+  (mapcar (lambda (m)
+            (let ((role (alist-get 'role m)))
+              (unless (member role '("user" "assistant"))
+                (error "A message has role %S; a sampling message is the user's or the assistant's" role))
+              (cons (if (equal role "user") 'prompt 'response)
+                    (toolspec-mcp--sample-text (alist-get 'content m)))))
+          (append messages nil)))
+
+(defun toolspec-mcp--sample-model ()
+  "The current gptel backend and model, as text."
+  (format "%s:%s" (if (and (boundp 'gptel-backend) gptel-backend)
+                      (gptel-backend-name gptel-backend) "?")
+          (if (boundp 'gptel-model) gptel-model "?")))
+
+(defun toolspec-mcp--sample-approve (server-name prompt system)
+  "Show PROMPT and SYSTEM, asked by SERVER-NAME, and ask for y or n.
+Return non-nil for y; \\[keyboard-quit] counts as n."
+  (let ((buffer (get-buffer-create "*toolspec-mcp sampling*")))
+    (with-current-buffer buffer
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "MCP server %s asks %s to answer:\n\n" server-name (toolspec-mcp--sample-model)))
+        (when (stringp system) (insert "System: " system "\n\n"))
+        (dolist (m prompt)
+          (insert (if (eq (car m) 'prompt) "User: " "Assistant: ") (cdr m) "\n\n")))
+      (goto-char (point-min))
+      (special-mode))
+    (display-buffer buffer)
+    (let ((inhibit-quit nil)
+          (question (format "MCP server %s asks %s to answer the messages shown; send them? (y or n) "
+                            server-name (toolspec-mcp--sample-model)))
+          key)
+      (condition-case nil
+          (progn
+            (while (not (memq (setq key (read-key question)) '(?y ?n ?Y ?N ?\C-g)))
+              (setq question (concat "Please answer y or n.  " question)))
+            (memq key '(?y ?Y)))
+        (quit nil)))))
+
+(defun toolspec-mcp--sample (server id params)
+  "Answer SERVER's `sampling/createMessage' request ID with PARAMS."
+  (toolspec-mcp--sample-answer server params (toolspec-mcp--answer-with server id)))
+
+(defun toolspec-mcp--sample-answer (server params then &optional wanted)
+  "Answer SERVER's sampling PARAMS: call THEN with the answer.
+The answer is the model's message, or (:error CODE TEXT) when the
+user declines, sampling is off, or the model does not answer.
+WANTED is as in `toolspec-mcp--elicit-answer': when it returns nil,
+the user is not asked and the answer is an error."
+  (let* ((name (toolspec-mcp--server-name server))
+         (prompt (condition-case err
+                     (toolspec-mcp--sample-prompt (alist-get 'messages params))
+                   (error (funcall then (list :error -32602 (error-message-string err)))
+                          'invalid)))
+         (system (alist-get 'systemPrompt params)))
+    (cond
+     ((eq prompt 'invalid))
+     ((not (eq toolspec-mcp-sampling 'ask))
+      (toolspec-mcp--log server "refused a sampling request (`toolspec-mcp-sampling' is %s)" toolspec-mcp-sampling)
+      (funcall then (list :error -1 "Sampling is turned off in this client")))
+     ((not (and (require 'gptel nil t) (boundp 'gptel-backend) gptel-backend))
+      (funcall then (list :error -1 "This client has no model to sample from")))
+     (t
+      (toolspec-mcp--ask-in-turn
+       (lambda ()
+         (cond
+          ((and wanted (not (funcall wanted)))
+           (funcall then (list :error -1 "The request was stopped")))
+          ((not (toolspec-mcp--sample-approve name prompt system))
+           (toolspec-mcp--log server "sampling declined by the user")
+           (funcall then (list :error -1 "User rejected sampling request")))
+          (t
+           (toolspec-mcp--log server "sampling approved: sent to %s" (toolspec-mcp--sample-model))
+           (let* ((max-tokens (alist-get 'maxTokens params))
+                  (temperature (alist-get 'temperature params))
+                  (gptel-max-tokens (if (natnump max-tokens) max-tokens gptel-max-tokens))
+                  (gptel-temperature (if (numberp temperature) temperature gptel-temperature))
+                  (gptel-use-tools nil)
+                  (gptel-use-context nil)
+                  (model (format "%s" gptel-model))
+                  (buffer (generate-new-buffer " *toolspec-mcp sampling request*")))
+             (with-current-buffer buffer
+               (gptel-request prompt
+                 :buffer buffer :stream nil
+                 :system (if (stringp system) system nil)
+                 :callback
+                 (lambda (response info)
+                   (cond
+                    ((stringp response)
+                     (funcall then
+                              `((role . "assistant")
+                                (content . ((type . "text") (text . ,response)))
+                                (model . ,model)
+                                (stopReason . ,(if (equal (plist-get info :stop-reason) "length")
+                                                   "maxTokens" "endTurn")))))
+                    ((or (null response) (eq response 'abort))
+                     (funcall then
+                              (list :error -32603
+                                    (format "The model did not answer: %s"
+                                            (or (plist-get info :status) response "no answer"))))))
+                   (when (or (stringp response) (null response) (eq response 'abort))
+                     (when (buffer-live-p buffer)
+                       (let ((kill-buffer-query-functions nil)) (kill-buffer buffer))))))))))))))))
+
 (defun toolspec-mcp--notification (server method params)
   "Handle notification METHOD with PARAMS from SERVER."
   (pcase method
@@ -586,6 +795,8 @@ the user quits."
      (when (eq (toolspec-mcp--server-state server) 'ready)
        (toolspec-mcp--log server "its tools changed: listing them again")
        (toolspec-mcp--list-tools server)))
+    ("notifications/subscriptions/acknowledged"
+     (toolspec-mcp--log server "listening for changes of its tools"))
     ("notifications/progress"
      (when-let* ((entry (gethash (alist-get 'progressToken params) (toolspec-mcp--server-progress server))))
        (let ((text (format "%s%s%s"
@@ -607,135 +818,475 @@ the user quits."
 ;;
 ;; Each message is POSTed to the server's URL; a request's answer comes
 ;; back as one JSON body or as a stream of server-sent events whose
-;; `data' lines hold messages, the answer last.  The session the server
-;; gives with `initialize' (the Mcp-Session-Id header) goes with every
-;; later message, and so does the protocol version agreed on.
-
-(defvar url-http-response-status)
-(defvar url-request-noninteractive)
-
-(defun toolspec-mcp--ascii-json (object)
-  "OBJECT as JSON text in ASCII: other characters escaped as \\uXXXX.
-url.el refuses a request whose text is not all bytes, which it may
-make of non-ASCII data and headers together (Emacs 28)."
-  (replace-regexp-in-string
-   "[^\x00-\x7f]"
-   (lambda (c)
-     (let ((n (string-to-char c)))
-       (if (< n #x10000)
-           (format "\\u%04x" n)
-         (let ((m (- n #x10000)))
-           (format "\\u%04x\\u%04x" (+ #xd800 (ash m -10)) (+ #xdc00 (logand m #x3ff)))))))
-   (toolspec-mcp--json object) t t))
+;; `data' lines hold messages (the server's own requests, such as
+;; `elicitation/create' or `sampling/createMessage', and
+;; notifications), the answer last.  The session the server gives
+;; with `initialize' (the Mcp-Session-Id header) goes with every later
+;; message, and so does the protocol version agreed on.
+;;
+;; A server of the handshake era may also send its own messages on a
+;; standing GET of its URL, and may close a POST's event stream before
+;; the answer, for the client to resume it with a GET carrying the
+;; Last-Event-ID of the last event it got, after the `retry'
+;; milliseconds the stream asked for.
+;;
+;; url.el hands over a body only when it is complete, which an event
+;; stream may not be before the client answers a request in it (a
+;; server that asks the user for input waits for the answer), and a
+;; standing GET never is.  So every exchange runs on a network process
+;; of its own, opened without waiting (:nowait), whose filter reads
+;; the head, then each event as it comes: nothing here waits, so
+;; Emacs never blocks on a server.  (url.el's proxies do not apply.)
 
 (defun toolspec-mcp--http-headers (server &optional message)
-  "The HTTP headers of SERVER's MESSAGE, as url.el takes them."
+  "The HTTP headers of SERVER's MESSAGE, an alist of strings."
   (let ((session (toolspec-mcp--server-session server))
         (protocol (toolspec-mcp--server-protocol server))
         (method (alist-get 'method message))
         (name (alist-get 'name (alist-get 'params message))))
-    (mapcar (lambda (h) (cons (encode-coding-string (format "%s" (car h)) 'utf-8)
-                              (encode-coding-string (format "%s" (cdr h)) 'utf-8)))
-            (append '(("Content-Type" . "application/json")
-                      ("Accept" . "application/json, text/event-stream"))
-                    (and session `(("Mcp-Session-Id" . ,session)))
-                    (and protocol `(("MCP-Protocol-Version" . ,protocol)))
-                    ;; The stateless era mirrors the method and the tool
-                    ;; into headers (a name beyond ASCII is left out).
-                    (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
-                         `(("Mcp-Method" . ,method)))
-                    (and (memq (toolspec-mcp--server-era server) '(modern probing))
-                         (equal method "tools/call") (stringp name)
-                         (string-match-p "\\`[!-~]+\\'" name)
-                         `(("Mcp-Name" . ,name)))
-                    (plist-get (toolspec-mcp--server-config server) :headers)))))
+    (append '(("Content-Type" . "application/json")
+              ("Accept" . "application/json, text/event-stream"))
+            (and session `(("Mcp-Session-Id" . ,session)))
+            (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+            ;; The stateless era mirrors the method and the tool
+            ;; into headers (a name beyond ASCII is left out).
+            (and (memq (toolspec-mcp--server-era server) '(modern probing)) method
+                 `(("Mcp-Method" . ,method)))
+            (and (memq (toolspec-mcp--server-era server) '(modern probing))
+                 (equal method "tools/call") (stringp name)
+                 (string-match-p "\\`[!-~]+\\'" name)
+                 `(("Mcp-Name" . ,name)))
+            (plist-get (toolspec-mcp--server-config server) :headers))))
 
-(defun toolspec-mcp--http-post (server message)
-  "POST MESSAGE to SERVER; dispatch what it answers."
-  (let ((url-request-method "POST")
-        (url-request-extra-headers (toolspec-mcp--http-headers server message))
-        (url-request-data (toolspec-mcp--ascii-json message))
-        (url-request-noninteractive t)
-        (id (alist-get 'id message))
-        (generation (toolspec-mcp--server-generation server)))
-    (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
-                  (lambda (status)
-                    (unwind-protect
-                        (when (= generation (toolspec-mcp--server-generation server))
-                          (toolspec-mcp--http-answer server id status))
-                      (let ((kill-buffer-query-functions nil))
-                        (kill-buffer (current-buffer)))))
-                  nil t t)))
+(defun toolspec-mcp--http-post (server message &optional then)
+  "POST MESSAGE to SERVER; dispatch what it answers, then call THEN."
+  (toolspec-mcp--exchange-open server "POST" (list (alist-get 'id message))
+                               (encode-coding-string (toolspec-mcp--json message) 'utf-8)
+                               (toolspec-mcp--http-headers server message) then))
 
-(defun toolspec-mcp--http-answer (server id status)
-  "Handle the HTTP answer in this buffer to SERVER's message ID.
-STATUS is url.el's status plist.  ID is nil for a notification."
-  (let* ((code (and (boundp 'url-http-response-status) url-http-response-status))
-         (head-end (save-excursion (goto-char (point-min))
-                                   (and (re-search-forward "\r?\n\r?\n" nil t) (point))))
-         (headers (and head-end (buffer-substring-no-properties (point-min) head-end)))
-         (header (lambda (name)
-                   (and headers
-                        (let ((case-fold-search t))
-                          (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) headers)
-                               (string-trim (match-string 1 headers)))))))
-         (type (or (funcall header "content-type") ""))
-         (body (and head-end (decode-coding-string
-                              (buffer-substring-no-properties head-end (point-max)) 'utf-8))))
-    (when-let* ((session (funcall header "mcp-session-id")))
-      (setf (toolspec-mcp--server-session server) session))
-    (cond
-     ((or (plist-get status :error) (not (integerp code)) (>= code 300))
-      (let ((why (if (integerp code)
-                     (format "HTTP %d%s" code
-                             (if (and body (not (string-blank-p body)))
-                                 (concat ": " (truncate-string-to-width (string-trim body) 200))
-                               ""))
-                   (format "%s" (or (plist-get status :error) "no answer")))))
-        (toolspec-mcp--log server "POST failed: %s" why)
-        ;; A JSON-RPC error in the body says more than the status.
-        (when (and id body (string-match-p "\\`[ \t\r\n]*{" body))
-          (let ((answer (ignore-errors (toolspec-mcp--parse body))))
-            (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
-              (toolspec-mcp--dispatch server body))))
-        ;; The spec says 404; the TypeScript SDK's servers say 400
-        ;; "No valid session ID provided".
-        (when (and (or (eql code 404)
-                       (and (eql code 400) body (string-match-p "session" body)))
-                   (toolspec-mcp--server-session server)
-                   (eq (toolspec-mcp--server-state server) 'ready))
-          ;; The session has ended on the server: a new one is needed.
-          (toolspec-mcp--log server "session expired: connecting again")
-          (cl-incf (toolspec-mcp--server-generation server))
-          (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
-          (toolspec-mcp--start server))
-        (when id (toolspec-mcp--finish server id (list :error why)))))
-     ((> (length body) toolspec-mcp-max-message-size)
-      (when id (toolspec-mcp--finish server id
-                                     (list :error (format "answer longer than %d bytes (`toolspec-mcp-max-message-size')"
-                                                          toolspec-mcp-max-message-size)))))
-     ((string-prefix-p "text/event-stream" type)
-      (dolist (data (toolspec-mcp--sse-data body))
-        (toolspec-mcp--dispatch server data)))
-     ((and body (not (string-blank-p body)))
-      (toolspec-mcp--dispatch server body)))
-    ;; An answer that did not answer the request.
-    (when (and id (gethash id (toolspec-mcp--server-pending server)))
-      (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request" code))))))
+(defun toolspec-mcp--http-answer (server id code head body)
+  "Handle SERVER's answer to its message ID (nil for a notification).
+CODE is the HTTP status (nil when there was no answer), HEAD the
+status line and headers, BODY the text of a body that is no event
+stream, or why there was no answer."
+  (cond
+   ((or (not (integerp code)) (>= code 300))
+    (let ((why (if (integerp code)
+                   (format "HTTP %d%s" code
+                           (if (and body (not (string-blank-p body)))
+                               (concat ": " (truncate-string-to-width (string-trim body) 200))
+                             ""))
+                 (format "no answer (%s)" body))))
+      (toolspec-mcp--log server "POST failed: %s" why)
+      ;; A JSON-RPC error in the body says more than the status.
+      (when (and id body (integerp code) (string-match-p "\\`[ \t\r\n]*{" body))
+        (let ((answer (ignore-errors (toolspec-mcp--parse body))))
+          (when (and (consp answer) (equal (alist-get 'id answer) id) (assq 'error answer))
+            (toolspec-mcp--dispatch server body))))
+      ;; The spec says 404; the TypeScript SDK's servers say 400
+      ;; "No valid session ID provided".
+      (when (and (or (eql code 404)
+                     (and (eql code 400) body (string-match-p "session" body)))
+                 (toolspec-mcp--server-session server)
+                 (eq (toolspec-mcp--server-state server) 'ready))
+        ;; The session has ended on the server: a new one is needed.
+        (toolspec-mcp--log server "session expired: connecting again")
+        (cl-incf (toolspec-mcp--server-generation server))
+        (toolspec-mcp--fail-pending server (format "the server's session ended (%s)" why))
+        (toolspec-mcp--start server))
+      (when id (toolspec-mcp--finish server id (list :error why)))))
+   ((and body (not (string-blank-p body)))
+    (toolspec-mcp--dispatch server body)))
+  ;; An answer that did not answer the request.
+  (when (and id (gethash id (toolspec-mcp--server-pending server)))
+    (toolspec-mcp--finish server id (list :error (format "HTTP %s without an answer to the request"
+                                                         (or code head))))))
 
-(defun toolspec-mcp--sse-data (text)
-  "The `data' of each event of TEXT, a server-sent event stream, in order."
-  (let (events lines)
-    (dolist (line (append (split-string text "\r?\n") '("")))
+;; A server-sent event stream is parsed by `toolspec-mcp--sse-parse':
+;; events end at a blank line; `data' lines make the message, `id' the
+;; event's id (sent back as Last-Event-ID to resume the stream) and
+;; `retry' the milliseconds to wait before reconnecting.
+
+(defun toolspec-mcp--sse-parse (text)
+  "The complete events of TEXT, server-sent events, and what is left.
+Return (EVENTS . REST): EVENTS are plists (:data STRING-OR-NIL :id
+STRING-OR-NIL :retry MILLISECONDS-OR-NIL) in order, REST the start of
+an event not yet ended.  Lines may end in CR, LF or CRLF."
+  (let* ((held (and (string-suffix-p "\r" text) "\r"))
+         (text (replace-regexp-in-string "\r\n?" "\n" (if held (substring text 0 -1) text) t t))
+         (last (let ((i 0) last)
+                 (while (setq i (string-search "\n\n" text i))
+                   (setq last (+ i 2) i (1+ i)))
+                 last))
+         events)
+    (when last
+      (dolist (block (split-string (substring text 0 last) "\n\n+" t))
+        (let (data id retry)
+          (dolist (line (split-string block "\n"))
+            (when (string-match "\\`\\([^:]+\\)\\(?::[ ]?\\(.*\\)\\)?\\'" line)
+              (let ((field (match-string 1 line))
+                    (value (or (match-string 2 line) "")))
+                (pcase field
+                  ("data" (push value data))
+                  ("id" (unless (string-search "\0" value) (setq id value)))
+                  ("retry" (when (string-match-p "\\`[0-9]+\\'" value)
+                             (setq retry (string-to-number value))))))))
+          (push (list :data (and data (string-join (nreverse data) "\n")) :id id :retry retry)
+                events))))
+    (cons (nreverse events) (concat (if last (substring text last) text) held))))
+
+;;;; HTTP exchanges
+
+(cl-defstruct (toolspec-mcp--stream (:constructor toolspec-mcp--stream-make)
+                                    (:copier nil))
+  "One HTTP exchange with SERVER on a network process of its own.
+METHOD is \"POST\" (PAYLOAD, the message, with HEADERS) or \"GET\".
+KIND is `post', `standing' (a GET for the server's own messages,
+reopened when it ends) or `resume' (a GET for the rest of a POST's
+stream, kept while the requests IDS wait).  LAST-ID and RETRY are
+the last event id and retry time seen; FAILURES counts ends without
+an event.  THEN, if non-nil, is called once when the head of the
+answer is in (for a GET) or the exchange has ended."
+  server method kind ids payload headers last-id retry process (input "") head status
+  chunked length sse (body "") (failures 0) timer (got nil) then)
+
+(defconst toolspec-mcp--stream-max-failures 6
+  "Ends without a single event after which a GET stream is not reopened.")
+
+(defun toolspec-mcp--exchange-open (server method ids payload headers &optional then)
+  "Start an exchange METHOD with SERVER: PAYLOAD and HEADERS, for requests IDS.
+THEN, if non-nil, is called when it has ended."
+  (let ((stream (toolspec-mcp--stream-make :server server :method method :kind 'post
+                                           :ids (delq nil ids) :payload payload
+                                           :headers headers :then then)))
+    (push stream (toolspec-mcp--server-streams server))
+    (toolspec-mcp--stream-connect stream)
+    stream))
+
+(defun toolspec-mcp--stream-open (server kind last-id ids retry &optional delay then)
+  "Open a GET stream of KIND on SERVER after DELAY milliseconds.
+LAST-ID, if non-nil, resumes the stream that had it; IDS are the
+requests a `resume' stream answers; RETRY the server's retry time.
+THEN, if non-nil, is called once the server answered the GET (or
+failed to), or after `toolspec-mcp-probe-timeout' seconds."
+  (let ((stream (toolspec-mcp--stream-make :server server :method "GET" :kind kind
+                                           :last-id last-id :ids ids :retry retry :then then)))
+    (push stream (toolspec-mcp--server-streams server))
+    (toolspec-mcp--stream-schedule stream (or delay 0))
+    (when then
+      (run-at-time toolspec-mcp-probe-timeout nil #'toolspec-mcp--stream-go-on stream))
+    stream))
+
+(defun toolspec-mcp--stream-go-on (stream)
+  "Call STREAM's THEN function, once."
+  (when-let* ((then (toolspec-mcp--stream-then stream)))
+    (setf (toolspec-mcp--stream-then stream) nil)
+    (funcall then)))
+
+(defun toolspec-mcp--stream-schedule (stream delay)
+  "Connect STREAM after DELAY milliseconds."
+  (let ((generation (toolspec-mcp--server-generation (toolspec-mcp--stream-server stream))))
+    (setf (toolspec-mcp--stream-timer stream)
+          (run-at-time (/ delay 1000.0) nil
+                       (lambda ()
+                         (setf (toolspec-mcp--stream-timer stream) nil)
+                         (when (= generation (toolspec-mcp--server-generation
+                                              (toolspec-mcp--stream-server stream)))
+                           (toolspec-mcp--stream-connect stream)))))))
+
+(defun toolspec-mcp--stream-drop (stream)
+  "Close STREAM for good."
+  (let ((server (toolspec-mcp--stream-server stream)))
+    (setf (toolspec-mcp--server-streams server) (delq stream (toolspec-mcp--server-streams server)))
+    (when (toolspec-mcp--stream-timer stream)
+      (cancel-timer (toolspec-mcp--stream-timer stream))
+      (setf (toolspec-mcp--stream-timer stream) nil))
+    (let ((proc (toolspec-mcp--stream-process stream)))
+      (setf (toolspec-mcp--stream-process stream) nil)
+      (when (processp proc) (delete-process proc)))))
+
+(defun toolspec-mcp--streams-close (server)
+  "Close all of SERVER's exchanges and GET streams."
+  (mapc #'toolspec-mcp--stream-drop (toolspec-mcp--server-streams server)))
+
+(defun toolspec-mcp--header-value (value)
+  "VALUE as bytes for an HTTP header: UTF-8, line breaks removed."
+  (encode-coding-string (replace-regexp-in-string "[\r\n]" "" (format "%s" value) t t) 'utf-8))
+
+(defun toolspec-mcp--stream-connect (stream)
+  "Open STREAM's connection without waiting; its sentinel sends the request."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url)))
+         (tls (equal (url-type url) "https"))
+         (host (url-host url))
+         (port (or (url-portspec url) (if tls 443 80))))
+    (setf (toolspec-mcp--stream-input stream) ""
+          (toolspec-mcp--stream-body stream) ""
+          (toolspec-mcp--stream-head stream) nil
+          (toolspec-mcp--stream-status stream) nil
+          (toolspec-mcp--stream-chunked stream) nil
+          (toolspec-mcp--stream-length stream) nil
+          (toolspec-mcp--stream-sse stream) nil
+          (toolspec-mcp--stream-got stream) nil)
+    (condition-case err
+        (let ((proc (open-network-stream
+                     (format "toolspec-mcp %s %s" (toolspec-mcp--server-name server)
+                             (toolspec-mcp--stream-method stream))
+                     nil host port :type (if tls 'tls 'plain) :nowait t
+                     :coding 'binary)))
+          (set-process-query-on-exit-flag proc nil)
+          (setf (toolspec-mcp--stream-process stream) proc)
+          (set-process-filter proc (lambda (_proc string) (toolspec-mcp--stream-take stream string)))
+          (set-process-sentinel proc (lambda (proc event) (toolspec-mcp--stream-sentinel stream proc event)))
+          ;; A connection made at once sends no "open" event.
+          (if (eq (process-status proc) 'open)
+              (toolspec-mcp--stream-request stream)
+            (toolspec-mcp--stream-watch stream proc)))
+      (error (toolspec-mcp--stream-ended stream (error-message-string err))))))
+
+(defun toolspec-mcp--stream-watch (stream proc)
+  "Watch PROC, STREAM's connection being made, every second.
+A host name that cannot be looked up fails PROC without calling its
+sentinel (Emacs 28 to 30): that failure ends STREAM here."
+  (run-at-time 1 nil
+               (lambda ()
+                 (when (eq proc (toolspec-mcp--stream-process stream))
+                   (if (eq (process-status proc) 'connect)
+                       (toolspec-mcp--stream-watch stream proc)
+                     (unless (memq (process-status proc) '(open run))
+                       (setf (toolspec-mcp--stream-process stream) nil)
+                       (delete-process proc)
+                       (toolspec-mcp--stream-ended stream "the connection failed")))))))
+
+(defun toolspec-mcp--stream-request (stream)
+  "Send STREAM's request."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (url (url-generic-parse-url (plist-get (toolspec-mcp--server-config server) :url)))
+         (path (let ((f (url-filename url))) (if (string-empty-p f) "/" f)))
+         (host `(("Host" . ,(if (url-portspec url)
+                                (format "%s:%s" (url-host url) (url-portspec url))
+                              (url-host url)))))
+         (payload (toolspec-mcp--stream-payload stream))
+         (headers
+          (if (equal (toolspec-mcp--stream-method stream) "POST")
+              (append host (toolspec-mcp--stream-headers stream)
+                      `(("Content-Length" . ,(length payload))))
+            (let ((session (toolspec-mcp--server-session server))
+                  (protocol (toolspec-mcp--server-protocol server))
+                  (last-id (toolspec-mcp--stream-last-id stream)))
+              (toolspec-mcp--log server "GET stream %s%s" (toolspec-mcp--stream-kind stream)
+                                 (if last-id (format " from event %s" last-id) ""))
+              (append host
+                      '(("Accept" . "text/event-stream") ("Cache-Control" . "no-cache"))
+                      (and session `(("Mcp-Session-Id" . ,session)))
+                      (and protocol `(("MCP-Protocol-Version" . ,protocol)))
+                      (and last-id `(("Last-Event-ID" . ,last-id)))
+                      (plist-get (toolspec-mcp--server-config server) :headers))))))
+    (process-send-string
+     (toolspec-mcp--stream-process stream)
+     (concat (encode-coding-string
+              (format "%s %s HTTP/1.1\r\n" (toolspec-mcp--stream-method stream) path) 'utf-8)
+             (mapconcat (lambda (h) (concat (toolspec-mcp--header-value (car h)) ": "
+                                            (toolspec-mcp--header-value (cdr h)) "\r\n"))
+                        headers "")
+             "Connection: close\r\n\r\n"
+             payload))))
+
+(defun toolspec-mcp--stream-sentinel (stream proc event)
+  "The sentinel of STREAM's process PROC, told EVENT."
+  (cond
+   ((not (eq proc (toolspec-mcp--stream-process stream))))
+   ((string-prefix-p "open" event)
+    (condition-case err (toolspec-mcp--stream-request stream)
+      (error (setf (toolspec-mcp--stream-process stream) nil)
+             (delete-process proc)
+             (toolspec-mcp--stream-ended stream (error-message-string err)))))
+   ((not (process-live-p proc))
+    (setf (toolspec-mcp--stream-process stream) nil)
+    (toolspec-mcp--stream-ended stream (string-trim event)))))
+
+(defun toolspec-mcp--chunk-at (input start)
+  "The chunk of chunked transfer coding at START of INPUT, if its line is there.
+Return (SIZE . DATA-START)."
+  (let ((window (substring input start (min (length input) (+ start 1024)))))
+    (and (string-match "\\`\\([0-9a-fA-F]+\\)[^\r\n]*\r\n" window)
+         (cons (string-to-number (match-string 1 window) 16)
+               (+ start (match-end 0))))))
+
+(defun toolspec-mcp--stream-read-head (stream)
+  "Read STREAM's status line and headers, once they are all in."
+  (let* ((input (toolspec-mcp--stream-input stream))
+         (end (string-search "\r\n\r\n" input)))
+    (when end
+      (let* ((head (substring input 0 end))
+             (case-fold-search t)
+             (header (lambda (name)
+                       (and (string-match (format "^%s:[ \t]*\\([^\r\n]*\\)" name) head)
+                            (string-trim (match-string 1 head)))))
+             (status (and (string-match "\\`HTTP/[0-9.]+ \\([0-9]+\\)" head)
+                          (string-to-number (match-string 1 head))))
+             (length (funcall header "content-length")))
+        (setf (toolspec-mcp--stream-head stream) head
+              (toolspec-mcp--stream-status stream) status
+              (toolspec-mcp--stream-chunked stream)
+              (string-match-p "chunked" (or (funcall header "transfer-encoding") ""))
+              (toolspec-mcp--stream-length stream)
+              (and length (string-match-p "\\`[0-9]+\\'" length) (string-to-number length))
+              (toolspec-mcp--stream-sse stream)
+              (and (eql status 200)
+                   (string-prefix-p "text/event-stream" (or (funcall header "content-type") "")))
+              (toolspec-mcp--stream-input stream) (substring input (+ end 4)))
+        (when-let* (((equal (toolspec-mcp--stream-method stream) "POST"))
+                    (session (funcall header "mcp-session-id")))
+          (setf (toolspec-mcp--server-session (toolspec-mcp--stream-server stream)) session))))))
+
+(defun toolspec-mcp--stream-take (stream string)
+  "Take STRING, bytes STREAM's server sent: the head, then the body."
+  (let ((server (toolspec-mcp--stream-server stream))
+        (complete nil))
+    (setf (toolspec-mcp--stream-input stream) (concat (toolspec-mcp--stream-input stream) string))
+    (unless (toolspec-mcp--stream-head stream)
+      (toolspec-mcp--stream-read-head stream)
+      (when (and (toolspec-mcp--stream-head stream)
+                 (equal (toolspec-mcp--stream-method stream) "GET"))
+        (if (toolspec-mcp--stream-sse stream)
+            (toolspec-mcp--stream-go-on stream)
+          ;; Not a stream: a server without one says 405.
+          (toolspec-mcp--stream-stop-process stream))))
+    (when (and (toolspec-mcp--stream-head stream) (toolspec-mcp--stream-process stream))
+      ;; The body, its chunks decoded.
+      (if (not (toolspec-mcp--stream-chunked stream))
+          (setf (toolspec-mcp--stream-body stream)
+                (concat (toolspec-mcp--stream-body stream) (toolspec-mcp--stream-input stream))
+                (toolspec-mcp--stream-input stream) ""
+                complete (let ((n (toolspec-mcp--stream-length stream)))
+                           (and n (>= (length (toolspec-mcp--stream-body stream)) n))))
+        (let ((input (toolspec-mcp--stream-input stream)) (start 0) (done nil))
+          (while (and (not done) (toolspec-mcp--chunk-at input start))
+            (let* ((chunk (toolspec-mcp--chunk-at input start))
+                   (size (car chunk))
+                   (data-start (cdr chunk)))
+              (cond
+               ((= size 0) (setq done 'end start (length input)))
+               ((<= (+ data-start size 2) (length input))
+                (setf (toolspec-mcp--stream-body stream)
+                      (concat (toolspec-mcp--stream-body stream) (substring input data-start (+ data-start size))))
+                (setq start (+ data-start size 2)))
+               (t (setq done t)))))
+          (setf (toolspec-mcp--stream-input stream) (substring input start))
+          (setq complete (eq done 'end))))
       (cond
-       ((string-empty-p line)
-        ;; An event without data (one that only sets its id) is no message.
-        (let ((data (string-join (nreverse lines) "\n")))
-          (unless (string-blank-p data) (push data events)))
-        (setq lines nil))
-       ((string-match "\\`data: ?\\(.*\\)" line)
-        (push (match-string 1 line) lines))))
-    (nreverse events)))
+       ((> (+ (length (toolspec-mcp--stream-body stream)) (length (toolspec-mcp--stream-input stream)))
+           toolspec-mcp-max-message-size)
+        (let ((why (format "a message longer than %d bytes (`toolspec-mcp-max-message-size')"
+                           toolspec-mcp-max-message-size)))
+          (toolspec-mcp--log server "%s %s: %s; closed" (toolspec-mcp--stream-method stream)
+                             (toolspec-mcp--stream-kind stream) why)
+          (toolspec-mcp--stream-drop stream)
+          (dolist (id (toolspec-mcp--stream-ids stream))
+            (toolspec-mcp--finish server id (list :error (concat "answer with " why))))))
+       ((toolspec-mcp--stream-sse stream)
+        (toolspec-mcp--stream-events stream)
+        (when (and complete (toolspec-mcp--stream-process stream))
+          (toolspec-mcp--stream-stop-process stream)))
+       (complete
+        (toolspec-mcp--stream-stop-process stream))))))
+
+(defun toolspec-mcp--stream-events (stream)
+  "Dispatch the complete events in STREAM's body."
+  (let ((server (toolspec-mcp--stream-server stream))
+        (parsed (toolspec-mcp--sse-parse (toolspec-mcp--stream-body stream))))
+    (setf (toolspec-mcp--stream-body stream) (cdr parsed))
+    (dolist (event (car parsed))
+      (setf (toolspec-mcp--stream-got stream) t)
+      (when (plist-get event :id) (setf (toolspec-mcp--stream-last-id stream) (plist-get event :id)))
+      (when (plist-get event :retry) (setf (toolspec-mcp--stream-retry stream) (plist-get event :retry)))
+      (let ((data (plist-get event :data)))
+        (when (and data (not (string-blank-p data)))
+          (toolspec-mcp--dispatch server (decode-coding-string data 'utf-8)))))
+    ;; A resumed stream is done when its requests are answered.
+    (when (and (eq (toolspec-mcp--stream-kind stream) 'resume)
+               (toolspec-mcp--stream-process stream)
+               (not (toolspec-mcp--stream-waiting-p stream)))
+      (toolspec-mcp--stream-drop stream))))
+
+(defun toolspec-mcp--stream-waiting-p (stream)
+  "Non-nil when a request of STREAM still waits for its answer."
+  (let ((pending (toolspec-mcp--server-pending (toolspec-mcp--stream-server stream))))
+    (cl-some (lambda (id) (gethash id pending)) (toolspec-mcp--stream-ids stream))))
+
+(defun toolspec-mcp--stream-stop-process (stream)
+  "Close STREAM's connection, its answer read; decide what follows."
+  (let ((proc (toolspec-mcp--stream-process stream)))
+    (setf (toolspec-mcp--stream-process stream) nil)
+    (when (processp proc) (delete-process proc))
+    (toolspec-mcp--stream-ended stream "closed")))
+
+(defun toolspec-mcp--stream-ended (stream why)
+  "STREAM's connection ended (WHY): answer, reopen, or let it go."
+  (let ((server (toolspec-mcp--stream-server stream)))
+    (when (memq stream (toolspec-mcp--server-streams server))
+      (if (equal (toolspec-mcp--stream-method stream) "POST")
+          (toolspec-mcp--post-ended stream why)
+        (toolspec-mcp--get-ended stream why))
+      (toolspec-mcp--stream-go-on stream))))
+
+(defun toolspec-mcp--post-ended (stream why)
+  "STREAM, a POST, ended (WHY): hand over its answer."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (id (car (toolspec-mcp--stream-ids stream)))
+         (status (toolspec-mcp--stream-status stream)))
+    (toolspec-mcp--stream-drop stream)
+    (cond
+     ((not (toolspec-mcp--stream-head stream))
+      (toolspec-mcp--http-answer server id nil nil why))
+     ((not (toolspec-mcp--stream-sse stream))
+      (toolspec-mcp--http-answer server id status (toolspec-mcp--stream-head stream)
+                                 (decode-coding-string
+                                  (concat (toolspec-mcp--stream-body stream)
+                                          (toolspec-mcp--stream-input stream))
+                                  'utf-8)))
+     ((not (and id (gethash id (toolspec-mcp--server-pending server)))))
+     ((toolspec-mcp--stream-last-id stream)
+      ;; The stream closed before the answer, with event ids: resume
+      ;; it with a GET after the time it asked for.
+      (let ((retry (or (toolspec-mcp--stream-retry stream) 1000)))
+        (toolspec-mcp--log server "the answer's stream closed at event %s: resuming in %d ms"
+                           (toolspec-mcp--stream-last-id stream) retry)
+        (toolspec-mcp--stream-open server 'resume (toolspec-mcp--stream-last-id stream)
+                                   (list id) retry retry)))
+     (t (toolspec-mcp--finish server id (list :error "HTTP 200 without an answer to the request"))))))
+
+(defun toolspec-mcp--get-ended (stream why)
+  "STREAM, a GET, ended (WHY): reopen it, or let it go."
+  (let* ((server (toolspec-mcp--stream-server stream))
+         (status (toolspec-mcp--stream-status stream))
+         (kind (toolspec-mcp--stream-kind stream)))
+    (cond
+     ((not (memq (toolspec-mcp--server-state server) '(connecting ready)))
+      (toolspec-mcp--stream-drop stream))
+     ((and status (/= status 200))
+      ;; 405: the server has no GET stream.  Others: the POSTs will
+      ;; find out what is wrong with the session.
+      (toolspec-mcp--log server "GET stream %s: HTTP %d%s" kind status
+                         (if (eql status 405) " (the server offers none)" ""))
+      (toolspec-mcp--stream-drop stream))
+     ((and (eq kind 'resume) (not (toolspec-mcp--stream-waiting-p stream)))
+      (toolspec-mcp--stream-drop stream))
+     (t
+      (if (toolspec-mcp--stream-got stream)
+          (setf (toolspec-mcp--stream-failures stream) 0)
+        (cl-incf (toolspec-mcp--stream-failures stream)))
+      (if (> (toolspec-mcp--stream-failures stream) toolspec-mcp--stream-max-failures)
+          (progn (toolspec-mcp--log server "GET stream %s: given up after %d failures (%s)"
+                                    kind toolspec-mcp--stream-max-failures why)
+                 (toolspec-mcp--stream-drop stream))
+        ;; As the stream asked (`retry'), else a second; doubled for
+        ;; each end without an event.
+        (let ((delay (* (or (toolspec-mcp--stream-retry stream) 1000)
+                        (expt 2 (toolspec-mcp--stream-failures stream)))))
+          (toolspec-mcp--log server "GET stream %s ended (%s): again in %d ms" kind why delay)
+          (toolspec-mcp--stream-schedule stream delay)))))))
 
 ;;;; Starting and stopping
 
@@ -755,6 +1306,7 @@ STATUS is url.el's status plist.  ID is nil for a notification."
     (toolspec-mcp--refresh-list)
     (cond
      ((plist-get config :url)
+      (toolspec-mcp--streams-close server)
       (setf (toolspec-mcp--server-session server) nil)
       (toolspec-mcp--log server "connecting to %s" (plist-get config :url))
       (toolspec-mcp--open server))
@@ -913,9 +1465,7 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
   (toolspec-mcp--request
    server "initialize"
    `((protocolVersion . ,(car toolspec-mcp-protocol-versions))
-     (capabilities . ,(if toolspec-mcp-elicitation
-                          (list (cons 'elicitation (list (cons 'form (make-hash-table)))))
-                        (make-hash-table)))
+     (capabilities . ,(toolspec-mcp--capabilities))
      (clientInfo . ((name . "toolspec") (version . ,toolspec-version))))
    (lambda (result)
      (cond
@@ -936,8 +1486,25 @@ none within `toolspec-mcp-probe-timeout', means the handshake era and
                           (alist-get 'name (alist-get 'serverInfo result))
                           (alist-get 'version (alist-get 'serverInfo result))
                           (alist-get 'protocolVersion result))
-       (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
-       (toolspec-mcp--list-tools server))))
+       (if (not (toolspec-mcp--http-p server))
+           (progn (ignore-errors (toolspec-mcp--notify server "notifications/initialized"))
+                  (toolspec-mcp--list-tools server))
+         ;; Over HTTP each message has a connection of its own: the
+         ;; server is told it is initialized before anything else is
+         ;; sent, and its GET stream, where its own messages come, is
+         ;; open before the tools are listed.
+         (let ((message '((jsonrpc . "2.0") (method . "notifications/initialized")))
+               (generation (toolspec-mcp--server-generation server)))
+           (toolspec-mcp--trace server 'out message)
+           (toolspec-mcp--http-post
+            server message
+            (lambda ()
+              (when (= generation (toolspec-mcp--server-generation server))
+                (toolspec-mcp--stream-open
+                 server 'standing nil nil nil 0
+                 (lambda ()
+                   (when (= generation (toolspec-mcp--server-generation server))
+                     (toolspec-mcp--list-tools server))))))))))))
    toolspec-mcp-connect-timeout))
 
 (defun toolspec-mcp--list-tools (server)
@@ -1021,7 +1588,49 @@ A listing asked for while one runs starts again when it ends."
             (toolspec-mcp--server-state server) 'ready)
       (toolspec-mcp--log server "%d tools registered in gptel category %s" (length made) category)
       (toolspec-mcp--refresh-list)
-      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name))))
+      (run-hook-with-args 'toolspec-mcp-tools-changed-functions name)
+      (toolspec-mcp--listen server))))
+
+(defvar toolspec-mcp--listen-pause 5
+  "Seconds before listening again after a subscription that lasted less.")
+
+(defun toolspec-mcp--listen (server)
+  "Subscribe to SERVER's tool list, when SERVER is of the stateless era.
+There `subscriptions/listen' replaces the server's own notifications:
+the request stays open and its notifications come while it lasts.
+When it ends while SERVER is ready, the tools are listed again (a
+change may have been missed) and the client listens again, after
+`toolspec-mcp--listen-pause' seconds when it lasted less than that:
+a server that cannot be reached is asked that often.
+A server that does not serve it is not asked again."
+  (when (and (eq (toolspec-mcp--server-era server) 'modern)
+             (eq (toolspec-mcp--server-state server) 'ready)
+             (not (toolspec-mcp--server-listen server)))
+    (let ((generation (toolspec-mcp--server-generation server))
+          (started (float-time)))
+      (setf (toolspec-mcp--server-listen server) 'starting)
+      (let ((id (toolspec-mcp--request
+                 server "subscriptions/listen" '((notifications . ((toolsListChanged . t))))
+                 (lambda (result)
+                   (setf (toolspec-mcp--server-listen server)
+                         (and (plist-get result :error) (eql (plist-get result :code) -32601) 'unsupported))
+                   (cond
+                    ((eq (toolspec-mcp--server-listen server) 'unsupported)
+                     (toolspec-mcp--log server "it does not serve subscriptions/listen: its tool changes are not seen"))
+                    ((and (= generation (toolspec-mcp--server-generation server))
+                          (eq (toolspec-mcp--server-state server) 'ready))
+                     (toolspec-mcp--log server "subscriptions/listen ended (%s); listening again"
+                                        (or (plist-get result :error) "closed by the server"))
+                     (run-at-time (if (< (- (float-time) started) toolspec-mcp--listen-pause)
+                                      toolspec-mcp--listen-pause 0)
+                                  nil
+                                  (lambda ()
+                                    (when (and (= generation (toolspec-mcp--server-generation server))
+                                               (eq (toolspec-mcp--server-state server) 'ready))
+                                      (toolspec-mcp--list-tools server)
+                                      (toolspec-mcp--listen server))))))))))
+        (when (eq (toolspec-mcp--server-listen server) 'starting)
+          (setf (toolspec-mcp--server-listen server) id))))))
 
 ;;;; Calling tools
 
@@ -1086,29 +1695,122 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
                                "")
                              tool))
           (toolspec-mcp--ensure-abort-advice)
-          (let ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
-                id)
+          (let* ((token (format "toolspec-%d" (cl-incf toolspec-mcp--progress-counter)))
+                 ;; (BUFFER SERVER-NAME . ID): ID is the request that
+                 ;; runs now, nil while the user is asked for input.
+                 (call (cons buffer (cons server-name nil)))
+                 (finish
+                  (lambda (result)
+                    (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
+                      (remhash token (toolspec-mcp--server-progress server))
+                      (when (cdr entry) (progress-reporter-done (cdr entry))))
+                    (setq toolspec-mcp--calls (delq call toolspec-mcp--calls))
+                    (unless (eq result 'stopped)
+                      (funcall callback
+                               (if (plist-get result :error)
+                                   (format "Error: tool %s of MCP server %s failed: %s"
+                                           tool server-name (plist-get result :error))
+                                 (toolspec-mcp--result-text
+                                  result raw
+                                  (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw)))))))))))
             (puthash token (list tool) (toolspec-mcp--server-progress server))
-            (setq id (toolspec-mcp--request
-                      server "tools/call"
-                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
-                        (_meta . ((progressToken . ,token))))
-                      (lambda (result)
-                        (when-let* ((entry (gethash token (toolspec-mcp--server-progress server))))
-                          (remhash token (toolspec-mcp--server-progress server))
-                          (when (cdr entry) (progress-reporter-done (cdr entry))))
-                        (setq toolspec-mcp--calls
-                              (cl-delete-if (lambda (c) (and (equal (cadr c) server-name) (eql (cddr c) id)))
-                                            toolspec-mcp--calls))
-                        (funcall callback
-                                 (if (plist-get result :error)
-                                     (format "Error: tool %s of MCP server %s failed: %s"
-                                             tool server-name (plist-get result :error))
-                                   (toolspec-mcp--result-text
-                                    result raw
-                                    (lambda () (or checker (setq checker (toolspec-mcp--output-checker raw))))))))
-                      toolspec-mcp-call-timeout))
-            (push (cons buffer (cons server-name id)) toolspec-mcp--calls)))))))
+            (push call toolspec-mcp--calls)
+            (toolspec-mcp--call-round server call
+                                      `((name . ,tool) (arguments . ,(toolspec-mcp--arguments specs values))
+                                        (_meta . ((progressToken . ,token))))
+                                      1 finish)))))))
+
+;;;; Multi round-trip requests
+;;
+;; A server of the stateless era does not send requests of its own
+;; while it runs a tool: it answers `tools/call' with an
+;; `input_required' result, whose `inputRequests' (elicitation and
+;; sampling requests, by key) the client answers, as it answers them
+;; for a server of the handshake era, before it sends the call again,
+;; as a new request, with the answers (`inputResponses', same keys)
+;; and the server's `requestState' as it was.  The user's time to
+;; answer does not count against `toolspec-mcp-call-timeout'.
+
+(defcustom toolspec-mcp-max-input-rounds 10
+  "How many times a tool call may be answered with `input_required'.
+After that many rounds of questions, the call fails."
+  :type 'natnum
+  :group 'toolspec-mcp)
+
+(defun toolspec-mcp--call-round (server call params round finish)
+  "Send `tools/call' with PARAMS to SERVER: round ROUND of CALL.
+FINISH is called with the final result, or (:error TEXT)."
+  (let ((id (toolspec-mcp--request
+             server "tools/call" params
+             (lambda (result)
+               (if (and (not (plist-get result :error))
+                        (equal (alist-get 'resultType result) "input_required"))
+                   (toolspec-mcp--input-required server call params round result finish)
+                 (funcall finish result)))
+             toolspec-mcp-call-timeout)))
+    (when (memq call toolspec-mcp--calls)
+      (setcdr (cdr call) id))))
+
+(defun toolspec-mcp--input-required (server call params round result finish)
+  "Answer RESULT, SERVER's `input_required' answer to round ROUND of CALL.
+PARAMS are the call's; FINISH is as in `toolspec-mcp--call-round'."
+  (let ((requests (alist-get 'inputRequests result))
+        (state (assq 'requestState result)))
+    (setcdr (cdr call) nil)
+    (cond
+     ((>= round toolspec-mcp-max-input-rounds)
+      (funcall finish (list :error (format "the server still asks for input after %d rounds (`toolspec-mcp-max-input-rounds')"
+                                           round))))
+     ((and state (not (stringp (cdr state))))
+      (funcall finish (list :error "the server's requestState is not a string")))
+     ((not (or (consp requests) state))
+      (funcall finish (list :error "the server asks for input but names none")))
+     (t
+      (toolspec-mcp--log server "%s asks for input (round %d): %s"
+                         (alist-get 'name params) round
+                         (if (consp requests)
+                             (mapconcat (lambda (r) (format "%s" (alist-get 'method (cdr r)))) requests ", ")
+                           "none, state only"))
+      (toolspec-mcp--answer-inputs
+       server (and (consp requests) requests) nil
+       (lambda () (memq call toolspec-mcp--calls))
+       (lambda (responses)
+         (cond
+          ((not (memq call toolspec-mcp--calls)) (funcall finish 'stopped))
+          ((eq (car responses) :error) (funcall finish (list :error (nth 2 responses))))
+          (t
+           (toolspec-mcp--call-round
+            server call
+            (append (cl-remove-if (lambda (p) (memq (car p) '(inputResponses requestState))) params)
+                    (and responses `((inputResponses . ,responses)))
+                    (and state (list state)))
+            (1+ round) finish)))))))))
+
+(defun toolspec-mcp--answer-inputs (server requests responses wanted then)
+  "Answer REQUESTS, SERVER's input requests, one at a time.
+RESPONSES are the answers so far, newest first.  Call THEN with the
+answers, an alist in the order of REQUESTS, or with (:error CODE
+TEXT) at the first request refused; with no request at all, after a
+short pause.  WANTED says whether the answers are still wanted: the
+user is not asked once it returns nil."
+  (if (null requests)
+      (if responses
+          (funcall then (nreverse responses))
+        (run-at-time 0.1 nil then nil))
+    (let* ((key (car (car requests)))
+           (request (cdr (car requests)))
+           (method (alist-get 'method request))
+           (params (alist-get 'params request))
+           (next (lambda (answer)
+                   (if (eq (car answer) :error)
+                       (funcall then answer)
+                     (toolspec-mcp--answer-inputs server (cdr requests)
+                                                  (cons (cons key answer) responses) wanted then)))))
+      (pcase method
+        ("elicitation/create" (toolspec-mcp--elicit-answer server params next wanted))
+        ("sampling/createMessage" (toolspec-mcp--sample-answer server params next wanted))
+        (_ (funcall then (list :error -32601
+                               (format "the server asks for %s, which this client does not offer" method))))))))
 
 ;;;; Results
 
@@ -1157,16 +1859,9 @@ SPECS are its arg plists; RAW is its tools/list entry when it has an
     text))
 
 (defun toolspec-mcp--result-text (result raw checker)
-  "The text the model gets for RESULT, a tools/call result.
+  "The text the model gets for RESULT, a complete tools/call result.
 RAW is the tool's tools/list entry when it has an `outputSchema';
 CHECKER returns the tool plist that checks structured content."
-  (if (equal (alist-get 'resultType result) "input_required")
-      "Error: the server asks the user for more input to run this tool, which this client cannot give yet. Tell the user."
-    (toolspec-mcp--complete-result-text result raw checker)))
-
-(defun toolspec-mcp--complete-result-text (result raw checker)
-  "The text the model gets for RESULT, a complete tools/call result.
-RAW and CHECKER are as in `toolspec-mcp--result-text'."
   (let* ((blocks (append (alist-get 'content result) nil))
          (structured (assq 'structuredContent result))
          (error-p (eq (alist-get 'isError result) t))
@@ -1248,7 +1943,9 @@ connected server starts it again."
               (session (toolspec-mcp--server-session server)))
     ;; End the session on the server; its answer does not matter.
     (let ((url-request-method "DELETE")
-          (url-request-extra-headers (toolspec-mcp--http-headers server))
+          (url-request-extra-headers (mapcar (lambda (h) (cons (toolspec-mcp--header-value (car h))
+                                                               (toolspec-mcp--header-value (cdr h))))
+                                             (toolspec-mcp--http-headers server)))
           (url-request-noninteractive t))
       (ignore-errors
         (url-retrieve (plist-get (toolspec-mcp--server-config server) :url)
@@ -1262,6 +1959,7 @@ connected server starts it again."
     (cancel-timer (toolspec-mcp--server-restart-timer server))
     (setf (toolspec-mcp--server-restart-timer server) nil))
   (toolspec-mcp--fail-pending server (format "MCP server %s was disconnected" (toolspec-mcp--server-name server)))
+  (toolspec-mcp--streams-close server)
   (toolspec-mcp--cleanup-process server)
   (toolspec-mcp--log server "stopped"))
 

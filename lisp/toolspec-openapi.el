@@ -45,11 +45,16 @@
 (defconst toolspec-openapi-selection-keys '(:tags :paths :operations :server)
   "Option keys that select the operations of an OpenAPI document.")
 
+(defgroup toolspec-openapi nil
+  "Importing the operations of OpenAPI documents as tools."
+  :group 'toolspec-formats
+  :prefix "toolspec-openapi-")
+
 (defcustom toolspec-openapi-confirm-all 50
   "Ask before importing every operation of a document with more than this many.
 Used by `toolspec-import-openapi' when nothing is selected; nil never asks."
   :type '(choice natnum (const :tag "Never ask" nil))
-  :group 'toolspec-formats)
+  :group 'toolspec-openapi)
 
 (defun toolspec-openapi-selection (options)
   "The OpenAPI selection in OPTIONS, a plist: its selection keys, or nil.
@@ -58,14 +63,14 @@ The keys are those of `toolspec-openapi-selection-keys'."
            for value = (plist-get options key)
            when value append (list key value)))
 
-(defun toolspec--openapi-strings (key value)
+(defun toolspec-openapi--strings (key value)
   "VALUE of option KEY as a vector of strings; a string is a list of one."
   (cond ((stringp value) (vector value))
         ((and (or (listp value) (vectorp value)) (cl-every #'stringp value)) (vconcat value))
         (t (signal 'toolspec-format-error
                    (list (format "%s must be a string or a list of strings, found %S" key value) nil)))))
 
-(defun toolspec--openapi-options-json (options)
+(defun toolspec-openapi--options-json (options)
   "The selection in OPTIONS as JSON text for the module, or nil."
   (let ((selection (toolspec-openapi-selection options)))
     (when selection
@@ -75,10 +80,10 @@ The keys are those of `toolspec-openapi-selection-keys'."
         (json-serialize
          (append (cl-loop for (key . name) in '((:tags . tags) (:paths . paths) (:operations . operations))
                           for value = (plist-get selection key)
-                          when value collect (cons name (toolspec--openapi-strings key value)))
+                          when value collect (cons name (toolspec-openapi--strings key value)))
                  (and server (list (cons 'server server)))))))))
 
-(defun toolspec--openapi-call (file fn)
+(defun toolspec-openapi--call (file fn)
   "Call FN with FILE expanded; its toolspec errors name FILE."
   (toolspec--ensure-module)
   (let ((file (expand-file-name file)))
@@ -89,7 +94,6 @@ The keys are those of `toolspec-openapi-selection-keys'."
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
                      (append (list :file file) (toolspec-error-details err))))))))
 
-;;;###autoload
 (defun toolspec-read-openapi (file &rest options)
   "Read the OpenAPI document FILE into tool plists, one per operation.
 FILE is OpenAPI 3.0 or 3.1, or Swagger 2.0, in JSON or YAML.  OPTIONS
@@ -107,13 +111,13 @@ Each plist has `:executor' (:type \"openapi\" ...) saying how to call
 the operation.  An operation that cannot be made into a tool is
 skipped with a warning, unless named in :operations; the warnings are
 in `toolspec-last-import-warnings'."
-  (let ((json (toolspec--openapi-options-json options)))
-    (toolspec--openapi-call
+  (let ((json (toolspec-openapi--options-json options)))
+    (toolspec-openapi--call
      file (lambda (file)
-            (toolspec--openapi-own-names
+            (toolspec-openapi--own-names
              (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t)))))))
 
-(defun toolspec--openapi-own-names (tools)
+(defun toolspec-openapi--own-names (tools)
   "Return TOOLS, read from an OpenAPI document, without name style warnings.
 A tool's name is its operationId, which belongs to the API, not to
 the user: the \"not snake_case\" warnings about it are dropped from
@@ -141,25 +145,23 @@ completes as one word in the minibuffer."
               ((not (string-empty-p name))))
     name))
 
-;;;###autoload
 (defun toolspec-parse-openapi (string &rest options)
   "Parse STRING, an OpenAPI document, into tool plists.
 OPTIONS select operations as in `toolspec-read-openapi'."
   (toolspec--ensure-module)
-  (toolspec--openapi-own-names
-   (toolspec--import (toolspec--mod-openapi-read string nil (toolspec--openapi-options-json options)
+  (toolspec-openapi--own-names
+   (toolspec--import (toolspec--mod-openapi-read string nil (toolspec-openapi--options-json options)
                                                  toolspec-max-input-size t))))
 
-;;;###autoload
 (defun toolspec-openapi-operations (file)
   "The operations of the OpenAPI document FILE, in document order.
 Each is a plist (:name TOOL-NAME :method \"GET\" :path \"/pets\"
 :tags (TAG...) :operationId ID :summary TEXT :deprecated BOOL)."
-  (toolspec--openapi-call
+  (toolspec-openapi--call
    file (lambda (file)
           (toolspec--read (toolspec--mod-openapi-operations file t toolspec-max-input-size)))))
 
-(defun toolspec--read-file-for-import (file options)
+(defun toolspec-openapi--read-file-for-import (file options)
   "The tool plists of FILE, read for importing with OPTIONS.
 With OpenAPI selection keys in OPTIONS (see `toolspec-read-openapi'),
 FILE is read as an OpenAPI document; otherwise by `toolspec-read-file'
@@ -169,16 +171,16 @@ read if OPTIONS's `:strict' is non-nil."
       (apply #'toolspec-read-openapi file options)
     (let ((tools (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
       (if (equal (format "%s" (plist-get (plist-get (car tools) :executor) :type)) "openapi")
-          (toolspec--openapi-own-names tools)
+          (toolspec-openapi--own-names tools)
         tools))))
 
 ;;;; Choosing operations
 
-(defun toolspec--openapi-clean (s)
+(defun toolspec-openapi--clean (s)
   "S without the commas that would split it in `completing-read-multiple'."
   (replace-regexp-in-string "[ \t]*,[ \t]*" "; " s))
 
-(defun toolspec--openapi-candidates (ops)
+(defun toolspec-openapi--candidates (ops)
   "Completion candidates for choosing among OPS.
 An alist (CANDIDATE . (KEY VALUE SUMMARY)): KEY `:tags' for a tag,
 `:operations' for an operation."
@@ -188,24 +190,24 @@ An alist (CANDIDATE . (KEY VALUE SUMMARY)): KEY `:tags' for a tag,
         (unless (member tag tags) (push tag tags))))
     (append
      (mapcar (lambda (tag)
-               (cons (toolspec--openapi-clean
+               (cons (toolspec-openapi--clean
                       (let ((n (cl-count-if (lambda (op) (member tag (plist-get op :tags))) ops)))
                         (format "tag: %s (%d operation%s)" tag n (if (= n 1) "" "s"))))
                      (list :tags tag nil)))
              (nreverse tags))
      (mapcar (lambda (op)
-               (cons (toolspec--openapi-clean
+               (cons (toolspec-openapi--clean
                       (format "%s %s  (%s) %s" (plist-get op :method) (plist-get op :path)
                               (mapconcat #'identity (plist-get op :tags) " ")
                               (plist-get op :name)))
                      (list :operations (plist-get op :name) (plist-get op :summary))))
              ops))))
 
-(defun toolspec--openapi-read-selection (file)
+(defun toolspec-openapi--read-selection (file)
   "Ask which operations of the OpenAPI document FILE to import.
 Returns import options: `:tags' and `:operations', or nil for all."
   (let* ((ops (toolspec-openapi-operations file))
-         (candidates (toolspec--openapi-candidates ops))
+         (candidates (toolspec-openapi--candidates ops))
          (completion-extra-properties
           (list :annotation-function
                 (lambda (c)
@@ -240,7 +242,7 @@ import preview, where \\<toolspec-import-mode-map>\\[toolspec-import-register] r
 From Lisp, OPTIONS are those of `toolspec-import-file' and the
 selection keys of `toolspec-read-openapi'."
   (interactive (let ((file (read-file-name "Import operations of OpenAPI document: " nil nil t)))
-                 (cons file (append (toolspec--openapi-read-selection file) (list :preview t)))))
+                 (cons file (append (toolspec-openapi--read-selection file) (list :preview t)))))
   (require 'toolspec-gptel)
   (apply #'toolspec-import-file file options))
 

@@ -63,40 +63,44 @@
 
 ;;;; Options
 
+(defgroup toolspec-ui nil
+  "Import previews, tool descriptions and checks of JSON buffers."
+  :group 'toolspec)
+
 (defcustom toolspec-preview-progress-threshold 50
   "Show a progress reporter when previewing more tools than this."
   :type 'natnum
-  :group 'toolspec-gptel)
+  :group 'toolspec-ui)
 
 (defcustom toolspec-placeholder-function-format "my-%s-function"
   "Name of the placeholder function `toolspec-insert-gptel-form' writes.
 %s stands for the tool's name, its underscores turned into hyphens."
   :type 'string
-  :group 'toolspec-gptel)
+  :group 'toolspec-ui)
 
 (defface toolspec-tool-name
   '((t :inherit font-lock-function-name-face :weight bold))
   "Face of tool names in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-problem-error
   '((t :inherit error))
   "Face of errors in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-problem-warning
   '((t :inherit warning))
   "Face of warnings in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 (defface toolspec-heading
   '((t :inherit bold))
   "Face of headings in toolspec's buffers."
-  :group 'toolspec)
+  :group 'toolspec-ui)
 
 ;;;; Where JSON comes from
 
-(defconst toolspec--json-syntax-table
+(defconst toolspec-ui--json-syntax-table
   (let ((st (make-syntax-table)))
     (modify-syntax-entry ?\{ "(}" st)
     (modify-syntax-entry ?\} "){" st)
@@ -111,146 +115,146 @@
     st)
   "Syntax table reading JSON: brackets and braces nest, strings use \".")
 
-(cl-defstruct (toolspec--source (:constructor toolspec--source-create)
-                                (:copier nil))
+(cl-defstruct (toolspec-ui--source (:constructor toolspec-ui--source-create)
+                                   (:copier nil))
   "Where JSON tool definitions come from: a file or part of a buffer."
   file buffer start end text spans)
 
-(defun toolspec--file-source (file)
+(defun toolspec-ui--file-source (file)
   "A source for the JSON file FILE."
-  (toolspec--source-create :file (expand-file-name file)))
+  (toolspec-ui--source-create :file (expand-file-name file)))
 
-(defun toolspec--buffer-source (buffer &optional start end)
+(defun toolspec-ui--buffer-source (buffer &optional start end)
   "A source for BUFFER's text between START and END.
 START and END default to the accessible portion of BUFFER."
   (with-current-buffer buffer
     (let ((start (copy-marker (or start (point-min))))
           (end (copy-marker (or end (point-max)) t)))
-      (toolspec--source-create
+      (toolspec-ui--source-create
        :buffer buffer :start start :end end
        :text (buffer-substring-no-properties start end)))))
 
-(defun toolspec--source-refresh (source)
+(defun toolspec-ui--source-refresh (source)
   "Read SOURCE's text again, as it is now."
-  (if (toolspec--source-buffer source)
+  (if (toolspec-ui--source-buffer source)
       (progn
-        (unless (buffer-live-p (toolspec--source-buffer source))
+        (unless (buffer-live-p (toolspec-ui--source-buffer source))
           (user-error "The buffer the tools came from has been killed"))
-        (with-current-buffer (toolspec--source-buffer source)
-          (setf (toolspec--source-text source)
-                (buffer-substring-no-properties (toolspec--source-start source)
-                                                (toolspec--source-end source)))))
-    (setf (toolspec--source-text source) nil))
-  (setf (toolspec--source-spans source) nil)
+        (with-current-buffer (toolspec-ui--source-buffer source)
+          (setf (toolspec-ui--source-text source)
+                (buffer-substring-no-properties (toolspec-ui--source-start source)
+                                                (toolspec-ui--source-end source)))))
+    (setf (toolspec-ui--source-text source) nil))
+  (setf (toolspec-ui--source-spans source) nil)
   source)
 
-(defun toolspec--source-id (source)
+(defun toolspec-ui--source-id (source)
   "The name SOURCE is registered under: its file name or buffer name."
-  (or (toolspec--source-file source)
-      (buffer-name (toolspec--source-buffer source))))
+  (or (toolspec-ui--source-file source)
+      (buffer-name (toolspec-ui--source-buffer source))))
 
-(defun toolspec--source-label (source)
+(defun toolspec-ui--source-label (source)
   "A short name of SOURCE for messages."
-  (if (toolspec--source-file source)
-      (abbreviate-file-name (toolspec--source-file source))
-    (buffer-name (toolspec--source-buffer source))))
+  (if (toolspec-ui--source-file source)
+      (abbreviate-file-name (toolspec-ui--source-file source))
+    (buffer-name (toolspec-ui--source-buffer source))))
 
-(defun toolspec--source-string (source)
+(defun toolspec-ui--source-string (source)
   "The JSON text of SOURCE, read once."
-  (or (toolspec--source-text source)
-      (setf (toolspec--source-text source)
+  (or (toolspec-ui--source-text source)
+      (setf (toolspec-ui--source-text source)
             (with-temp-buffer
               (let ((coding-system-for-read 'utf-8))
-                (insert-file-contents (toolspec--source-file source)))
+                (insert-file-contents (toolspec-ui--source-file source)))
               (buffer-string)))))
 
-(defun toolspec--parse-text (text &optional format name strict)
+(defun toolspec-ui--parse-text (text &optional format name strict)
   "Parse JSON TEXT in FORMAT; NAME names a bare JSON Schema without title.
 STRICT non-nil refuses TEXT when one tool in it cannot be read."
   (toolspec--ensure-module)
   (toolspec--import
    (toolspec--mod-parse-json text (toolspec--name format nil) name toolspec-max-input-size t strict)))
 
-(defun toolspec--source-default-name (source)
+(defun toolspec-ui--source-default-name (source)
   "The name of a bare JSON Schema in SOURCE that has no title, or nil."
-  (let ((file (or (toolspec--source-file source)
-                  (buffer-file-name (toolspec--source-buffer source)))))
+  (let ((file (or (toolspec-ui--source-file source)
+                  (buffer-file-name (toolspec-ui--source-buffer source)))))
     (and file (file-name-base file))))
 
-(defun toolspec--source-read (source &optional format options)
+(defun toolspec-ui--source-read (source &optional format options)
   "Read the tools of SOURCE in FORMAT: return (TOOLS WARNINGS PATHS PROBLEMS).
 PROBLEMS has the problems of each tool, found as it was read.
 OPTIONS are import options: their OpenAPI selection keys select the
 operations of an OpenAPI file.  Signals a `toolspec-error' when
 SOURCE holds no valid definitions."
-  (let ((tools (if (toolspec--source-file source)
-                   (toolspec--read-file-for-import (toolspec--source-file source)
-                                                   (append (list :format format) options))
-                 (toolspec--parse-text (toolspec--source-text source) format
-                                       (toolspec--source-default-name source)
-                                       (plist-get options :strict)))))
+  (let ((tools (if (toolspec-ui--source-file source)
+                   (toolspec-openapi--read-file-for-import (toolspec-ui--source-file source)
+                                                           (append (list :format format) options))
+                 (toolspec-ui--parse-text (toolspec-ui--source-text source) format
+                                          (toolspec-ui--source-default-name source)
+                                          (plist-get options :strict)))))
     (list tools toolspec-last-import-warnings toolspec-last-import-paths
           toolspec-last-import-problems)))
 
 ;;;; Positions
 
-(defun toolspec--locate (source path)
+(defun toolspec-ui--locate (source path)
   "Line and column, as (LINE . COLUMN), of JSON PATH in SOURCE's text."
   (toolspec--ensure-module)
-  (toolspec--mod-locate (toolspec--source-string source) path))
+  (toolspec--mod-locate (toolspec-ui--source-string source) path))
 
-(defun toolspec--source-position (source line column)
+(defun toolspec-ui--source-position (source line column)
   "Where LINE and COLUMN of SOURCE's text are: (BUFFER . POSITION).
 LINE and COLUMN count from 1; a file source is visited."
-  (let ((buffer (or (toolspec--source-buffer source)
-                    (find-file-noselect (toolspec--source-file source)))))
+  (let ((buffer (or (toolspec-ui--source-buffer source)
+                    (find-file-noselect (toolspec-ui--source-file source)))))
     (with-current-buffer buffer
       (save-restriction
         (widen)
         (save-excursion
-          (goto-char (or (toolspec--source-start source) (point-min)))
+          (goto-char (or (toolspec-ui--source-start source) (point-min)))
           ;; (forward-line 0) would leave a region's first line.
           (when (> line 1) (forward-line (1- line)))
           (forward-char (max 0 (min (1- column) (- (line-end-position) (point)))))
           (cons buffer (point)))))))
 
-(defun toolspec--goto (source line column)
+(defun toolspec-ui--goto (source line column)
   "Show LINE and COLUMN of SOURCE's text in a window and move there."
-  (pcase-let ((`(,buffer . ,pos) (toolspec--source-position source line column)))
+  (pcase-let ((`(,buffer . ,pos) (toolspec-ui--source-position source line column)))
     (pop-to-buffer buffer)
     (unless (<= (point-min) pos (point-max)) (widen))
     (unless (= (point) pos) (push-mark (point) t))
     (goto-char pos)))
 
-(defun toolspec--path-join (&rest step-list)
+(defun toolspec-ui--path-join (&rest step-list)
   "Return a JSON path: the non-empty strings of STEP-LIST joined by dots."
   (mapconcat #'identity (delete "" (delq nil step-list)) "."))
 
-(defun toolspec--path-parent (path)
+(defun toolspec-ui--path-parent (path)
   "PATH without its last step (a key or an index)."
   (if (string-match "\\`\\(.*\\)\\(?:\\.[^.]*\\|\\[[0-9]+\\]\\)\\'" path)
       (match-string 1 path)
     ""))
 
-(defun toolspec--path-found-p (text path)
+(defun toolspec-ui--path-found-p (text path)
   "Non-nil when JSON PATH exists in TEXT."
   (or (equal path "")
       (not (equal (toolspec--mod-locate text path)
-                  (toolspec--mod-locate text (toolspec--path-parent path))))))
+                  (toolspec--mod-locate text (toolspec-ui--path-parent path))))))
 
-(defun toolspec--path-prefix-p (prefix path)
+(defun toolspec-ui--path-prefix-p (prefix path)
   "Non-nil when JSON path PREFIX is PATH or one of its ancestors."
   (or (equal prefix "")
       (equal prefix path)
       (and (string-prefix-p prefix path)
            (memq (aref path (length prefix)) '(?. ?\[)))))
 
-(defconst toolspec--schema-keys
+(defconst toolspec-ui--schema-keys
   '("function.parameters" "parameters" "input_schema" "inputSchema"
     "toolSpec.inputSchema.json" "")
   "Where the formats keep a tool's parameter schema, relative to the tool.")
 
-(defun toolspec--problem-json-path (text tool tool-path path)
+(defun toolspec-ui--problem-json-path (text tool tool-path path)
   "The JSON path in TEXT of problem PATH, a path in the plist TOOL.
 TOOL was read from TOOL-PATH.  Best effort: an argument's problem
 maps into its property in the parameter schema, a tool key to the
@@ -261,27 +265,27 @@ key; otherwise the tool itself."
      (let* ((index (and (match-beginning 1) (string-to-number (match-string 1 path))))
             (rest (substring path (match-end 0)))
             (name (and index (plist-get (nth index (plist-get tool :args)) :name))))
-       (cl-loop for key in toolspec--schema-keys
-                for schema = (toolspec--path-join tool-path key)
-                for props = (toolspec--path-join schema "properties")
+       (cl-loop for key in toolspec-ui--schema-keys
+                for schema = (toolspec-ui--path-join tool-path key)
+                for props = (toolspec-ui--path-join schema "properties")
                 if (and index (stringp name)
-                        (toolspec--path-found-p text (toolspec--path-join props name)))
-                return (toolspec--path-join props name rest)
-                else if (and (null index) (toolspec--path-found-p text props))
+                        (toolspec-ui--path-found-p text (toolspec-ui--path-join props name)))
+                return (toolspec-ui--path-join props name rest)
+                else if (and (null index) (toolspec-ui--path-found-p text props))
                 return schema)))
    (when (string-match "\\`[^.[]+" path)
      (let ((key (match-string 0 path))
            (rest (substring path (match-end 0))))
        (cl-loop for prefix in '("" "function" "toolSpec")
                 for found = (cl-loop for k in (if (equal key "name") '("name" "title") (list key))
-                                     for p = (toolspec--path-join tool-path prefix k)
-                                     when (toolspec--path-found-p text p) return p)
+                                     for p = (toolspec-ui--path-join tool-path prefix k)
+                                     when (toolspec-ui--path-found-p text p) return p)
                 when found return (concat found rest))))
    tool-path))
 
 ;;;; Problems of imported tools
 
-(defun toolspec--tool-problems (tools warnings paths &optional doing problems)
+(defun toolspec-ui--tool-problems (tools warnings paths &optional doing problems)
   "Problems of TOOLS, read with import WARNINGS from PATHS.
 Return (ENTRIES . GENERAL): ENTRIES a list of plists (:tool :path
 :problems), one per tool, GENERAL the import warnings of no tool.
@@ -323,17 +327,17 @@ validated here."
           (push (append w (list t)) general))))
     (cons entries (nreverse general))))
 
-(defun toolspec--text-position (line column)
+(defun toolspec-ui--text-position (line column)
   "Position of LINE and COLUMN (from 1) in the current buffer."
   (goto-char (point-min))
   (forward-line (1- line))
-  (toolspec--column-position column))
+  (toolspec-ui--column-position column))
 
-(defun toolspec--column-position (column)
+(defun toolspec-ui--column-position (column)
   "Position of COLUMN (from 1) on the current line, at most its end."
   (+ (point) (max 0 (min (1- column) (- (line-end-position) (point))))))
 
-(defun toolspec--text-positions (places)
+(defun toolspec-ui--text-positions (places)
   "Positions in the current buffer of PLACES, a vector of (LINE . COLUMN).
 The lines are found in one pass down the buffer, whatever their
 order in PLACES, not each from its beginning."
@@ -345,17 +349,17 @@ order in PLACES, not each from its beginning."
       (pcase-let ((`(,l . ,c) (aref places i)))
         (when (> l line)
           (setq line (- l (forward-line (- l line)))))
-        (aset out i (toolspec--column-position c))))
+        (aset out i (toolspec-ui--column-position c))))
     out))
 
-(defun toolspec--newlines (from to)
+(defun toolspec-ui--newlines (from to)
   "The number of newlines in the current buffer between FROM and TO."
   (if (>= from to)
       0
     (- (count-lines from to)
        (if (save-excursion (goto-char to) (bolp)) 0 1))))
 
-(defun toolspec--span-at (start line)
+(defun toolspec-ui--span-at (start line)
   "The JSON value at START, on LINE, in the current buffer: (LINE COLUMN TEXT)."
   (save-excursion
     (goto-char start)
@@ -364,14 +368,14 @@ order in PLACES, not each from its beginning."
           (buffer-substring-no-properties
            start (or (ignore-errors (scan-sexps start 1)) (point-max))))))
 
-(defun toolspec--compute-spans (source paths)
-  "Find the tools at JSON PATHS in SOURCE's text, for `toolspec--tool-span'.
+(defun toolspec-ui--compute-spans (source paths)
+  "Find the tools at JSON PATHS in SOURCE's text, for `toolspec-ui--tool-span'.
 Every array or object holding them is found in one pass over the
 text, and the tools in one array in one pass over it, so that a file
 of thousands of tools is not scanned once per tool."
-  (let ((text (toolspec--source-string source))
-        (table (or (toolspec--source-spans source)
-                   (setf (toolspec--source-spans source) (make-hash-table :test 'equal))))
+  (let ((text (toolspec-ui--source-string source))
+        (table (or (toolspec-ui--source-spans source)
+                   (setf (toolspec-ui--source-spans source) (make-hash-table :test 'equal))))
         (by-parent (make-hash-table :test 'equal))
         (groups nil))
     (dolist (path paths)
@@ -388,10 +392,10 @@ of thousands of tools is not scanned once per tool."
       (let ((places (toolspec--mod-locate-many text (vconcat (mapcar #'car groups)))))
         (with-temp-buffer
           (insert text)
-          (set-syntax-table toolspec--json-syntax-table)
+          (set-syntax-table toolspec-ui--json-syntax-table)
           (cl-loop
            for (_parent . members) in groups
-           for start across (toolspec--text-positions places)
+           for start across (toolspec-ui--text-positions places)
            for place across places
            do (let ((i 0)
                     ;; The last place found in the array, and its line.
@@ -402,7 +406,7 @@ of thousands of tools is not scanned once per tool."
                     (puthash
                      path
                      (cond
-                      ((null index) (toolspec--span-at start line))
+                      ((null index) (toolspec-ui--span-at start line))
                       ((and (eq (char-after start) ?\[)
                             (ignore-errors
                               (when (= i 0) (goto-char (1+ start)))
@@ -413,50 +417,50 @@ of thousands of tools is not scanned once per tool."
                                 (if (eq (char-after) ?,) (forward-char 1) (error "No element %d" index))
                                 (setq i (1+ i)))
                               (skip-chars-forward " \t\r\n")
-                              (setq line (+ line (toolspec--newlines here (point))) here (point))
-                              (toolspec--span-at (point) line))))
+                              (setq line (+ line (toolspec-ui--newlines here (point))) here (point))
+                              (toolspec-ui--span-at (point) line))))
                       (t (save-excursion
                            (let ((lc (toolspec--mod-locate text path)))
-                             (toolspec--span-at (toolspec--text-position (car lc) (cdr lc)) (car lc))))))
+                             (toolspec-ui--span-at (toolspec-ui--text-position (car lc) (cdr lc)) (car lc))))))
                      table))))))))))
 
-(defun toolspec--tool-span (source path)
+(defun toolspec-ui--tool-span (source path)
   "Where the tool at JSON PATH is in SOURCE's text: (LINE COLUMN TEXT).
 LINE and COLUMN are those of its start, TEXT its JSON."
-  (or (and (toolspec--source-spans source) (gethash path (toolspec--source-spans source)))
-      (progn (toolspec--compute-spans source (list path))
-             (gethash path (toolspec--source-spans source)))))
+  (or (and (toolspec-ui--source-spans source) (gethash path (toolspec-ui--source-spans source)))
+      (progn (toolspec-ui--compute-spans source (list path))
+             (gethash path (toolspec-ui--source-spans source)))))
 
-(defun toolspec--relative-path (prefix path)
+(defun toolspec-ui--relative-path (prefix path)
   "JSON PATH relative to its ancestor PREFIX."
   (let ((rest (substring path (length prefix))))
     (if (string-prefix-p "." rest) (substring rest 1) rest)))
 
-(defun toolspec--problem-place (source entry problem)
+(defun toolspec-ui--problem-place (source entry problem)
   "The (LINE . COLUMN) in SOURCE's text of PROBLEM of ENTRY.
 ENTRY is nil for a problem of no tool; PROBLEM nil means the tool."
   (toolspec--ensure-module)
   (if (null entry)
-      (toolspec--locate source (nth 1 problem))
+      (toolspec-ui--locate source (nth 1 problem))
     (pcase-let* ((tool-path (plist-get entry :path))
-                 (`(,line ,column ,text) (toolspec--tool-span source tool-path))
+                 (`(,line ,column ,text) (toolspec-ui--tool-span source tool-path))
                  (path (cond ((null problem) "")
-                             ((nth 3 problem) (toolspec--relative-path tool-path (nth 1 problem)))
-                             (t (toolspec--problem-json-path text (plist-get entry :tool) "" (nth 1 problem)))))
+                             ((nth 3 problem) (toolspec-ui--relative-path tool-path (nth 1 problem)))
+                             (t (toolspec-ui--problem-json-path text (plist-get entry :tool) "" (nth 1 problem)))))
                  (`(,l . ,c) (toolspec--mod-locate text path)))
       (if (= l 1)
           (cons line (+ column c -1))
         (cons (+ line l -1) c)))))
 
-(defun toolspec--error-position (source err)
+(defun toolspec-ui--error-position (source err)
   "The (LINE . COLUMN) in SOURCE of toolspec error ERR, or nil."
   (let ((details (toolspec-error-details err)))
     (cond ((and (plist-get details :line) (plist-get details :column))
            (cons (plist-get details :line) (plist-get details :column)))
           ((stringp (plist-get details :path))
-           (ignore-errors (toolspec--locate source (plist-get details :path)))))))
+           (ignore-errors (toolspec-ui--locate source (plist-get details :path)))))))
 
-(defun toolspec--error-text (err)
+(defun toolspec-ui--error-text (err)
   "The message of toolspec error ERR without its file and position prefixes."
   (let ((msg (if (stringp (cadr err)) (cadr err) (error-message-string err)))
         (file (plist-get (toolspec-error-details err) :file)))
@@ -466,22 +470,22 @@ ENTRY is nil for a problem of no tool; PROBLEM nil means the tool."
         (substring msg (match-end 0))
       msg)))
 
-(defun toolspec--report-read-error (source err)
+(defun toolspec-ui--report-read-error (source err)
   "Show where toolspec error ERR, from reading SOURCE, is, then signal it.
 The place, if the error has one, is shown in the JSON; the error
 becomes a `user-error' naming the place."
-  (let ((pos (toolspec--error-position source err))
+  (let ((pos (toolspec-ui--error-position source err))
         (title (or (get (car err) 'error-message) "toolspec error")))
     (if (not pos)
-        (user-error "%s: %s: %s" title (toolspec--source-label source) (toolspec--error-text err))
-      (toolspec--goto source (car pos) (cdr pos))
+        (user-error "%s: %s: %s" title (toolspec-ui--source-label source) (toolspec-ui--error-text err))
+      (toolspec-ui--goto source (car pos) (cdr pos))
       (user-error "%s: %s" title
-                  (toolspec--located source (car pos) (cdr pos) (toolspec--error-text err))))))
+                  (toolspec-ui--located source (car pos) (cdr pos) (toolspec-ui--error-text err))))))
 
-(defun toolspec--absolute-line-column (source line column)
+(defun toolspec-ui--absolute-line-column (source line column)
   "LINE and COLUMN of SOURCE's text as (LINE . COLUMN) in its buffer or file."
-  (if (toolspec--source-buffer source)
-      (pcase-let ((`(,buffer . ,pos) (toolspec--source-position source line column)))
+  (if (toolspec-ui--source-buffer source)
+      (pcase-let ((`(,buffer . ,pos) (toolspec-ui--source-position source line column)))
         (with-current-buffer buffer
           (save-restriction
             (widen)
@@ -490,24 +494,24 @@ becomes a `user-error' naming the place."
               (cons (line-number-at-pos) (1+ (- pos (line-beginning-position))))))))
     (cons line column)))
 
-(defun toolspec--located (source line column message)
+(defun toolspec-ui--located (source line column message)
   "MESSAGE prefixed with SOURCE:LINE:COLUMN, the place in SOURCE's file or buffer."
-  (pcase-let ((`(,l . ,c) (toolspec--absolute-line-column source line column)))
-    (format "%s:%d:%d: %s" (toolspec--source-label source) l c message)))
+  (pcase-let ((`(,l . ,c) (toolspec-ui--absolute-line-column source line column)))
+    (format "%s:%d:%d: %s" (toolspec-ui--source-label source) l c message)))
 
-(defun toolspec--read-or-report (source &optional format options)
-  "Read SOURCE in FORMAT with OPTIONS as `toolspec--source-read' does.
+(defun toolspec-ui--read-or-report (source &optional format options)
+  "Read SOURCE in FORMAT with OPTIONS as `toolspec-ui--source-read' does.
 A toolspec error is shown at its place and becomes a `user-error'."
   (condition-case err
-      (toolspec--source-read source format options)
-    (toolspec-error (toolspec--report-read-error source err))))
+      (toolspec-ui--source-read source format options)
+    (toolspec-error (toolspec-ui--report-read-error source err))))
 
 ;;;; Import preview
 
-(defvar-local toolspec--preview nil
+(defvar-local toolspec-ui--preview nil
   "The import this buffer previews: a plist.
 Keys: `:source', `:options', `:entries' and `:general' (see
-`toolspec--tool-problems'), `:category'.")
+`toolspec-ui--tool-problems'), `:category'.")
 
 (defvar toolspec-import-mode-map
   (let ((map (make-sparse-keymap)))
@@ -531,15 +535,15 @@ It lists each tool with its arguments, the function it would be
 bound to, and its problems.  Nothing is registered until you say so.
 
 \\{toolspec-import-mode-map}"
-  (setq-local revert-buffer-function #'toolspec--import-revert)
+  (setq-local revert-buffer-function #'toolspec-ui--import-revert)
   (setq-local truncate-lines nil))
 
 (define-button-type 'toolspec-problem
   'follow-link t
-  'action #'toolspec--problem-button-action
+  'action #'toolspec-ui--problem-button-action
   'help-echo "mouse-2, RET: show this problem in the JSON")
 
-(defun toolspec--binding-text (tool options)
+(defun toolspec-ui--binding-text (tool options)
   "How TOOL would be bound under import OPTIONS, as text."
   (condition-case err
       (let* ((resolver nil)
@@ -553,19 +557,19 @@ bound to, and its problems.  Nothing is registered until you say so.
              (binding (toolspec-gptel--resolve tool options)))
         (if (not (plist-get binding :bound))
             (format "unbound (returns an error to the model): %s binds it"
-                    (toolspec--keys 'toolspec-import-bind))
+                    (toolspec-ui--keys 'toolspec-import-bind))
           (let ((f (plist-get binding :function)))
             (concat (cond ((and (symbolp f) f) (format "%s" f))
-                          ((toolspec--executor-text tool options))
+                          ((toolspec-ui--executor-text tool options))
                           (t "a function"))
                     (and (plist-get binding :async) ", async")
                     (and (plist-get binding :confirm) ", asks first")
-                    (and resolver (format " (from %s)" (toolspec--resolver-text resolver)))
+                    (and resolver (format " (from %s)" (toolspec-ui--resolver-text resolver)))
                     (and (plist-get binding :unscoped)
                          ": its entry names no :source, so a tool of this name from any file gets it")))))
     (error (format "cannot be bound: %s" (error-message-string err)))))
 
-(defun toolspec--resolver-text (resolver)
+(defun toolspec-ui--resolver-text (resolver)
   "Return the origin of the binding RESOLVER gave, as text."
   (pcase resolver
     ('toolspec-resolve-from-options "the :functions import option")
@@ -573,7 +577,7 @@ bound to, and its problems.  Nothing is registered until you say so.
     ('toolspec-resolve-executor "the tool file")
     (_ (format "%s" resolver))))
 
-(defun toolspec--executor-text (tool options)
+(defun toolspec-ui--executor-text (tool options)
   "Return how TOOL is run, in one line, or nil when unknown.
 OPTIONS are the import options."
   (when-let* ((exec (plist-get tool :executor)))
@@ -589,32 +593,32 @@ OPTIONS are the import options."
        (format "Gloodata extension %s" (or (plist-get options :endpoint) (plist-get exec :endpoint) "(none)")))
       (type (format "%s tool" type)))))
 
-(defun toolspec--type-text (spec)
+(defun toolspec-ui--type-text (spec)
   "The type of argument or schema SPEC as short text."
   (let ((type (plist-get spec :type)))
     (cond ((and (member type '(array "array")) (plist-get (plist-get spec :items) :type))
-           (format "array of %s" (toolspec--type-text (plist-get spec :items))))
+           (format "array of %s" (toolspec-ui--type-text (plist-get spec :items))))
           ((vectorp type) (mapconcat (lambda (x) (format "%s" x)) type "|"))
           (type (format "%s%s" type (if (plist-get spec :nullable) "|null" "")))
           ((plist-get spec :anyOf) "anyOf")
           (t "?"))))
 
-(defun toolspec--args-text (tool)
+(defun toolspec-ui--args-text (tool)
   "TOOL's arguments as NAME:TYPE, optional ones marked."
   (if-let* ((args (plist-get tool :args)))
       (mapconcat (lambda (arg)
-                   (format "%s:%s%s" (plist-get arg :name) (toolspec--type-text arg)
+                   (format "%s:%s%s" (plist-get arg :name) (toolspec-ui--type-text arg)
                            (if (plist-get arg :optional) " (optional)" "")))
                  args ", ")
     "none"))
 
-(defun toolspec--first-line (text)
+(defun toolspec-ui--first-line (text)
   "The first line of TEXT, shortened to fit a line."
   (if (stringp text)
       (truncate-string-to-width (car (split-string text "\n")) 100 nil nil "...")
     "(no description)"))
 
-(defun toolspec--insert-problem (entry problem)
+(defun toolspec-ui--insert-problem (entry problem)
   "Insert PROBLEM of ENTRY as a button leading to it in the JSON."
   (insert "  ")
   (insert-text-button
@@ -625,52 +629,52 @@ OPTIONS are the import options."
    'toolspec-problem problem)
   (insert "\n"))
 
-(defun toolspec--count-problems (preview severity)
+(defun toolspec-ui--count-problems (preview severity)
   "How many problems of SEVERITY PREVIEW has."
   (+ (cl-count severity (plist-get preview :general) :key #'car)
      (cl-loop for e in (plist-get preview :entries)
               sum (cl-count severity (plist-get e :problems) :key #'car))))
 
-(defun toolspec--plural (n word)
+(defun toolspec-ui--plural (n word)
   "N and WORD, in the plural unless N is 1."
   (format "%d %s%s" n word (if (= n 1) "" "s")))
 
-(defun toolspec--keys (command)
+(defun toolspec-ui--keys (command)
   "The keys of COMMAND in the preview, as text."
   (propertize (mapconcat #'key-description
                          (where-is-internal command toolspec-import-mode-map)
                          " or ")
               'face 'help-key-binding))
 
-(defun toolspec--render-preview ()
-  "Fill the preview buffer from `toolspec--preview'."
+(defun toolspec-ui--render-preview ()
+  "Fill the preview buffer from `toolspec-ui--preview'."
   (let* ((inhibit-read-only t)
-         (preview toolspec--preview)
+         (preview toolspec-ui--preview)
          (entries (plist-get preview :entries))
          (source (plist-get preview :source)))
     (erase-buffer)
     (insert (propertize "Tools from " 'face 'toolspec-heading)
-            (propertize (toolspec--source-label source) 'face 'toolspec-heading)
+            (propertize (toolspec-ui--source-label source) 'face 'toolspec-heading)
             (format "  (gptel category \"%s\")\n" (plist-get preview :category)))
     (insert (format "%s, %s, %s\n"
-                    (toolspec--plural (length entries) "tool")
-                    (toolspec--plural (toolspec--count-problems preview 'error) "error")
-                    (toolspec--plural (toolspec--count-problems preview 'warning) "warning")))
+                    (toolspec-ui--plural (length entries) "tool")
+                    (toolspec-ui--plural (toolspec-ui--count-problems preview 'error) "error")
+                    (toolspec-ui--plural (toolspec-ui--count-problems preview 'warning) "warning")))
     ;; The errors of no tool are tool definitions that could not be read.
     (let ((left-out (cl-count 'error (plist-get preview :general) :key #'car)))
       (when (> left-out 0)
         (insert (format "%s could not be read and %s left out: the errors below say where\n"
-                        (toolspec--plural left-out "tool definition")
+                        (toolspec-ui--plural left-out "tool definition")
                         (if (= left-out 1) "is" "are")))))
     (insert (format "%s: register   %s: register and activate (add to `gptel-tools')   %s: bind the tool at point\n"
-                    (toolspec--keys 'toolspec-import-register)
-                    (toolspec--keys 'toolspec-import-register-and-activate)
-                    (toolspec--keys 'toolspec-import-bind)))
+                    (toolspec-ui--keys 'toolspec-import-register)
+                    (toolspec-ui--keys 'toolspec-import-register-and-activate)
+                    (toolspec-ui--keys 'toolspec-import-bind)))
     (insert (format "%s: cancel   %s/%s: next/previous tool   %s: show in the JSON\n"
-                    (toolspec--keys 'toolspec-import-cancel)
-                    (toolspec--keys 'toolspec-import-next-tool)
-                    (toolspec--keys 'toolspec-import-previous-tool)
-                    (toolspec--keys 'toolspec-import-visit)))
+                    (toolspec-ui--keys 'toolspec-import-cancel)
+                    (toolspec-ui--keys 'toolspec-import-next-tool)
+                    (toolspec-ui--keys 'toolspec-import-previous-tool)
+                    (toolspec-ui--keys 'toolspec-import-visit)))
     (dolist (c (plist-get preview :credentials))
       (pcase-let ((`(,host ,title ,approved) c))
         (insert (propertize "credential: " 'face 'toolspec-heading)
@@ -679,9 +683,9 @@ OPTIONS are the import options."
                         (if approved
                             " (approved by the import options)"
                           (format ": you are asked when you register (%s)"
-                                  (toolspec--keys 'toolspec-import-register)))))))
+                                  (toolspec-ui--keys 'toolspec-import-register)))))))
     (dolist (p (plist-get preview :general))
-      (toolspec--insert-problem nil p))
+      (toolspec-ui--insert-problem nil p))
     (dolist (entry entries)
       (let ((tool (plist-get entry :tool))
             (start (point)))
@@ -689,36 +693,36 @@ OPTIONS are the import options."
         (insert (propertize (format "%s" (plist-get tool :name))
                             'face 'toolspec-tool-name 'toolspec-heading t)
                 "\n")
-        (insert "  " (toolspec--first-line (plist-get tool :description)) "\n")
-        (insert "  args:    " (toolspec--args-text tool) "\n")
+        (insert "  " (toolspec-ui--first-line (plist-get tool :description)) "\n")
+        (insert "  args:    " (toolspec-ui--args-text tool) "\n")
         (insert "  binding: " (plist-get entry :binding) "\n")
         (put-text-property start (point) 'toolspec-entry entry)
         (dolist (p (plist-get entry :problems))
-          (toolspec--insert-problem entry p))))
+          (toolspec-ui--insert-problem entry p))))
     (goto-char (point-min))
     (toolspec-import-next-tool 1 t)))
 
-(defun toolspec--preview-data (source options)
+(defun toolspec-ui--preview-data (source options)
   "Read SOURCE and work out what importing it with OPTIONS would do.
-Return the plist kept in `toolspec--preview'."
+Return the plist kept in `toolspec-ui--preview'."
   (pcase-let* ((`(,tools ,warnings ,paths ,problems)
-                (toolspec--read-or-report source (plist-get options :format) options))
-               (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Previewing" problems)))
+                (toolspec-ui--read-or-report source (plist-get options :format) options))
+               (`(,entries . ,general) (toolspec-ui--tool-problems tools warnings paths "Previewing" problems)))
     (dolist (e entries)
       ;; As `toolspec-import-file' takes them: a name providers refuse
       ;; is registered under a valid one.
       (plist-put e :problems (toolspec-gptel--unless-renamed (plist-get e :tool) (plist-get e :problems)))
-      (plist-put e :binding (toolspec--binding-text
+      (plist-put e :binding (toolspec-ui--binding-text
                              (plist-get e :tool)
                              ;; As `toolspec-import-register' will bind it.
-                             (append (list :source (toolspec--source-id source)) options))))
+                             (append (list :source (toolspec-ui--source-id source)) options))))
     (list :source source :options options :entries entries :general general
-          :credentials (toolspec--preview-credentials source tools options)
+          :credentials (toolspec-ui--preview-credentials source tools options)
           :category (or (plist-get options :category)
                         (toolspec-openapi-category tools)
-                        (file-name-base (toolspec--source-id source))))))
+                        (file-name-base (toolspec-ui--source-id source))))))
 
-(defun toolspec--preview-credentials (source tools options)
+(defun toolspec-ui--preview-credentials (source tools options)
   "The credentials TOOLS of SOURCE would use, imported with OPTIONS.
 See `toolspec-http-credential-hosts'."
   (when (cl-some (lambda (tool)
@@ -726,9 +730,9 @@ See `toolspec-http-credential-hosts'."
                  tools)
     (require 'toolspec-http)
     (toolspec-http-credential-hosts
-     tools (append (list :source (toolspec--source-id source)) options))))
+     tools (append (list :source (toolspec-ui--source-id source)) options))))
 
-(defun toolspec--approve-credentials (preview)
+(defun toolspec-ui--approve-credentials (preview)
   "The import options of PREVIEW, with the credentials the user approves.
 Each credential the previewed tools would use, and the options do not
 approve, is asked about; the hosts approved join `:credentials'."
@@ -747,35 +751,35 @@ approve, is asked about; the hosts approved join `:credentials'."
                          unless (eq k :credentials) append (list k v)))
       options)))
 
-(defun toolspec--preview (source options)
+(defun toolspec-ui--preview (source options)
   "Show the tools of SOURCE, to be imported with OPTIONS; return the buffer."
-  (let ((data (toolspec--preview-data source options))
+  (let ((data (toolspec-ui--preview-data source options))
         (buffer (get-buffer-create "*toolspec-import*")))
     (with-current-buffer buffer
       (toolspec-import-mode)
-      (setq toolspec--preview data)
-      (toolspec--render-preview))
+      (setq toolspec-ui--preview data)
+      (toolspec-ui--render-preview))
     (pop-to-buffer buffer)
     (message "%s: %s registers them, %s cancels"
-             (toolspec--plural (length (plist-get data :entries)) "tool")
-             (toolspec--keys 'toolspec-import-register)
-             (toolspec--keys 'toolspec-import-cancel))
+             (toolspec-ui--plural (length (plist-get data :entries)) "tool")
+             (toolspec-ui--keys 'toolspec-import-register)
+             (toolspec-ui--keys 'toolspec-import-cancel))
     buffer))
 
-(defun toolspec--preview-file (file options)
+(defun toolspec-ui--preview-file (file options)
   "Preview FILE's tools, to be registered with OPTIONS; return the buffer.
 This is `toolspec-import-file' with `:preview'."
-  (toolspec--preview (toolspec--file-source file)
-                     (cl-loop for (k v) on options by #'cddr
-                              unless (eq k :preview) append (list k v))))
+  (toolspec-ui--preview (toolspec-ui--file-source file)
+                        (cl-loop for (k v) on options by #'cddr
+                                 unless (eq k :preview) append (list k v))))
 
-(defun toolspec--import-revert (&rest _)
+(defun toolspec-ui--import-revert (&rest _)
   "Read the previewed JSON again and show it afresh."
-  (let ((data toolspec--preview))
-    (setq toolspec--preview
-          (toolspec--preview-data (toolspec--source-refresh (plist-get data :source))
-                                  (plist-get data :options)))
-    (toolspec--render-preview)))
+  (let ((data toolspec-ui--preview))
+    (setq toolspec-ui--preview
+          (toolspec-ui--preview-data (toolspec-ui--source-refresh (plist-get data :source))
+                                     (plist-get data :options)))
+    (toolspec-ui--render-preview)))
 
 ;;;###autoload
 (defun toolspec-import-buffer (&optional buffer)
@@ -784,14 +788,14 @@ BUFFER defaults to the current buffer (its accessible portion).
 The preview lists every tool with its problems; there,
 \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them with gptel under the buffer's name."
   (interactive)
-  (toolspec--preview (toolspec--buffer-source (or buffer (current-buffer))) nil))
+  (toolspec-ui--preview (toolspec-ui--buffer-source (or buffer (current-buffer))) nil))
 
 ;;;###autoload
 (defun toolspec-import-region (start end)
   "Preview the JSON tool definitions between START and END, then register them.
 Interactively, the region.  See `toolspec-import-buffer'."
   (interactive "r")
-  (toolspec--preview (toolspec--buffer-source (current-buffer) start end) nil))
+  (toolspec-ui--preview (toolspec-ui--buffer-source (current-buffer) start end) nil))
 
 (defun toolspec-import-register (&optional activate)
   "Register the previewed tools with gptel and close the preview.
@@ -802,8 +806,8 @@ registered: fix the JSON and reload the preview with
 `toolspec-activate-tools', the tools are made active too (see
 `toolspec-import-register-and-activate')."
   (interactive nil toolspec-import-mode)
-  (unless toolspec--preview (user-error "Not in an import preview"))
-  (let* ((preview toolspec--preview)
+  (unless toolspec-ui--preview (user-error "Not in an import preview"))
+  (let* ((preview toolspec-ui--preview)
          (source (plist-get preview :source))
          (entries (plist-get preview :entries))
          (good (cl-remove-if (lambda (e) (assq 'error (plist-get e :problems))) entries))
@@ -816,17 +820,17 @@ registered: fix the JSON and reload the preview with
                (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
                            have reload))
               ((not (y-or-n-p (format "%s errors and will be left out; register the other %s? "
-                                      have (toolspec--plural (length good) "tool"))))
+                                      have (toolspec-ui--plural (length good) "tool"))))
                (user-error "Nothing registered: fix the JSON, then reload with %s" reload)))))
     (let* ((activate (or activate toolspec-activate-tools))
            (made (apply #'toolspec-register
                         (mapcar (lambda (e) (plist-get e :tool)) good)
-                        :source (toolspec--source-id source)
+                        :source (toolspec-ui--source-id source)
                         :category category
                         :activate activate
-                        (toolspec--approve-credentials preview))))
+                        (toolspec-ui--approve-credentials preview))))
       (quit-window t)
-      (message "%s registered in category %s%s%s" (toolspec--plural (length made) "tool") category
+      (message "%s registered in category %s%s%s" (toolspec-ui--plural (length made) "tool") category
                (if (> broken 0) (format " (%d left out)" broken) "")
                (if activate
                    ", and active: gptel offers them to the model"
@@ -842,7 +846,7 @@ every request, as if picked in `gptel-menu'.  The option
   (interactive nil toolspec-import-mode)
   (toolspec-import-register t))
 
-(defun toolspec--function-candidates ()
+(defun toolspec-ui--function-candidates ()
   "Names of the functions of this Emacs, for completion."
   (let ((names nil))
     (mapatoms (lambda (s) (when (and (fboundp s) (not (keywordp s))) (push (symbol-name s) names))))
@@ -858,10 +862,10 @@ non-nil (interactively, asked) saves the option with
   (interactive
    (let ((entry (get-text-property (point) 'toolspec-entry)))
      (unless entry (user-error "No tool here: move to a tool (%s) first"
-                               (toolspec--keys 'toolspec-import-next-tool)))
+                               (toolspec-ui--keys 'toolspec-import-next-tool)))
      (let* ((name (plist-get (plist-get entry :tool) :name))
             (fn (intern (completing-read (format "Function running tool %s: " name)
-                                         (toolspec--function-candidates) nil t))))
+                                         (toolspec-ui--function-candidates) nil t))))
        (list fn (y-or-n-p (format "Save the binding of %s to %s for later sessions (in your custom file)? "
                                   name fn)))))
    toolspec-import-mode)
@@ -869,7 +873,7 @@ non-nil (interactively, asked) saves the option with
   (let* ((entry (or (get-text-property (point) 'toolspec-entry)
                     (user-error "No tool here")))
          (name (plist-get (plist-get entry :tool) :name))
-         (source (toolspec--source-id (plist-get toolspec--preview :source)))
+         (source (toolspec-ui--source-id (plist-get toolspec-ui--preview :source)))
          (line (line-number-at-pos))
          (kept (cl-remove-if (lambda (e)
                                (and (consp e) (equal (car e) name) (consp (cdr e))
@@ -879,7 +883,7 @@ non-nil (interactively, asked) saves the option with
     (if (and save (custom-file t))
         (customize-save-variable 'toolspec-function-alist value)
       (customize-set-variable 'toolspec-function-alist value))
-    (toolspec--import-revert)
+    (toolspec-ui--import-revert)
     (goto-char (point-min))
     (forward-line (1- line))
     (message "Tool %s bound to %s%s" name function
@@ -891,14 +895,14 @@ non-nil (interactively, asked) saves the option with
   "Close the import preview without registering anything.
 When its tools could be registered, ask first."
   (interactive nil toolspec-import-mode)
-  (let ((entries (plist-get toolspec--preview :entries)))
+  (let ((entries (plist-get toolspec-ui--preview :entries)))
     (when (and entries
                (not (cl-some (lambda (e) (assq 'error (plist-get e :problems))) entries))
                (not (y-or-n-p (format "Discard %s without registering %s? "
-                                      (toolspec--plural (length entries) "tool")
+                                      (toolspec-ui--plural (length entries) "tool")
                                       (if (cdr entries) "them" "it")))))
       (user-error "Nothing discarded: %s registers the tools"
-                  (toolspec--keys 'toolspec-import-register))))
+                  (toolspec-ui--keys 'toolspec-import-register))))
   (quit-window t)
   (message "Import cancelled: nothing registered"))
 
@@ -923,15 +927,15 @@ QUIET non-nil means say nothing when there is none."
   (interactive "p" toolspec-import-mode)
   (toolspec-import-next-tool (- (or n 1))))
 
-(defun toolspec--visit (entry problem)
+(defun toolspec-ui--visit (entry problem)
   "Show PROBLEM of ENTRY, or ENTRY's tool when PROBLEM is nil, in the JSON."
-  (let* ((source (plist-get toolspec--preview :source))
-         (pos (toolspec--problem-place source entry problem)))
-    (toolspec--goto source (car pos) (cdr pos))))
+  (let* ((source (plist-get toolspec-ui--preview :source))
+         (pos (toolspec-ui--problem-place source entry problem)))
+    (toolspec-ui--goto source (car pos) (cdr pos))))
 
-(defun toolspec--problem-button-action (button)
+(defun toolspec-ui--problem-button-action (button)
   "Show the problem of BUTTON in the JSON."
-  (toolspec--visit (button-get button 'toolspec-entry) (button-get button 'toolspec-problem)))
+  (toolspec-ui--visit (button-get button 'toolspec-entry) (button-get button 'toolspec-problem)))
 
 (defun toolspec-import-visit ()
   "Show the problem or the tool at point in the JSON it came from."
@@ -939,12 +943,12 @@ QUIET non-nil means say nothing when there is none."
   (let ((problem (get-text-property (point) 'toolspec-problem))
         (entry (get-text-property (point) 'toolspec-entry)))
     (if (or problem entry)
-        (toolspec--visit entry problem)
+        (toolspec-ui--visit entry problem)
       (user-error "No tool or problem here"))))
 
 ;;;; Describing a registered tool
 
-(defun toolspec--tool-candidates ()
+(defun toolspec-ui--tool-candidates ()
   "Alist (\"CATEGORY/NAME\" . TOOL) of the tools gptel knows.
 They come in the order they were registered in."
   (toolspec-gptel--require-gptel)
@@ -952,21 +956,21 @@ They come in the order they were registered in."
            append (cl-loop for (name . tool) in (reverse tools)
                            collect (cons (format "%s/%s" category name) tool))))
 
-(defun toolspec--find-tool (tool)
+(defun toolspec-ui--find-tool (tool)
   "TOOL, a gptel tool, \"CATEGORY/NAME\" or a tool name, as a gptel tool."
   (toolspec-gptel--require-gptel)
   (cond ((gptel-tool-p tool) tool)
-        ((cdr (assoc tool (toolspec--tool-candidates))))
+        ((cdr (assoc tool (toolspec-ui--tool-candidates))))
         ((and (stringp tool) (ignore-errors (toolspec-gptel--as-tool tool))))
         (t (user-error "No gptel tool %s" tool))))
 
-(defun toolspec--read-tool (prompt)
+(defun toolspec-ui--read-tool (prompt)
   "Read a registered gptel tool with PROMPT; return \"CATEGORY/NAME\"."
-  (let ((candidates (toolspec--tool-candidates)))
+  (let ((candidates (toolspec-ui--tool-candidates)))
     (unless candidates (user-error "No tools are registered with gptel yet"))
     (completing-read prompt candidates nil t)))
 
-(defun toolspec--arg-rows (args prefix required)
+(defun toolspec-ui--arg-rows (args prefix required)
   "Rows (NAME TYPE REQUIRED DESCRIPTION) of ARGS, nested ones under PREFIX.
 REQUIRED is a vector naming the required keys, or t when ARGS are
 top-level arguments (required unless `:optional')."
@@ -976,20 +980,20 @@ top-level arguments (required unless `:optional')."
                          (not (plist-get arg :optional))
                        (seq-contains-p required (plist-get arg :name)))
            for enum = (plist-get arg :enum)
-           collect (list name (toolspec--type-text arg) (if req "required" "optional")
+           collect (list name (toolspec-ui--type-text arg) (if req "required" "optional")
                          (concat (or (plist-get arg :description) "")
                                  (if enum
                                      (format " (one of %s)"
                                              (mapconcat (lambda (v) (format "%S" v)) enum ", "))
                                    "")))
            append (when-let* ((props (plist-get arg :properties)))
-                    (toolspec--arg-rows
+                    (toolspec-ui--arg-rows
                      (cl-loop for (k v) on props by #'cddr
                               collect (append (list :name (substring (symbol-name k) 1)) v))
                      (concat name ".")
                      (or (plist-get arg :required) [])))))
 
-(defun toolspec--insert-table (header rows)
+(defun toolspec-ui--insert-table (header rows)
   "Insert ROWS, lists of strings, as a table under HEADER."
   (let* ((all (cons header rows))
          (widths (cl-loop for i below (1- (length header))
@@ -1005,7 +1009,7 @@ top-level arguments (required unless `:optional')."
         (put-text-property (line-beginning-position) (point) 'face 'toolspec-heading))
       (insert "\n"))))
 
-(defun toolspec--pretty-json (json)
+(defun toolspec-ui--pretty-json (json)
   "JSON text indented."
   (with-temp-buffer
     (insert json)
@@ -1013,7 +1017,7 @@ top-level arguments (required unless `:optional')."
     (json-pretty-print-buffer)
     (buffer-string)))
 
-(defun toolspec--registered-source (tool)
+(defun toolspec-ui--registered-source (tool)
   "The source toolspec registered TOOL, a gptel tool, from; nil if none."
   (let ((key (cons (gptel-tool-category tool) (gptel-tool-name tool))))
     (catch 'found
@@ -1030,12 +1034,12 @@ Show its description, arguments, problems and the JSON each
 dialect in `toolspec-dialects' would receive.  TOOL is a
 `gptel-tool', a \"CATEGORY/NAME\" string or a tool name;
 interactively, ask for \"CATEGORY/NAME\"."
-  (interactive (list (toolspec--read-tool "Describe tool: ")))
-  (let* ((struct (toolspec--find-tool tool))
+  (interactive (list (toolspec-ui--read-tool "Describe tool: ")))
+  (let* ((struct (toolspec-ui--find-tool tool))
          (plist (toolspec--plist struct))
          (name (gptel-tool-name struct))
          (category (gptel-tool-category struct))
-         (source (toolspec--registered-source struct))
+         (source (toolspec-ui--registered-source struct))
          (fn (gptel-tool-function struct))
          (binding (gethash struct toolspec-gptel--bindings))
          (bound (car binding))
@@ -1060,7 +1064,7 @@ interactively, ask for \"CATEGORY/NAME\"."
                 (cond ((and fn (symbolp fn)) (format "%s" fn))
                       ((and bound (symbolp bound))
                        (format "%s (its arguments checked by toolspec first)" bound))
-                      ((and binding (toolspec--executor-text (nth 1 binding) (nth 2 binding))))
+                      ((and binding (toolspec-ui--executor-text (nth 1 binding) (nth 2 binding))))
                       (source "unbound: it answers the model that it has no implementation")
                       (t "an anonymous function"))
                 (if (gptel-tool-async struct) ", async" "")
@@ -1079,8 +1083,8 @@ interactively, ask for \"CATEGORY/NAME\"."
         (if (plist-get plist :args)
             (progn
               (insert "\n")
-              (toolspec--insert-table '("Name" "Type" "Required" "Description")
-                                      (toolspec--arg-rows (plist-get plist :args) "" t)))
+              (toolspec-ui--insert-table '("Name" "Type" "Required" "Description")
+                                         (toolspec-ui--arg-rows (plist-get plist :args) "" t)))
           (insert " none\n"))
         (insert "\n" (propertize "Problems:" 'face 'toolspec-heading))
         (if problems
@@ -1095,41 +1099,41 @@ interactively, ask for \"CATEGORY/NAME\"."
         (dolist (dialect (toolspec-dialects))
           (insert "\n" (propertize (format "%s:" dialect) 'face 'toolspec-heading) "\n")
           (insert (condition-case err
-                      (toolspec--pretty-json (toolspec-to-json struct dialect))
+                      (toolspec-ui--pretty-json (toolspec-to-json struct dialect))
                     (toolspec-error (format "cannot be written: %s" (error-message-string err))))
                   "\n"))))))
 
 ;;;; Checking a JSON buffer
 
-(defun toolspec--source-diagnostics (source)
+(defun toolspec-ui--source-diagnostics (source)
   "Problems of the JSON tool definitions in SOURCE.
 Return a list of (SEVERITY LINE COLUMN PATH MESSAGE) sorted by
 place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
   (condition-case err
-      (pcase-let* ((`(,tools ,warnings ,paths ,problems) (toolspec--source-read source))
-                   (`(,entries . ,general) (toolspec--tool-problems tools warnings paths "Checking" problems))
+      (pcase-let* ((`(,tools ,warnings ,paths ,problems) (toolspec-ui--source-read source))
+                   (`(,entries . ,general) (toolspec-ui--tool-problems tools warnings paths "Checking" problems))
                    (out nil))
-        (toolspec--compute-spans source (mapcar (lambda (e) (plist-get e :path))
-                                                (cl-remove-if-not (lambda (e) (plist-get e :problems))
-                                                                  entries)))
+        (toolspec-ui--compute-spans source (mapcar (lambda (e) (plist-get e :path))
+                                                   (cl-remove-if-not (lambda (e) (plist-get e :problems))
+                                                                     entries)))
         ;; Problems of no tool: all found in one pass over the text.
         (when general
           (cl-loop for p in general
                    for (line . col) across (toolspec--mod-locate-many
-                                            (toolspec--source-string source)
+                                            (toolspec-ui--source-string source)
                                             (vconcat (mapcar (lambda (p) (nth 1 p)) general)))
                    do (push (list (car p) line col (nth 1 p) (nth 2 p)) out)))
         (dolist (e entries)
           (dolist (p (plist-get e :problems))
-            (pcase-let ((`(,line . ,col) (toolspec--problem-place source e p)))
+            (pcase-let ((`(,line . ,col) (toolspec-ui--problem-place source e p)))
               (push (list (car p) line col (nth 1 p) (nth 2 p)) out))))
         (sort (nreverse out)
               (lambda (a b) (or (< (nth 1 a) (nth 1 b))
                                 (and (= (nth 1 a) (nth 1 b)) (< (nth 2 a) (nth 2 b)))))))
     (toolspec-error
-     (let* ((pos (or (toolspec--error-position source err) '(1 . 1)))
+     (let* ((pos (or (toolspec-ui--error-position source err) '(1 . 1)))
             (path (plist-get (toolspec-error-details err) :path))
-            (text (toolspec--error-text err)))
+            (text (toolspec-ui--error-text err)))
        ;; The path is shown before the message: not in it again.
        (when (and (stringp path) (not (string-empty-p path))
                   (string-prefix-p (concat path ": ") text))
@@ -1138,24 +1142,24 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
                    (format "%s: %s" (or (get (car err) 'error-message) "toolspec error")
                            text)))))))
 
-(defvar-local toolspec--problems-source nil
+(defvar-local toolspec-ui--problems-source nil
   "The buffer whose problems this buffer lists.")
 
-(defun toolspec--problems-file (name)
+(defun toolspec-ui--problems-file (name)
   "The buffer or file a problem line's NAME stands for."
-  (if (and (buffer-live-p toolspec--problems-source)
-           (equal name (with-current-buffer toolspec--problems-source
-                         (toolspec--one-line (toolspec--problems-name)))))
-      toolspec--problems-source
+  (if (and (buffer-live-p toolspec-ui--problems-source)
+           (equal name (with-current-buffer toolspec-ui--problems-source
+                         (toolspec--one-line (toolspec-ui--problems-name)))))
+      toolspec-ui--problems-source
     name))
 
-(defun toolspec--problems-name ()
+(defun toolspec-ui--problems-name ()
   "How problem lines name the current buffer: its file or buffer name."
   (if buffer-file-name
       (file-name-nondirectory buffer-file-name)
     (buffer-name)))
 
-(defconst toolspec--problem-regexp
+(defconst toolspec-ui--problem-regexp
   "^\\([^\n]+?\\):\\([0-9]+\\):\\([0-9]+\\): \\(?:error\\|\\(warning\\)\\): "
   "Regexp matching a line of the problems buffer.")
 
@@ -1173,17 +1177,17 @@ Each line is FILE:LINE:COLUMN: error|warning: PATH: MESSAGE;
 \\{toolspec-problems-mode-map}"
   (setq-local compilation-error-regexp-alist '(toolspec))
   (setq-local compilation-error-regexp-alist-alist
-              (cons (list 'toolspec toolspec--problem-regexp 1 2 3 '(4))
+              (cons (list 'toolspec toolspec-ui--problem-regexp 1 2 3 '(4))
                     compilation-error-regexp-alist-alist))
   (setq-local compilation-error-screen-columns nil)
   (setq-local compilation-first-column 1)
-  (setq-local compilation-parse-errors-filename-function #'toolspec--problems-file))
+  (setq-local compilation-parse-errors-filename-function #'toolspec-ui--problems-file))
 
 (defun toolspec-problems-recheck ()
   "Check the JSON spec of this problem list again."
   (interactive nil toolspec-problems-mode)
-  (if (buffer-live-p toolspec--problems-source)
-      (toolspec-validate-buffer toolspec--problems-source)
+  (if (buffer-live-p toolspec-ui--problems-source)
+      (toolspec-validate-buffer toolspec-ui--problems-source)
     (user-error "The checked buffer is gone")))
 
 ;;;###autoload
@@ -1200,16 +1204,16 @@ problems."
   (interactive)
   (let* ((buffer (or buffer (current-buffer)))
          (source (with-current-buffer buffer
-                   (save-restriction (widen) (toolspec--buffer-source buffer))))
-         (diags (toolspec--source-diagnostics source))
-         (name (with-current-buffer buffer (toolspec--problems-name)))
+                   (save-restriction (widen) (toolspec-ui--buffer-source buffer))))
+         (diags (toolspec-ui--source-diagnostics source))
+         (name (with-current-buffer buffer (toolspec-ui--problems-name)))
          (dir (with-current-buffer buffer default-directory))
          (out (get-buffer-create "*toolspec-problems*")))
     (with-current-buffer out
       (let ((inhibit-read-only t))
         (toolspec-problems-mode)
         (setq default-directory dir)
-        (setq toolspec--problems-source buffer)
+        (setq toolspec-ui--problems-source buffer)
         (erase-buffer)
         (insert (format "toolspec: checking %s\n\n" name))
         (pcase-dolist (`(,severity ,line ,col ,path ,message) diags)
@@ -1218,20 +1222,19 @@ problems."
                           (toolspec--one-line message))))
         (insert (if diags
                     (format "\n%s, %s\n"
-                            (toolspec--plural (cl-count 'error diags :key #'car) "error")
-                            (toolspec--plural (cl-count 'warning diags :key #'car) "warning"))
+                            (toolspec-ui--plural (cl-count 'error diags :key #'car) "error")
+                            (toolspec-ui--plural (cl-count 'warning diags :key #'car) "warning"))
                   "No problems\n"))
         (goto-char (point-min))))
     (setq next-error-last-buffer out)
     (display-buffer out)
     (if diags
-        (message "%s in %s" (toolspec--plural (length diags) "problem") name)
+        (message "%s in %s" (toolspec-ui--plural (length diags) "problem") name)
       (message "No problems"))
     (length diags)))
 
 ;;;; Flymake
 
-;;;###autoload
 (defun toolspec-flymake (report-fn &rest _args)
   "Flymake backend reporting the problems of the JSON tool spec in the buffer.
 REPORT-FN is Flymake's callback."
@@ -1239,11 +1242,11 @@ REPORT-FN is Flymake's callback."
   (condition-case err
       (save-restriction
         (widen)
-        (let* ((source (toolspec--buffer-source (current-buffer)))
-               (diags (toolspec--source-diagnostics source))
+        (let* ((source (toolspec-ui--buffer-source (current-buffer)))
+               (diags (toolspec-ui--source-diagnostics source))
                ;; All found in one pass down the buffer.
                (starts (save-excursion
-                         (toolspec--text-positions
+                         (toolspec-ui--text-positions
                           (vconcat (mapcar (lambda (d) (cons (nth 1 d) (nth 2 d))) diags))))))
           (funcall report-fn
                    (cl-loop
@@ -1254,7 +1257,7 @@ REPORT-FN is Flymake's callback."
                                  (goto-char beg)
                                  (min (line-end-position)
                                       (or (ignore-errors
-                                            (with-syntax-table toolspec--json-syntax-table
+                                            (with-syntax-table toolspec-ui--json-syntax-table
                                               (scan-sexps beg 1)))
                                           (line-end-position))))))
                       (flymake-make-diagnostic
@@ -1272,9 +1275,9 @@ REPORT-FN is Flymake's callback."
 
 ;;;; Exporting
 
-(defun toolspec--export-read-args ()
+(defun toolspec-ui--export-read-args ()
   "Ask for the arguments of `toolspec-export': (TOOLS DIALECT FILE)."
-  (let* ((candidates (toolspec--tool-candidates))
+  (let* ((candidates (toolspec-ui--tool-candidates))
          (categories (delete-dups (mapcar (lambda (c) (concat (car (split-string (car c) "/")) "/*"))
                                           candidates)))
          (choices (progn
@@ -1301,7 +1304,7 @@ REPORT-FN is Flymake's callback."
       (user-error "Nothing exported"))
     (list tools dialect file)))
 
-(defun toolspec--export-report (json dialect file count &optional twice)
+(defun toolspec-ui--export-report (json dialect file count &optional twice)
   "Tell what `toolspec-export' did: COUNT tools as JSON in DIALECT.
 With FILE, JSON was written there; otherwise show it in buffer
 *toolspec-export*.  TWICE, the names more than one of the tools
@@ -1314,7 +1317,7 @@ has, is warned of: providers refuse such a list."
                  (format "The names %s are each given to" (mapconcat (lambda (n) (format "\"%s\"" n)) twice ", "))
                (format "The name \"%s\" is given to" (car twice))))))
   (if file
-      (message "%s written to %s (%s)" (toolspec--plural count "tool")
+      (message "%s written to %s (%s)" (toolspec-ui--plural count "tool")
                (abbreviate-file-name file) dialect)
     (let ((buffer (get-buffer-create "*toolspec-export*")))
       (with-current-buffer buffer
@@ -1324,13 +1327,13 @@ has, is warned of: providers refuse such a list."
         (if (fboundp 'js-json-mode) (js-json-mode) (js-mode))
         (goto-char (point-min)))
       (pop-to-buffer buffer)
-      (message "%s as %s JSON" (toolspec--plural count "tool") dialect))))
+      (message "%s as %s JSON" (toolspec-ui--plural count "tool") dialect))))
 
 ;;;; gptel forms
 
-(defun toolspec--json-candidates ()
+(defun toolspec-ui--json-candidates ()
   "JSON values around or after point: a list of (START . END), outermost first."
-  (with-syntax-table toolspec--json-syntax-table
+  (with-syntax-table toolspec-ui--json-syntax-table
     (save-excursion
       (save-restriction
         (widen)
@@ -1345,32 +1348,32 @@ has, is warned of: providers refuse such a list."
                      (let ((end (ignore-errors (scan-sexps (1- (point)) 1))))
                        (and end (list (cons (1- (point)) end))))))))))))
 
-(defun toolspec--placeholder-function (tool)
+(defun toolspec-ui--placeholder-function (tool)
   "The placeholder function symbol of TOOL's `:function'."
   (intern (format toolspec-placeholder-function-format
                   (replace-regexp-in-string "_" "-" (format "%s" (plist-get tool :name))))))
 
-(defun toolspec--gptel-form-text (tool)
+(defun toolspec-ui--gptel-form-text (tool)
   "Source text of a `gptel-make-tool' form defining TOOL, with comments.
 The comments name the placeholder function to define and list TOOL's
 problems; `toolspec-gptel-form-text' writes it."
-  (toolspec-gptel-form-text tool `(function ,(toolspec--placeholder-function tool)) nil t))
+  (toolspec-gptel-form-text tool `(function ,(toolspec-ui--placeholder-function tool)) nil t))
 
-(defun toolspec--tools-near-point ()
+(defun toolspec-ui--tools-near-point ()
   "Tools of the JSON around or after point, or nil when there is none.
 Return (TOOLS START END)."
-  (let ((candidates (toolspec--json-candidates))
+  (let ((candidates (toolspec-ui--json-candidates))
         (first-error nil))
     (or (cl-loop for (start . end) in candidates
                  for tools = (condition-case err
-                                 (toolspec--parse-text
+                                 (toolspec-ui--parse-text
                                   (buffer-substring-no-properties start end)
                                   nil (and buffer-file-name (file-name-base buffer-file-name)))
                                (toolspec-error (unless first-error (setq first-error err)) nil))
                  when tools return (list tools start end))
         (when first-error
-          (toolspec--report-read-error
-           (toolspec--buffer-source (current-buffer) (caar candidates) (cdar candidates))
+          (toolspec-ui--report-read-error
+           (toolspec-ui--buffer-source (current-buffer) (caar candidates) (cdar candidates))
            first-error)))))
 
 ;;;###autoload
@@ -1389,14 +1392,14 @@ define it.  Return the forms' text."
   (let* ((found (cond
                  (file nil)
                  ((use-region-p)
-                  (let ((source (toolspec--buffer-source (current-buffer) (region-beginning) (region-end))))
-                    (list (car (toolspec--read-or-report source)) (region-beginning) (region-end))))
-                 (t (toolspec--tools-near-point))))
+                  (let ((source (toolspec-ui--buffer-source (current-buffer) (region-beginning) (region-end))))
+                    (list (car (toolspec-ui--read-or-report source)) (region-beginning) (region-end))))
+                 (t (toolspec-ui--tools-near-point))))
          (file (and (not found)
                     (or file (read-file-name "No JSON at point; JSON tool file: " nil nil t))))
          (tools (if found (car found)
-                  (car (toolspec--read-or-report (toolspec--file-source file)))))
-         (text (mapconcat #'toolspec--gptel-form-text tools "\n")))
+                  (car (toolspec-ui--read-or-report (toolspec-ui--file-source file)))))
+         (text (mapconcat #'toolspec-ui--gptel-form-text tools "\n")))
     (if (derived-mode-p 'emacs-lisp-mode)
         (progn
           (when (and found (<= (nth 1 found) (point)) (< (point) (nth 2 found)))
@@ -1415,7 +1418,7 @@ define it.  Return the forms' text."
           (indent-region (point-min) (point-max))
           (goto-char (point-min)))
         (pop-to-buffer buffer)))
-    (message "%s: define the placeholder functions" (toolspec--plural (length tools) "form"))
+    (message "%s: define the placeholder functions" (toolspec-ui--plural (length tools) "form"))
     text))
 
 (provide 'toolspec-ui)

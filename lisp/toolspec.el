@@ -60,16 +60,19 @@
   :group 'tools
   :prefix "toolspec-")
 
+;; Each file's options are in its own group under `toolspec':
+;; `toolspec-core' here, `toolspec-gptel', `toolspec-ui', `toolspec-lint',
+;; `toolspec-http', `toolspec-mcp' and `toolspec-mcp-server'; the files of
+;; formats that say how their tools run have theirs under
+;; `toolspec-formats' (`toolspec-openapi', `toolspec-arcade',
+;; `toolspec-skydeck'), which holds the options they share.
+
 (defgroup toolspec-core nil
   "Reading, checking and writing tool definitions: limits, the module, templates."
   :group 'toolspec)
 
 (defgroup toolspec-gptel nil
   "Importing tools into gptel: where they come from, how they are bound and run."
-  :group 'toolspec)
-
-(defgroup toolspec-lint nil
-  "Checking `gptel-make-tool' forms in Emacs Lisp buffers."
   :group 'toolspec)
 
 (defgroup toolspec-formats nil
@@ -148,21 +151,40 @@ deterministically (\"math.sum\" becomes \"math_sum\")."
 
 ;;;; Errors
 
+;; Every error toolspec signals is a `toolspec-error'.  The module
+;; signals one condition per `ErrorKind' of src/error.rs; the others
+;; are signalled by the Lisp side only.  They are all defined here, and
+;; a test holds the first table to the module's list of kinds.
+
+(defconst toolspec--module-errors
+  '((toolspec-json-error nil "Invalid JSON")
+    (toolspec-format-error nil "Not a valid tool definition")
+    (toolspec-unsupported-format nil "Unsupported format")
+    (toolspec-ref-error nil "Cannot resolve $ref")
+    (toolspec-limit-error nil "Input beyond toolspec's limits")
+    (toolspec-plist-error nil "Not a valid tool plist")
+    (toolspec-write-error nil "Cannot write tool")
+    (toolspec-template-error nil "Jinja template error")
+    (toolspec-template-limit-error (toolspec-template-error toolspec-limit-error)
+                                   "Jinja template beyond its limits")
+    (toolspec-envelope-error nil "Invalid tool result envelope"))
+  "The conditions the module signals, one per kind of error of its core.
+Each entry is (CONDITION PARENTS MESSAGE); PARENTS nil means
+`toolspec-error'.")
+
+(defconst toolspec--lisp-errors
+  '((toolspec-invalid-spec nil "Invalid tool spec")
+    (toolspec-module-error nil "toolspec module unavailable")
+    (toolspec-program-error nil "toolspec program unavailable")
+    (toolspec-internal-error nil "Internal error in toolspec")
+    (toolspec-http-error nil "OpenAPI call failed")
+    (toolspec-fetch-error nil "Cannot fetch"))
+  "The conditions only the Lisp side signals, as in `toolspec--module-errors'.
+`toolspec-internal-error' is also what the module signals when it fails.")
+
 (define-error 'toolspec-error "toolspec error")
-(define-error 'toolspec-json-error "Invalid JSON" 'toolspec-error)
-(define-error 'toolspec-format-error "Not a valid tool definition" 'toolspec-error)
-(define-error 'toolspec-unsupported-format "Unsupported format" 'toolspec-error)
-(define-error 'toolspec-ref-error "Cannot resolve $ref" 'toolspec-error)
-(define-error 'toolspec-limit-error "Input beyond toolspec's limits" 'toolspec-error)
-(define-error 'toolspec-plist-error "Not a valid tool plist" 'toolspec-error)
-(define-error 'toolspec-write-error "Cannot write tool" 'toolspec-error)
-(define-error 'toolspec-invalid-spec "Invalid tool spec" 'toolspec-error)
-(define-error 'toolspec-template-error "Jinja template error" 'toolspec-error)
-(define-error 'toolspec-template-limit-error "Jinja template beyond its limits"
-  '(toolspec-template-error toolspec-limit-error))
-(define-error 'toolspec-module-error "toolspec module unavailable" 'toolspec-error)
-(define-error 'toolspec-program-error "toolspec program unavailable" 'toolspec-error)
-(define-error 'toolspec-internal-error "Internal error in toolspec" 'toolspec-error)
+(dolist (e (append toolspec--module-errors toolspec--lisp-errors))
+  (define-error (nth 0 e) (nth 2 e) (or (nth 1 e) 'toolspec-error)))
 
 (defun toolspec-error-details (err)
   "Return the details plist of toolspec error ERR.
@@ -664,7 +686,6 @@ the module would take for vectors) are printed without them."
 
 ;;;; Public API
 
-;;;###autoload
 (defun toolspec-parse-json (string &optional format strict)
   "Parse STRING, JSON tool definitions, into a list of tool plists.
 FORMAT is a symbol among `toolspec-formats'; nil or `auto' detects
@@ -681,7 +702,6 @@ signalled."
   (toolspec--import
    (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t strict)))
 
-;;;###autoload
 (defun toolspec-read-file (file &optional format strict)
   "Read FILE, JSON tool definitions, into a list of tool plists.
 FORMAT and STRICT are as in `toolspec-parse-json'.  A bare JSON
@@ -698,7 +718,6 @@ in their details."
                (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
                      (append (list :file file) (toolspec-error-details err))))))))
 
-;;;###autoload
 (defun toolspec-to-json (tool &optional dialect)
   "Return TOOL as a JSON string in DIALECT.
 TOOL is a tool plist, a `gptel-tool' or an `llm-tool'.  DIALECT is
@@ -708,7 +727,6 @@ a symbol among `toolspec-dialects', default `toolspec-default-dialect'."
                          (toolspec--name dialect (symbol-name toolspec-default-dialect))
                          nil nil))
 
-;;;###autoload
 (defun toolspec-tools-to-json (tools &optional dialect pretty)
   "Return TOOLS as one JSON document in DIALECT.
 TOOLS is a list of plists or structs.  The document is what clients
@@ -995,7 +1013,6 @@ one: the caller takes the way that reports it."
             (append texts nil))
         (error nil)))))
 
-;;;###autoload
 (defun toolspec-validate (tool)
   "Check TOOL and return its problems, nil when there are none.
 TOOL is a plist, a `gptel-tool' or an `llm-tool'.  Each problem is
@@ -1012,7 +1029,6 @@ wrong and what would be right."
         (format "%s: %s" severity message)
       (format "%s: %s: %s" severity path message))))
 
-;;;###autoload
 (defun toolspec-check (tool)
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
 The error's details hold all problems under `:problems'; warnings
@@ -1033,7 +1049,6 @@ do not make TOOL invalid."
                     (list :problems problems :tool name)))))
   tool)
 
-;;;###autoload
 (defun toolspec-gptel-form-text (tool &optional function category comments)
   "Return the source text of a `gptel-make-tool' form defining TOOL.
 TOOL is a plist, a `gptel-tool' or an `llm-tool'.  FUNCTION is the
@@ -1051,7 +1066,6 @@ convert --to elisp' writes the same text."
                             (if function (toolspec--print function) "")
                             category (and comments t)))
 
-;;;###autoload
 (defun toolspec-gptel-form (tool &optional function category)
   "Return a `gptel-make-tool' form to define TOOL, a plist.
 FUNCTION is the form for `:function' (default `#\='ignore'), CATEGORY

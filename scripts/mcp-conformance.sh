@@ -3,15 +3,14 @@
 # Installs the suite with scripts/setup-conformance.sh, then runs each scenario with
 # test/conformance/client.el as the client and prints one line per scenario
 # and "mcp conformance: N passed, M failed".
-#   initialize, tools_call       run
-#   sse-retry                    left out: the client opens no GET stream and
-#                                does not resume (Last-Event-ID, retry)
-#   elicitation-sep1034-client-defaults
-#                                left out: the client answers elicitation
-#                                (with defaults here, see client.el), but
-#                                the scenario's server sends its request
-#                                on the GET stream, which the client does
-#                                not open
+#   initialize, tools_call, sse-retry, elicitation-sep1034-client-defaults
+#                                run (the last two need the GET stream:
+#                                resumption with Last-Event-ID after the
+#                                stream's retry time, and an elicitation
+#                                the server sends on the standing GET)
+#   auth/*                       left out: the client sends the headers of
+#                                its configuration (e.g. a bearer token)
+#                                and runs no OAuth authorization flow
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,7 +24,7 @@ export PATH="$node_bin:$PATH"
 export EMACS TOOLSPEC_MODULE=$module
 client="bash $root/test/conformance/client.sh"
 passed=0; failed=0
-for scenario in initialize tools_call; do
+for scenario in initialize tools_call sse-retry elicitation-sep1034-client-defaults; do
   out=$(mktemp -d)
   if node "$dest/node_modules/@modelcontextprotocol/conformance/dist/index.js" client \
        --command "$client" --scenario "$scenario" -o "$out" >"$out/log" 2>&1; then

@@ -8,9 +8,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
-use crate::read::Imported;
+use crate::imported::Imported;
 use crate::schema::{canonical_type, kind_of};
-use crate::seeds::{opt_obj, opt_str, provider_name};
+use crate::seeds_common::{opt_obj, opt_str, provider_name};
 use crate::value::{Map, Value};
 
 /// Whether a JSON object is an Arcade tool definition.

@@ -21,43 +21,6 @@ pub struct ArgChecker {
     names: Vec<String>,
 }
 
-/// Whether `pattern` can be a `pattern` of the schemas [`ArgChecker`]
-/// compiles: it is compiled as the checker compiles it.
-///
-/// Compiling one takes tens of microseconds, and an OpenAPI import asks
-/// about each of its patterns twice (its tidier, then the spec check),
-/// and as often again at each later import of the document.  So the
-/// answers are kept, for patterns up to [`PATTERN_KEPT_LEN`] bytes, at
-/// most [`PATTERNS_KEPT`] of them (all are forgotten when that many are
-/// kept).
-pub(crate) fn pattern_compiles(pattern: &str) -> bool {
-    use std::sync::{Mutex, OnceLock};
-    static KEPT: OnceLock<Mutex<crate::model::FastMap<String, bool>>> = OnceLock::new();
-    let keep = pattern.len() <= PATTERN_KEPT_LEN;
-    let kept = KEPT.get_or_init(Default::default);
-    if keep {
-        // A poisoned lock only means a panic elsewhere: the map is whole.
-        if let Some(&ok) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
-            return ok;
-        }
-    }
-    let ok = jsonschema::validator_for(&serde_json::json!({ "pattern": pattern })).is_ok();
-    if keep {
-        let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() >= PATTERNS_KEPT {
-            kept.clear();
-        }
-        kept.insert(pattern.to_string(), ok);
-    }
-    ok
-}
-
-/// The longest pattern whose compilation [`pattern_compiles`] keeps (1 KiB).
-const PATTERN_KEPT_LEN: usize = 1 << 10;
-
-/// How many answers [`pattern_compiles`] keeps at most (4,096).
-const PATTERNS_KEPT: usize = 1 << 12;
-
 impl ArgChecker {
     /// Compile the checker for `tool`'s parameters schema.
     pub fn new(tool: &Tool) -> Result<ArgChecker> {
@@ -249,23 +212,6 @@ fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The answers kept are the answers compiling gives, also once more
-    /// patterns were asked about than are kept, and for a long pattern.
-    #[test]
-    fn patterns_kept_answer_as_compiling_does() {
-        let compiles = |p: &str| jsonschema::validator_for(&serde_json::json!({ "pattern": p })).is_ok();
-        let long = format!("^{}$", "a".repeat(PATTERN_KEPT_LEN + 1));
-        let mut asked: Vec<String> = vec!["(".into(), "^[a-z]+$".into(), "[".into(), long];
-        asked.extend((0..PATTERNS_KEPT + 10).map(|i| if i % 3 == 0 { format!("({i}") } else { format!("^x{i}$") }));
-        for _ in 0..2 {
-            for p in &asked {
-                assert_eq!(pattern_compiles(p), compiles(p), "{p}");
-            }
-        }
-        assert!(!pattern_compiles("("));
-        assert!(pattern_compiles("^[a-z]+$"));
-    }
 
     /// A long value is quoted cut, with a marker saying its length.
     #[test]

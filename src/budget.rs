@@ -170,7 +170,7 @@ pub fn exhausted() -> bool {
     CURRENT.with(|c| c.borrow().as_ref().is_some_and(|b| b.exhausted()))
 }
 
-/// Whether `pattern` compiles, as [`crate::args::pattern_compiles`] says,
+/// Whether `pattern` compiles, as [`compiles`] says,
 /// within this thread's import's pattern budget: None when the budget is
 /// spent (the pattern is not checked).
 pub fn pattern_compiles(pattern: &str) -> Option<bool> {
@@ -179,12 +179,51 @@ pub fn pattern_compiles(pattern: &str) -> Option<bool> {
         return None;
     }
     let start = Instant::now();
-    let ok = crate::args::pattern_compiles(pattern);
+    let ok = compiles(pattern);
     if let Some(b) = budget {
         b.pattern_spent(start.elapsed());
     }
     Some(ok)
 }
+
+/// Whether `pattern` can be a `pattern` of the schemas
+/// [`crate::args::ArgChecker`] compiles: it is compiled as the checker
+/// compiles it (by `jsonschema`).
+///
+/// Compiling one costs far more than looking the answer up (`make
+/// bench-rust`, `args/compile`), and an OpenAPI import asks
+/// about each of its patterns twice (its tidier, then the spec check),
+/// and as often again at each later import of the document.  So the
+/// answers are kept, for patterns up to [`PATTERN_KEPT_LEN`] bytes, at
+/// most [`PATTERNS_KEPT`] of them (all are forgotten when that many are
+/// kept).
+fn compiles(pattern: &str) -> bool {
+    use std::sync::{Mutex, OnceLock};
+    static KEPT: OnceLock<Mutex<std::collections::HashMap<String, bool, foldhash::fast::RandomState>>> = OnceLock::new();
+    let keep = pattern.len() <= PATTERN_KEPT_LEN;
+    let kept = KEPT.get_or_init(Default::default);
+    if keep {
+        // A poisoned lock only means a panic elsewhere: the map is whole.
+        if let Some(&ok) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+            return ok;
+        }
+    }
+    let ok = jsonschema::validator_for(&serde_json::json!({ "pattern": pattern })).is_ok();
+    if keep {
+        let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= PATTERNS_KEPT {
+            kept.clear();
+        }
+        kept.insert(pattern.to_string(), ok);
+    }
+    ok
+}
+
+/// The longest pattern whose compilation [`compiles`] keeps (1 KiB).
+const PATTERN_KEPT_LEN: usize = 1 << 10;
+
+/// How many answers [`compiles`] keeps at most (4,096).
+const PATTERNS_KEPT: usize = 1 << 12;
 
 /// The message about the patterns left unchecked for the pattern
 /// budget, for the first one of the import only.
@@ -253,6 +292,23 @@ impl Drop for Meter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The answers kept are the answers compiling gives, also once more
+    /// patterns were asked about than are kept, and for a long pattern.
+    #[test]
+    fn patterns_kept_answer_as_compiling_does() {
+        let compiling = |p: &str| jsonschema::validator_for(&serde_json::json!({ "pattern": p })).is_ok();
+        let long = format!("^{}$", "a".repeat(PATTERN_KEPT_LEN + 1));
+        let mut asked: Vec<String> = vec!["(".into(), "^[a-z]+$".into(), "[".into(), long];
+        asked.extend((0..PATTERNS_KEPT + 10).map(|i| if i % 3 == 0 { format!("({i}") } else { format!("^x{i}$") }));
+        for _ in 0..2 {
+            for p in &asked {
+                assert_eq!(compiles(p), compiling(p), "{p}");
+            }
+        }
+        assert!(!compiles("("));
+        assert!(compiles("^[a-z]+$"));
+    }
 
     #[test]
     fn one_budget_for_the_import_and_its_threads() {

@@ -19,7 +19,9 @@ use jsonschema::Validator;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Field;
+use crate::plist;
 use crate::schema::kind_of;
+use crate::sink::Sink;
 use crate::value::{Map, Value};
 
 /// The envelope's JSON Schema (draft 2020-12).
@@ -232,6 +234,25 @@ pub fn make(outcome: &Outcome, invocation_id: Option<&str>, finished_at: Option<
 /// `success` is true for a value, an artifact or nothing, false for an
 /// error or a request for authorization.  The invocation id and the time
 /// default to a new random id and now.
+/// [`make_from_output`] of the output printed by Emacs as a plist
+/// (`printed`; nil for a void result), its keys the output's members.
+pub fn make_from_printed(printed: &str, invocation_id: Option<&str>, finished_at: Option<&str>) -> Result<Value> {
+    let sexp = plist::parse_sexp(printed)?;
+    let output = (|| {
+        if plist::is_nil(&sexp) {
+            return Ok(None);
+        }
+        let pairs = plist::plist_pairs(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the outcome must be a plist"))?;
+        let mut m = Map::new();
+        for (k, v) in pairs {
+            m.insert(k.to_string(), plist::sexp_to_json(v, Some(k), k, false)?);
+        }
+        Ok(Some(Value::Object(m)))
+    })();
+    plist::dispose(sexp);
+    make_from_output(output?, invocation_id, finished_at)
+}
+
 pub fn make_from_output(output: Option<Value>, invocation_id: Option<&str>, finished_at: Option<&str>) -> Result<Value> {
     let success = match &output {
         None => true,
@@ -320,6 +341,31 @@ pub struct Reading {
     pub user: Option<String>,
     /// The URL the user should open to authorize.
     pub url: Option<String>,
+}
+
+impl Reading {
+    /// The reading as a plist: `(:text TEXT :success BOOL :kind KIND
+    /// :invocation-id ID :log DEV :user MSG :url URL)`, the last three nil
+    /// when absent.
+    pub fn emit<'a, S: Sink<'a>>(&'a self, s: &mut S) {
+        s.open(false);
+        s.keyword("text");
+        s.string(&self.text);
+        s.keyword("success");
+        if self.success { s.t() } else { s.nil() }
+        s.keyword("kind");
+        s.symbol(self.kind);
+        s.keyword("invocation-id");
+        s.string(&self.invocation_id);
+        for (key, v) in [("log", &self.log), ("user", &self.user), ("url", &self.url)] {
+            s.keyword(key);
+            match v {
+                Some(v) => s.string(v),
+                None => s.nil(),
+            }
+        }
+        s.close();
+    }
 }
 
 /// Parse, validate and read envelope JSON text.

@@ -8,9 +8,10 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
-use crate::read::Imported;
+use crate::imported::Imported;
 use crate::schema::{kind_of, Normalizer};
-use crate::seeds::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
+use crate::sink::Sink;
+use crate::seeds_common::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
 use crate::value::{Map, Value};
 
 /// Field types Gloodata supports.
@@ -393,6 +394,18 @@ pub struct Rendered {
     pub text: String,
     /// The extension answered `{"ok": false, ...}`.
     pub error: bool,
+}
+
+impl Rendered {
+    /// The result as a plist: `(:text TEXT :error BOOL)`.
+    pub fn emit<'a, S: Sink<'a>>(&'a self, s: &mut S) {
+        s.open(false);
+        s.keyword("text");
+        s.string(&self.text);
+        s.keyword("error");
+        if self.error { s.t() } else { s.nil() }
+        s.close();
+    }
 }
 
 /// Turn the body of an extension's answer into text for the model:

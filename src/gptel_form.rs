@@ -41,6 +41,14 @@ pub struct FormOptions<'a> {
     pub define: bool,
 }
 
+/// [`gptel_form`] of the tool plist printed by Emacs as `text`.
+pub fn gptel_form_of_text(text: &str, opts: &FormOptions) -> Result<String> {
+    let sexp = parse_sexp(text)?;
+    let r = gptel_form(&sexp, opts);
+    crate::plist::dispose(sexp);
+    r
+}
+
 /// The source text of a `gptel-make-tool` form for `tool`, a tool plist,
 /// ending with a newline.
 pub fn gptel_form(tool: &Sexp, opts: &FormOptions) -> Result<String> {

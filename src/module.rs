@@ -1,22 +1,37 @@
 //! The Emacs module: a thin layer that moves text across and turns core
-//! errors (and any panic) into `toolspec-error` signals.
+//! errors (and any panic) into `toolspec-error` signals.  What it returns
+//! the core makes; this layer only marshals.
 //!
-//! Values from Lisp cross as text (plists printed by `prin1`, JSON);
-//! imported tools come back as Lisp objects built directly
-//! ([`crate::module_lisp`]), other results as printed elisp or JSON.
+//! Values from Lisp cross as text (plists printed by `prin1`, JSON).
+//! Results go back one of three ways, each function keeping to one:
+//!
+//! - Lisp objects, built directly: the imports of `parse-json`,
+//!   `read-file` and `openapi-read`, `(TOOLS WARNINGS PATHS PROBLEMS)`,
+//!   through [`crate::module_lisp`], the same [`crate::sink::Sink`] walk
+//!   that prints them as text; strings, numbers, conses, lists and
+//!   vectors through the `emacs` crate (`version`, `last-import-size`,
+//!   `serialized-to-texts`, `document-frame`, `dialect-names`, `locate`,
+//!   `locate-many`); a user pointer (`compile-args`).
+//! - Printed elisp that the Lisp side `read`s, made by the core:
+//!   `validate`, `check-args`, `lint-elisp`, `openapi-operations`, and
+//!   (in [`crate::module_seeds`]) `gloodata-result` and `result-read`,
+//!   which are emitted through a `Sink` as the imports are, so that each
+//!   can become Lisp objects by passing the module's sink instead.
+//! - JSON text, which the Lisp side sends on or parses: `to-json`,
+//!   `serialized-to-json`, `safe-names`, and `gloodata-info`,
+//!   `skydeck-document`, `result-envelope`.
+//!
+//! `gptel-form` returns Emacs Lisp source for a buffer, not data.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use emacs::{defun, Env, IntoLisp, Value};
 
 use crate::args::ArgChecker;
-
-
-
 use crate::error::{Error, ErrorKind};
+use crate::imported::{Format, Imported, ReadOptions};
+use crate::model::Tool;
 use crate::module_lisp::Lisp;
-use crate::read::Imported;
-use crate::read::{Format, ReadOptions};
 use crate::write::Dialect;
 
 emacs::plugin_is_GPL_compatible!();
@@ -94,8 +109,9 @@ pub(crate) fn text(v: Value<'_>, what: &str) -> crate::Result<String> {
 
 /// The UTF-8 bytes of Lisp string `v`, copied once.  `into_rust`
 /// asks Emacs for the length first, which encodes the whole string an
-/// extra time (2.3 MB of catalog); the length in Emacs's own encoding,
-/// the same as UTF-8's for text, is had without that.
+/// extra time (a whole catalog's text in `make bench`,
+/// `toolspec-bench-catalog`); the length in Emacs's own encoding, the
+/// same as UTF-8's for text, is had without that.
 fn string_bytes(v: Value<'_>) -> Result<Vec<u8>, ()> {
     let len = v.env.call("string-bytes", [v]).and_then(|n| n.into_rust::<i64>()).map_err(|_| ())?;
     let mut bytes = vec![0u8; usize::try_from(len).map_err(|_| ())? + 1];
@@ -112,6 +128,11 @@ fn string_bytes(v: Value<'_>) -> Result<Vec<u8>, ()> {
     }
 }
 
+/// The tools of printed plist `v` (one tool plist or a list of them).
+pub(crate) fn printed_tools(v: Value<'_>) -> crate::Result<Vec<Tool>> {
+    crate::tools_from_elisp(&text(v, "the printed plist")?)
+}
+
 pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
     if v.is_not_nil() {
         v.into_rust::<String>().ok()
@@ -124,6 +145,22 @@ pub(crate) fn opt_text(v: Value<'_>) -> Option<String> {
 #[defun]
 fn version() -> emacs::Result<&'static str> {
     Ok(crate::VERSION)
+}
+
+/// The Lisp condition of every `ErrorKind`, a list of symbols: what
+/// lisp/toolspec.el's `toolspec--module-errors` is tested against.
+#[defun]
+fn error_symbols(env: &Env) -> emacs::Result<Value<'_>> {
+    use ErrorKind::*;
+    // No wildcard: a new kind does not compile until it is listed here.
+    let symbol = |kind: ErrorKind| match kind {
+        Json | Shape | UnsupportedFormat | Ref | Limit | Plist | Write | Template | TemplateLimit | Envelope => {
+            env.intern(kind.symbol())
+        }
+    };
+    let kinds = [Json, Shape, UnsupportedFormat, Ref, Limit, Plist, Write, Template, TemplateLimit, Envelope];
+    let symbols = kinds.into_iter().map(symbol).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &symbols)
 }
 
 /// The input size limit passed from Lisp (`toolspec-max-input-size`).
@@ -152,10 +189,40 @@ fn last_import_size() -> emacs::Result<i64> {
     Ok(i64::try_from(crate::budget::last_used()).unwrap_or(i64::MAX))
 }
 
-/// Reading options from what Lisp passed: FORMAT (nil for auto), NAME,
-/// and whether to refuse the input when one tool in it cannot be read.
-fn read_options<'a>(format: Option<&str>, name: Option<&'a str>, max: usize, strict: bool) -> crate::Result<ReadOptions<'a>> {
-    Ok(ReadOptions { format: Format::parse(format.unwrap_or("auto"))?, default_name: name, max_size: max, strict })
+/// What Lisp passed to `parse-json` and `read-file` about the reading:
+/// FORMAT (nil for auto), NAME, MAX, VALIDATE and STRICT (refuse the
+/// input when one tool in it cannot be read).
+struct ImportArgs {
+    format: Option<String>,
+    name: Option<String>,
+    max: usize,
+    validate: bool,
+    strict: bool,
+}
+
+impl ImportArgs {
+    fn new(format: Value<'_>, name: Value<'_>, max: Value<'_>, validate: Value<'_>, strict: Value<'_>) -> Self {
+        let (validate, strict) = (validate.is_not_nil(), strict.is_not_nil());
+        ImportArgs { format: opt_text(format), name: opt_text(name), max: max_size(max), validate, strict }
+    }
+
+    fn options(&self) -> crate::Result<ReadOptions<'_>> {
+        let format = Format::parse(self.format.as_deref().unwrap_or("auto"))?;
+        Ok(ReadOptions { format, default_name: self.name.as_deref(), max_size: self.max, strict: self.strict })
+    }
+
+    /// The import of an input of `len` bytes that `read` reads with these
+    /// options, within the import budget, as [`streamed`] returns it.
+    fn import<'e>(
+        &self,
+        env: &'e Env,
+        len: usize,
+        read: impl FnOnce(&ReadOptions, &mut dyn FnMut(Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
+    ) -> emacs::Result<Value<'e>> {
+        crate::budget::within(import_limit(env)?, || {
+            streamed(env, self.validate, len >= crate::par::BIG, |each, restart| read(&self.options()?, each, restart))
+        })
+    }
 }
 
 /// Parse JSON TEXT in FORMAT (a string or nil); NAME names a bare schema.
@@ -172,18 +239,11 @@ fn parse_json<'e>(
     validate: Value<'e>,
     strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
-    let format = opt_text(format);
-    let name = opt_text(name);
-    let max = max_size(max);
-    let strict = strict.is_not_nil();
+    let args = ImportArgs::new(format, name, max, validate, strict);
     let text = run(env, || self::text(text, "the JSON text"))?;
     // A byte order mark is left out, as the command line reads it.
     let s = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), s.len() >= crate::read::BIG, |each, restart| {
-            crate::read::read_str_each(s, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
-        })
-    })
+    args.import(env, s.len(), |opts, each, restart| crate::read::read_str_each(s, opts, each, restart))
 }
 
 /// An import as the list `(TOOLS WARNINGS PATHS PROBLEMS)` (PROBLEMS
@@ -196,7 +256,7 @@ fn streamed<'e>(
     env: &'e Env,
     validate: bool,
     big: bool,
-    read: impl FnOnce(&mut dyn FnMut(crate::Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
+    read: impl FnOnce(&mut dyn FnMut(Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
 ) -> emacs::Result<Value<'e>> {
     let mut sink = Lisp::new(env)?;
     // Stopped by a `C-g` seen while waiting for tools, or by the first
@@ -249,16 +309,9 @@ fn read_file<'e>(
     validate: Value<'e>,
     strict: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
-    let format = opt_text(format);
-    let name = opt_text(name);
-    let max = max_size(max);
-    let strict = strict.is_not_nil();
-    let bytes = run(env, || source_bytes(file, true, max))?;
-    crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), bytes.len() >= crate::read::BIG, |each, restart| {
-            crate::read::read_bytes_each(&bytes, &read_options(format.as_deref(), name.as_deref(), max, strict)?, each, restart)
-        })
-    })
+    let args = ImportArgs::new(format, name, max, validate, strict);
+    let bytes = run(env, || source_bytes(file, true, args.max))?;
+    args.import(env, bytes.len(), |opts, each, restart| crate::read::read_bytes_each(&bytes, opts, each, restart))
 }
 
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
@@ -294,8 +347,9 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
 ///
 /// The texts are multibyte strings, ASCII ones too: they are kept to be
 /// joined into documents, and `concat' copies a unibyte string into a
-/// multibyte result (one text not ASCII makes it so) byte by byte, five
-/// times as slow as it copies a multibyte one.
+/// multibyte result (one text not ASCII makes it so) byte by byte, far
+/// slower than it copies a multibyte one (`make bench`,
+/// `toolspec-bench-export`).
 #[defun]
 fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, beside: Value<'e>) -> emacs::Result<Value<'e>> {
     let (s, dialect) = run(env, || {
@@ -335,14 +389,7 @@ fn dialect_names(env: &Env) -> emacs::Result<Value<'_>> {
 fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
     guard(env, || {
         let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
-        let names: Vec<String> = serde_json::from_str(&self::text(names, "the tool names")?)
-            .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let safe = crate::formats::safe_names(&refs, &rule);
-        if safe.iter().all(Option::is_none) {
-            return Ok("null".to_string());
-        }
-        Ok(serde_json::to_string(&safe).expect("names serialise"))
+        crate::formats::safe_names_json(&self::text(names, "the tool names")?, &rule)
     })
 }
 
@@ -362,8 +409,7 @@ fn validate<'e>(env: &'e Env, text: Value<'e>) -> emacs::Result<Value<'e>> {
 #[defun(user_ptr)]
 fn compile_args(env: &Env, text: Value<'_>) -> emacs::Result<ArgChecker> {
     run(env, || {
-        let s = self::text(text, "the printed plist")?;
-        let tools = crate::tools_from_elisp(&s)?;
+        let tools = printed_tools(text)?;
         let tool = tools.first().ok_or_else(|| Error::new(ErrorKind::Plist, "no tool given"))?;
         ArgChecker::new(tool)
     })
@@ -451,13 +497,9 @@ fn gptel_form<'e>(
     let category = opt_text(category);
     let comments = comments.is_not_nil();
     guard(env, || {
-        let s = self::text(text, "the printed plist")?;
-        let sexp = crate::plist::parse_sexp(&s)?;
         let opts =
             crate::gptel_form::FormOptions { function: &function, category: category.as_deref(), comments, define: comments };
-        let r = crate::gptel_form::gptel_form(&sexp, &opts);
-        crate::plist::dispose(sexp);
-        r
+        crate::gptel_form::gptel_form_of_text(&self::text(text, "the printed plist")?, &opts)
     })
 }
 
@@ -526,7 +568,7 @@ fn openapi_read<'e>(
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
     let out = crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::releasing(each)))
+        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::alloc::releasing(each)))
     });
     doc.free_later();
     out

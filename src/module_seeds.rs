@@ -1,12 +1,24 @@
 //! Module functions for the formats that say how a tool runs (Gloodata,
-//! SkyDeck) and for tool result envelopes.  Values cross as text, as in
-//! [`crate::module`].
+//! SkyDeck) and for tool result envelopes.  Values cross as in
+//! [`crate::module`], whose opening comment says which way each result
+//! takes back to Lisp.
 
 use emacs::{defun, Env, Value};
 
-use crate::error::{Error, ErrorKind};
-use crate::module::{guard, opt_text, text};
-use crate::plist::{self, print_string};
+use crate::model::Tool;
+use crate::module::{guard, opt_text, printed_tools, text};
+
+/// The JSON text (indented when PRETTY) of the document `write` makes of
+/// the tools in printed plist TOOLS.
+fn tools_document<'e>(
+    env: &'e Env,
+    tools: Value<'e>,
+    pretty: Value<'e>,
+    write: impl FnOnce(&[Tool]) -> crate::Result<crate::value::Value>,
+) -> emacs::Result<Value<'e>> {
+    let pretty = pretty.is_not_nil();
+    guard(env, || Ok(crate::write::to_text(&write(&printed_tools(tools)?)?, pretty)))
+}
 
 /// Write the tools in printed plist TEXT as one Gloodata extension info
 /// document.  NS, TITLE and DESCRIPTION (strings or nil) override what
@@ -21,13 +33,9 @@ fn gloodata_info<'e>(
     pretty: Value<'e>,
 ) -> emacs::Result<Value<'e>> {
     let (ns, title, description) = (opt_text(ns), opt_text(title), opt_text(description));
-    let pretty = pretty.is_not_nil();
-    guard(env, || {
-        let s = text(tools, "the printed plist")?;
-        let tools = crate::tools_from_elisp(&s)?;
+    tools_document(env, tools, pretty, |tools| {
         let opts = crate::gloodata::InfoOptions { ns: ns.as_deref(), title: title.as_deref(), description: description.as_deref() };
-        let doc = crate::gloodata::write_info(&tools, &opts)?;
-        Ok(crate::write::to_text(&doc, pretty))
+        crate::gloodata::write_info(tools, &opts)
     })
 }
 
@@ -36,12 +44,8 @@ fn gloodata_info<'e>(
 #[defun]
 fn gloodata_result<'e>(env: &'e Env, body: Value<'e>) -> emacs::Result<Value<'e>> {
     guard(env, || {
-        let s = text(body, "the answer")?;
-        let r = crate::gloodata::render_result(&s);
-        let mut out = String::from("(:text ");
-        print_string(&r.text, &mut out);
-        out.push_str(if r.error { " :error t)" } else { " :error nil)" });
-        Ok(out)
+        let r = crate::gloodata::render_result(&text(body, "the answer")?);
+        Ok(crate::emit::elisp_text(|t| r.emit(t)))
     })
 }
 
@@ -49,13 +53,7 @@ fn gloodata_result<'e>(env: &'e Env, body: Value<'e>) -> emacs::Result<Value<'e>
 /// array of documents for a list of several tools).
 #[defun]
 fn skydeck_document<'e>(env: &'e Env, tools: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
-    let pretty = pretty.is_not_nil();
-    guard(env, || {
-        let s = text(tools, "the printed plist")?;
-        let tools = crate::tools_from_elisp(&s)?;
-        let doc = crate::skydeck::write_many(&tools)?;
-        Ok(crate::write::to_text(&doc, pretty))
-    })
+    tools_document(env, tools, pretty, crate::skydeck::write_many)
 }
 
 /// A result envelope as JSON text.  OUTPUT is the printed `output` member
@@ -66,19 +64,7 @@ fn result_envelope<'e>(env: &'e Env, output: Value<'e>, id: Value<'e>, finished_
     let (id, finished_at) = (opt_text(id), opt_text(finished_at));
     guard(env, || {
         let s = text(output, "the printed outcome")?;
-        let sexp = plist::parse_sexp(&s)?;
-        let output = if plist::is_nil(&sexp) {
-            None
-        } else {
-            let pairs = plist::plist_pairs(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the outcome must be a plist"))?;
-            let mut m = crate::value::Map::new();
-            for (k, v) in pairs {
-                m.insert(k.to_string(), plist::sexp_to_json(v, Some(k), k, false)?);
-            }
-            Some(crate::value::Value::Object(m))
-        };
-        plist::dispose(sexp);
-        let env = crate::envelope::make_from_output(output, id.as_deref(), finished_at.as_deref())?;
+        let env = crate::envelope::make_from_printed(&s, id.as_deref(), finished_at.as_deref())?;
         Ok(crate::write::to_text(&env, false))
     })
 }
@@ -88,25 +74,7 @@ fn result_envelope<'e>(env: &'e Env, output: Value<'e>, id: Value<'e>, finished_
 #[defun]
 fn result_read<'e>(env: &'e Env, json: Value<'e>) -> emacs::Result<Value<'e>> {
     guard(env, || {
-        let s = text(json, "the envelope")?;
-        let r = crate::envelope::read_text(&s)?;
-        let mut out = String::from("(:text ");
-        print_string(&r.text, &mut out);
-        out.push_str(if r.success { " :success t" } else { " :success nil" });
-        out.push_str(" :kind ");
-        out.push_str(r.kind);
-        out.push_str(" :invocation-id ");
-        print_string(&r.invocation_id, &mut out);
-        for (key, v) in [(":log", &r.log), (":user", &r.user), (":url", &r.url)] {
-            out.push(' ');
-            out.push_str(key);
-            out.push(' ');
-            match v {
-                Some(s) => print_string(s, &mut out),
-                None => out.push_str("nil"),
-            }
-        }
-        out.push(')');
-        Ok(out)
+        let r = crate::envelope::read_text(&text(json, "the envelope")?)?;
+        Ok(crate::emit::elisp_text(|t| r.emit(t)))
     })
 }

@@ -11,7 +11,7 @@
 use lexpr::{Number as SexpNumber, Value as Sexp};
 use serde_json::Number;
 
-use crate::plist::{print_keyword, print_string, print_symbol, Sink};
+use crate::sink::{print_keyword, print_string, print_symbol, Sink};
 
 /// One value of a plist.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,6 +7,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+/// Inputs from this size (in bytes) are worth more than one thread.
+pub const BIG: usize = 256 << 10;
+
 /// Items per thread below which a job is not split.
 const MIN_PER_THREAD: usize = 64;
 
@@ -113,9 +116,9 @@ const BATCH: usize = 32;
 ///
 /// `take` has each item lent; the items are freed afterwards on `make`'s
 /// thread while it runs.  The allocator frees a block on the thread that
-/// made it for less than on another: in Emacs, processes importing the
-/// catalog at the same speed took 23.4-25.6 ms of CPU with this, 25.6-27.1
-/// ms without (bench/history.md, round 16).
+/// made it for less than on another: in Emacs, importing the catalog
+/// takes less CPU so (`make bench`, `toolspec-bench-catalog`; the
+/// figures in bench/history.md, round 16).
 pub fn pipeline<T: Send, C: Send, R: Send>(
     threaded: bool,
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,
@@ -155,10 +158,10 @@ pub fn pipeline_until<T: Send, C: Send, R: Send>(
 /// [`pipeline_until`] on a machine of `cores` cores.
 ///
 /// On two cores, three busy stages made the one the others wait for,
-/// `make`, share its core: in Emacs, the catalog's import took 30.5 ms
-/// on average with `check` on a thread of its own, 27.1 ms with it here,
-/// and GitHub's 45.2 against 43.4 ms (four alternating rounds, medians
-/// of 11 imports each).
+/// `make`, share its core: in Emacs, the imports of the catalog and of
+/// GitHub's description were slower with `check` on a thread of its own
+/// than with it here (`make bench`, `toolspec-bench-catalog` and
+/// `toolspec-bench-openapi`, alternated).
 fn pipeline_on<T: Send, C: Send, R: Send>(
     cores: usize,
     make: impl FnOnce(&mut dyn FnMut(T)) -> R + Send,

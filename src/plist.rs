@@ -17,6 +17,7 @@ use crate::model::{At, Arg, Schema, Tool};
 use crate::node::Node;
 use crate::schema::{slot, Slot};
 use crate::value::{Map, Number, Value};
+pub use crate::sink::{ends_with_local_variables, print_keyword, print_string, print_symbol, Sink, Text};
 
 /// Tool keys that belong to gptel or llm and have no JSON form.
 pub const EMACS_KEYS: &[&str] = &["function", "async", "category", "confirm", "include"];
@@ -26,97 +27,6 @@ const SCHEMA_EXTRAS: &[&str] = &["outputSchema"];
 const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneOf", "allOf", "prefixItems", "type"];
 
 // ---------------------------------------------------------------- printing
-
-/// Where plists are written: elisp text for `read` ([`Text`]), or, in the
-/// Emacs module, Lisp objects built directly.  The walk over the model
-/// (which keys, which values are symbols, lists or vectors) is written
-/// once, over this trait.
-///
-/// `'a` is how long what is emitted lives: a sink may keep the strings
-/// it is given for that long ([`crate::node::Tree`] does).
-pub trait Sink<'a> {
-    /// Begin a list, or a vector when `vector`.
-    fn open(&mut self, vector: bool);
-    /// End the innermost list or vector.
-    fn close(&mut self);
-    fn string(&mut self, s: &'a str);
-    /// A keyword, `name` without its colon.
-    fn keyword(&mut self, name: &'a str);
-    fn symbol(&mut self, name: &'a str);
-    fn number(&mut self, n: &'a Number);
-    fn nil(&mut self);
-    fn t(&mut self);
-    /// Forget what was emitted in the innermost open list or vector, which
-    /// stays open, empty.
-    fn clear_open(&mut self);
-}
-
-/// A [`Sink`] writing elisp text that `read` turns back into the plist.
-pub struct Text<'a> {
-    out: &'a mut String,
-    /// For each open sequence: whether nothing was written in it yet, the
-    /// character that closes it, and where its items begin in `out`.
-    open: Vec<(bool, char, usize)>,
-}
-
-impl<'a> Text<'a> {
-    pub fn new(out: &'a mut String) -> Self {
-        Text { out, open: Vec::new() }
-    }
-
-    fn sep(&mut self) {
-        if let Some((first, _, _)) = self.open.last_mut() {
-            if *first {
-                *first = false;
-            } else {
-                self.out.push(' ');
-            }
-        }
-    }
-}
-
-impl<'a> Sink<'a> for Text<'_> {
-    fn open(&mut self, vector: bool) {
-        self.sep();
-        self.out.push(if vector { '[' } else { '(' });
-        self.open.push((true, if vector { ']' } else { ')' }, self.out.len()));
-    }
-    fn close(&mut self) {
-        let (_, closer, _) = self.open.pop().unwrap_or((false, ')', 0));
-        self.out.push(closer);
-    }
-    fn clear_open(&mut self) {
-        if let Some((first, _, start)) = self.open.last_mut() {
-            self.out.truncate(*start);
-            *first = true;
-        }
-    }
-    fn string(&mut self, s: &str) {
-        self.sep();
-        print_string(s, self.out);
-    }
-    fn keyword(&mut self, name: &str) {
-        self.sep();
-        print_keyword(name, self.out);
-    }
-    fn symbol(&mut self, name: &str) {
-        self.sep();
-        print_symbol(name, self.out);
-    }
-    fn number(&mut self, n: &Number) {
-        self.sep();
-        print_number(n, self.out);
-    }
-    fn nil(&mut self) {
-        self.sep();
-        self.out.push_str("nil");
-    }
-    fn t(&mut self) {
-        self.sep();
-        self.out.push('t');
-    }
-}
-
 /// Emit `items` as a list or vector; an empty list is nil.
 fn emit_seq<'a, T, S: Sink<'a>>(s: &mut S, vector: bool, items: impl ExactSizeIterator<Item = T>, mut each: impl FnMut(T, &mut S)) {
     if items.len() == 0 && !vector {
@@ -349,96 +259,6 @@ impl<'de> serde::de::Visitor<'de> for Borrowed {
             items.push(map.next_value_seed(Borrowed { args: self.top && k == "args", top: false })?);
         }
         Ok(if items.is_empty() { Node::Nil } else { Node::List(items) })
-    }
-}
-
-fn print_number(n: &Number, out: &mut String) {
-    if let Some(i) = n.as_i64() {
-        out.push_str(&i.to_string());
-    } else if let Some(u) = n.as_u64() {
-        out.push_str(&u.to_string());
-    } else {
-        let f = n.as_f64().unwrap_or(0.0);
-        // Debug keeps a fraction or an exponent, so Emacs reads a float.
-        out.push_str(&format!("{f:?}"));
-    }
-}
-
-/// An elisp string literal, read back by Emacs (`read`, or `load` of a
-/// file holding it) as `s`.  Newlines and tabs stay as they are; other
-/// control characters are escaped (`\r`, `\e`, `\N{U+0}`): a NUL in a
-/// file makes `load` decode it as raw bytes, an ESC sequence makes it
-/// decode it as ISO-2022, where quotes and backslashes no longer pair as
-/// printed.  The colon of `Local Variables:` is escaped too, so that no
-/// string starts a local variables list whose `coding:` would decode the
-/// file otherwise.
-pub fn print_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' | '\t' => out.push(c),
-            '\r' => out.push_str("\\r"),
-            '\u{1b}' => out.push_str("\\e"),
-            c if c < ' ' => out.push_str(&format!("\\N{{U+{:X}}}", c as u32)),
-            ':' if ends_with_local_variables(out) => out.push_str("\\N{U+3A}"),
-            _ => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// Whether `out` ends with `Local Variables` in any case: what Emacs
-/// looks for, followed by a colon, to find a file's local variables.
-pub(crate) fn ends_with_local_variables(out: &str) -> bool {
-    const WORDS: &str = "local variables";
-    out.len() >= WORDS.len()
-        && out.is_char_boundary(out.len() - WORDS.len())
-        && out[out.len() - WORDS.len()..].eq_ignore_ascii_case(WORDS)
-}
-
-fn symbol_char_needs_escape(c: char, first: bool) -> bool {
-    matches!(c, '"' | '\\' | '\'' | ';' | '#' | '(' | ')' | ',' | '`' | '[' | ']' | '.' | '?')
-        && (first || !matches!(c, '?' | '.'))
-        || c <= ' '
-        || c == '\u{a0}'
-}
-
-fn print_symbol_name(name: &str, out: &mut String) {
-    for (i, c) in name.chars().enumerate() {
-        if symbol_char_needs_escape(c, i == 0) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-}
-
-/// An elisp symbol; a name that would read as a number is escaped.
-pub fn print_symbol(name: &str, out: &mut String) {
-    if name.is_empty() {
-        out.push_str("##");
-        return;
-    }
-    if name.parse::<f64>().is_ok()
-        || name.starts_with(['-', '+']) && name[1..].parse::<f64>().is_ok()
-        || name.ends_with("e+INF")
-        || name.ends_with("e+NaN")
-    {
-        // Read as a number, or (`1.0e+INF`, `0.0e+NaN`) as a float.
-        out.push('\\');
-    }
-    print_symbol_name(name, out);
-}
-
-/// A keyword `:name`.
-pub fn print_keyword(name: &str, out: &mut String) {
-    out.push(':');
-    for c in name.chars() {
-        if symbol_char_needs_escape(c, false) || c == '?' {
-            out.push('\\');
-        }
-        out.push(c);
     }
 }
 

@@ -14,95 +14,8 @@ use crate::value::{Map, Value};
 const RESERVED_KEYS: &[&str] =
     &["function", "async", "confirm", "include", "category", "executor", "args", "schema-extra"];
 
-/// A tool definition format that can be read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Auto,
-    OpenAi,
-    OpenAiFunctions,
-    OpenAiResponses,
-    Anthropic,
-    Mcp,
-    Gemini,
-    Bedrock,
-    /// An OpenAPI (or Swagger) document: one tool per operation.
-    OpenApi,
-    JsonSchema,
-    /// Gloodata extension info (`ns` + `tools` object).
-    Gloodata,
-    /// Arcade tool definitions (`name` + `input.parameters`).
-    Arcade,
-    /// SkyDeck prompt tools (`model_prompt`).
-    SkyDeck,
-}
-
-pub const FORMAT_NAMES: &[(&str, Format)] = &[
-    ("auto", Format::Auto),
-    ("openai", Format::OpenAi),
-    ("ollama", Format::OpenAi),
-    ("openai-functions", Format::OpenAiFunctions),
-    ("openai-responses", Format::OpenAiResponses),
-    ("anthropic", Format::Anthropic),
-    ("mcp", Format::Mcp),
-    ("gemini", Format::Gemini),
-    ("bedrock", Format::Bedrock),
-    ("openapi", Format::OpenApi),
-    ("json-schema", Format::JsonSchema),
-    ("gloodata", Format::Gloodata),
-    ("arcade", Format::Arcade),
-    ("skydeck", Format::SkyDeck),
-];
-
-impl Format {
-    pub fn parse(name: &str) -> Result<Format> {
-        FORMAT_NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f).ok_or_else(|| {
-            let names: Vec<&str> = FORMAT_NAMES.iter().map(|(n, _)| *n).collect();
-            Error::new(
-                ErrorKind::UnsupportedFormat,
-                format!("unknown format \"{name}\": expected one of {}", names.join(", ")),
-            )
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        FORMAT_NAMES.iter().find(|(_, f)| *f == self).map(|(n, _)| *n).unwrap_or("auto")
-    }
-}
-
-/// What a read produced: the tools, and warnings about what was changed
-/// to make them fit (each with its path in the input).  A tool definition
-/// that cannot be read is left out, and said among the warnings as an
-/// error at its path (unless [`ReadOptions::strict`]).
-#[derive(Debug, Default)]
-pub struct Imported {
-    pub tools: Vec<Tool>,
-    pub warnings: Vec<Problem>,
-    /// For each tool, its path in the input document.
-    pub paths: Vec<String>,
-    /// The error of the first tool definition left out: the import's
-    /// error if no tool could be read.
-    pub(crate) skipped: Option<Error>,
-}
-
-/// Options for reading.
-#[derive(Debug, Clone)]
-pub struct ReadOptions<'a> {
-    pub format: Format,
-    /// Name for a bare JSON Schema without `title` (e.g. the file's name).
-    pub default_name: Option<&'a str>,
-    /// Largest input accepted, in bytes.
-    pub max_size: usize,
-    /// Refuse the whole input when one tool definition in it cannot be
-    /// read, rather than leaving that one out with an error among the
-    /// warnings.
-    pub strict: bool,
-}
-
-impl Default for ReadOptions<'_> {
-    fn default() -> Self {
-        ReadOptions { format: Format::Auto, default_name: None, max_size: 64 << 20, strict: false }
-    }
-}
+pub use crate::imported::{Format, Imported, ReadOptions, FORMAT_NAMES};
+pub use crate::par::BIG;
 
 /// Leave out a tool definition, found at `at`, that failed with `e`: `e`
 /// becomes an error among `out`'s warnings, at the path of what is wrong,
@@ -195,8 +108,9 @@ fn checked_text<'b>(bytes: &'b [u8], opts: &ReadOptions) -> Result<&'b str> {
 /// Whether JSON `text` has a key `"openapi"` or `"swagger"` somewhere: a
 /// cheap guess that it is an OpenAPI document.
 fn has_version_key(text: &str) -> bool {
-    // memmem's SIMD search: `str::match_indices` took 2 ms over a 2.3 MB
-    // catalog, before anything else was read.
+    // memmem's SIMD search: `str::match_indices` over a large catalog
+    // cost more than the rest of its detection (`make bench`,
+    // `toolspec-bench-catalog`), before anything else was read.
     [&b"\"openapi\""[..], b"\"swagger\""].iter().any(|key| {
         memchr::memmem::find_iter(text.as_bytes(), key).any(|i| text[i + key.len()..].trim_start().starts_with(':'))
     })
@@ -465,9 +379,6 @@ fn may_refer(text: &str) -> bool {
             rest.starts_with(b"ref") || rest.starts_with(b"\\") || rest.starts_with(b"r\\") || rest.starts_with(b"re\\")
         })
 }
-
-/// Inputs from this size (in bytes) are worth more than one thread.
-pub const BIG: usize = 256 << 10;
 
 /// Hand-written SkyDeck files carry small JSON slips: when strict parsing
 /// fails on one, repair them (with a warning each) and try again.  Other

@@ -13,12 +13,12 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::fmt;
 
-use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::DeserializeSeed;
 
 use crate::model::{index, join, Problem, Seen};
-use crate::value::{Map, Value};
+use crate::value::Value;
+pub use crate::value::Noting;
 
 /// Warnings of each kind reported before the rest are counted only.
 pub const MAX_NOTES: usize = 50;
@@ -38,10 +38,10 @@ enum Frame<'t> {
 
 
 /// `parse()` of JSON `text`, and, if it parsed, the [`notes`] of the
-/// text.  A text of [`crate::read::BIG`] or more is scanned on another
+/// text.  A text of [`crate::par::BIG`] or more is scanned on another
 /// thread while it is parsed (the scan is thrown away if it did not).
 pub fn parse_and_note<T, E>(text: &str, parse: impl FnOnce() -> Result<T, E>) -> (Result<T, E>, Vec<Problem>) {
-    if text.len() >= crate::read::BIG {
+    if text.len() >= crate::par::BIG {
         let (parsed, notes) = crate::par::join(parse, || notes(text));
         let notes = if parsed.is_ok() { notes } else { Vec::new() };
         (parsed, notes)
@@ -69,78 +69,6 @@ pub fn from_str_noting(text: &str, flag: &Cell<bool>) -> serde_json::Result<Valu
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Noting(flag).deserialize(&mut de)?;
     de.end().map(|()| value)
-}
-
-/// How a JSON value is deserialised (`Value`'s `Deserialize` is this,
-/// with a flag it drops), setting its flag where [`notes`] may find
-/// something: an object giving a key twice, or a number read as a double
-/// that may be an integer beyond 64 bits (an integral double of at least
-/// 2^63 in magnitude; `1e19` is one too, and the scan then finds nothing).
-#[derive(Clone, Copy)]
-pub struct Noting<'f>(pub &'f Cell<bool>);
-
-impl<'de> DeserializeSeed<'de> for Noting<'_> {
-    type Value = Value;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Noting<'_> {
-    type Value = Value;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-        // Integers of 19 digits or more that fit in no 64-bit integer,
-        // and only they among integer literals, are read as doubles of
-        // at least 2^63 in magnitude.
-        if n.fract() == 0.0 && n.abs() >= 2f64.powi(63) {
-            self.0.set(true);
-        }
-        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(self)? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut members = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(self)?;
-            if members.insert(key, value).is_some() {
-                self.0.set(true);
-            }
-        }
-        Ok(Value::Object(members))
-    }
 }
 
 /// The warnings for `text` (valid JSON): duplicate keys and integers

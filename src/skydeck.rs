@@ -13,9 +13,9 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{index, join, Arg, Field, Problem, Schema, Tool};
-use crate::read::{Imported, ReadOptions};
+use crate::imported::{Imported, ReadOptions};
 use crate::schema::kind_of;
-use crate::seeds::{executor_of, opt_obj, opt_str, property_name, snake_name};
+use crate::seeds_common::{executor_of, opt_obj, opt_str, property_name, snake_name};
 use crate::value::{Map, Value};
 
 /// Whether a JSON object is a SkyDeck document.

@@ -25,7 +25,7 @@ use std::ops;
 use std::sync::LazyLock;
 
 use hashbrown::HashTable;
-use serde::de::{self, Deserialize, Deserializer};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 pub use serde_json::Number;
@@ -862,10 +862,82 @@ impl Serialize for Map<String, Value> {
 }
 
 /// Through the visitor that also notes what the scan of a text may find
-/// ([`crate::scan::Noting`]), its note dropped: one way to build a value.
+/// ([`Noting`]), its note dropped: one way to build a value.
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(crate::scan::Noting(&std::cell::Cell::new(false)))
+        d.deserialize_any(Noting(&std::cell::Cell::new(false)))
+    }
+}
+
+/// How a JSON value is deserialised (`Value`'s `Deserialize` is this,
+/// with a flag it drops), setting its flag where [`crate::scan::notes`] may find
+/// something: an object giving a key twice, or a number read as a double
+/// that may be an integer beyond 64 bits (an integral double of at least
+/// 2^63 in magnitude; `1e19` is one too, and the scan then finds nothing).
+#[derive(Clone, Copy)]
+pub struct Noting<'f>(pub &'f std::cell::Cell<bool>);
+
+impl<'de> DeserializeSeed<'de> for Noting<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Noting<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        // Integers of 19 digits or more that fit in no 64-bit integer,
+        // and only they among integer literals, are read as doubles of
+        // at least 2^63 in magnitude.
+        if n.fract() == 0.0 && n.abs() >= 2f64.powi(63) {
+            self.0.set(true);
+        }
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self)?;
+            if members.insert(key, value).is_some() {
+                self.0.set(true);
+            }
+        }
+        Ok(Value::Object(members))
     }
 }
 

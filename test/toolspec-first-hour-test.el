@@ -24,116 +24,17 @@
 (require 'gptel)
 (require 'toolspec-ui)
 (require 'toolspec-http)
-(require 'toolspec-seeds)
+(require 'toolspec-gloodata)
+(require 'toolspec-arcade)
+(require 'toolspec-skydeck)
 (require 'auth-source)
 (require 'toolspec-http-server)
+(require 'toolspec-test-helpers)
 
 (defvar gptel--tool-preview-alist)
 (defvar url-proxy-services)
 
-;;;; Helpers (this file is loaded with the other suites: it defines its own)
-
-(defconst toolspec-hour-test--examples
-  (expand-file-name "../examples"
-                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
-  "Directory of the example tool files.")
-
-(defun toolspec-hour-test--example (name)
-  "Absolute name of example file NAME."
-  (expand-file-name name toolspec-hour-test--examples))
-
-(defconst toolspec-hour-test--bad-json
-  "{
-  \"tools\": [
-    {
-      \"name\": \"ok_tool\",
-      \"description\": \"Fine.\",
-      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"description\": \"Query\"}}, \"required\": [\"q\"]}
-    },
-    {
-      \"name\": \"bad tool\",
-      \"description\": \"Has problems.\",
-      \"inputSchema\": {
-        \"type\": \"object\",
-        \"properties\": {
-          \"count\": {\"type\": \"int\", \"description\": \"How many\"},
-          \"tags\": {\"type\": \"array\", \"description\": \"Tags\"},
-          \"mode\": {\"enum\": [1, 2]},
-          \"opts\": {\"type\": \"object\", \"properties\": {\"r\": {\"type\": \"array\"}}}
-        },
-        \"required\": [\"count\"]
-      }
-    }
-  ]
-}
-"
-  "MCP tools with 3 errors.")
-
-(defconst toolspec-hour-test--broken-json
-  "{
-  \"tools\": [
-    {\"name\": \"x\",, \"description\": \"d\"}
-  ]
-}
-"
-  "Not JSON: a doubled comma at line 3, column 18.")
-
-(defvar toolspec-hour-test--files nil
-  "Temporary files made by the running test.")
-
-(defun toolspec-hour-test--temp-file (text)
-  "A new temporary .json file holding TEXT; deleted after the test."
-  (let ((file (make-temp-file "toolspec-hour-" nil ".json" text)))
-    (push file toolspec-hour-test--files)
-    file))
-
-(defmacro toolspec-hour-test--with-clean-state (&rest body)
-  "Run BODY with empty gptel and toolspec registries, then clean up.
-Buffers made meanwhile and the temporary files are removed."
-  (declare (indent 0) (debug t))
-  `(let ((gptel--known-tools nil)
-         (gptel-tools nil)
-         (gptel--tool-preview-alist nil)
-         (toolspec-gptel--registered (make-hash-table :test 'equal))
-         (toolspec-gptel--import-options (make-hash-table :test 'equal))
-         (toolspec-function-alist nil)
-         (toolspec-hour-test--files nil)
-         (before (buffer-list)))
-     (unwind-protect
-         (save-window-excursion
-           (switch-to-buffer "*scratch*")
-           (delete-other-windows)
-           ,@body)
-       (dolist (b (buffer-list))
-         (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
-           (with-current-buffer b (set-buffer-modified-p nil))
-           (kill-buffer b)))
-       (dolist (f toolspec-hour-test--files)
-         (when (file-exists-p f) (delete-file f))))))
-
-(defun toolspec-hour-test--keys (&rest keys)
-  "Type KEYS in the selected window: strings as text, vectors as keys."
-  (execute-kbd-macro (apply #'vconcat keys)))
-
-(defun toolspec-hour-test--mx (command &rest inputs)
-  "Run COMMAND with M-x, answering its prompts with INPUTS (each then RET)."
-  (apply #'toolspec-hour-test--keys
-         (kbd "M-x") command (kbd "RET")
-         (mapcan (lambda (i) (list i (kbd "RET"))) inputs)))
-
-(defun toolspec-hour-test--messages ()
-  "Text of the *Messages* buffer."
-  (with-current-buffer (messages-buffer) (buffer-string)))
-
-(defun toolspec-hour-test--preview-text ()
-  "Text of the import preview buffer."
-  (with-current-buffer "*toolspec-import*" (buffer-string)))
-
-(defun toolspec-hour-test--problem-lines ()
-  "The problem lines of *toolspec-problems*."
-  (with-current-buffer "*toolspec-problems*"
-    (cl-remove-if-not (lambda (l) (string-match-p ":[0-9]+:[0-9]+: " l))
-                      (split-string (buffer-string) "\n"))))
+;;;; Helpers (the ones toolspec-ui-test.el has too are in toolspec-test-helpers.el)
 
 (defconst toolspec-hour-test--secret
   (format "tsk-%s" (md5 (format "%s %s %s" (random) (float-time) (emacs-pid))))
@@ -142,19 +43,8 @@ Buffers made meanwhile and the temporary files are removed."
 (defmacro toolspec-hour-test--with-env (&rest body)
   "Run BODY with clean registries, no proxy and an empty authinfo file `authinfo'."
   (declare (indent 0) (debug t))
-  `(let* ((authinfo (make-temp-file "toolspec-authinfo"))
-          (auth-sources (list authinfo))
-          (auth-source-do-cache nil)
-          (url-proxy-services nil)
-          (toolspec-http--operations (make-hash-table :test 'equal))
-          (toolspec-http-servers nil)
-          (toolspec-http-timeout 10))
-     (ignore authinfo)
-     (auth-source-forget-all-cached)
-     (unwind-protect
-         (toolspec-hour-test--with-clean-state ,@body)
-       (delete-file authinfo)
-       (auth-source-forget-all-cached))))
+  `(toolspec-test-helpers-with-http-env
+     (toolspec-test-helpers-with-clean-state ,@body)))
 
 (defun toolspec-hour-test--authinfo (file &rest lines)
   "Write LINES to the authinfo FILE."
@@ -168,16 +58,6 @@ Buffers made meanwhile and the temporary files are removed."
                         :parameters [] :body :null :auth auth :filter :null
                         :outputModules [] :bootstrap :json-false :bootstrapValues nil
                         :lookup [] :title "Pets API" :operationId name)))
-
-(defun toolspec-hour-test--call (tool &rest args)
-  "Call gptel TOOL, an async tool, with ARGS; wait for and return its result."
-  (let ((result nil) (got nil)
-        (deadline (+ (float-time) 15)))
-    (apply (gptel-tool-function tool) (lambda (r) (setq result r got t)) args)
-    (while (and (not got) (< (float-time) deadline))
-      (accept-process-output nil 0.02))
-    (unless got (ert-fail "The tool did not call back"))
-    result))
 
 (defun toolspec-hour-test--header (request name)
   "Header NAME (lower case) of REQUEST as the API server recorded it."
@@ -198,15 +78,15 @@ Buffers made meanwhile and the temporary files are removed."
 (ert-deftest toolspec-hour-validate-buffer-names-the-path-once ()
   "Every type typo of a file is reported in one pass, each naming its
 JSON path once and the type probably meant, in the list and in Flymake."
-  (toolspec-hour-test--with-clean-state
-    (let ((file (toolspec-hour-test--temp-file
+  (toolspec-test-helpers-with-clean-state
+    (let ((file (toolspec-test-helpers-temp-file
                  "{\"tools\": [{\"name\": \"a\", \"description\": \"A\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"strng\", \"description\": \"X\"}, \"y\": {\"type\": \"integr\", \"description\": \"Y\"}}}}]}\n"))
           (paths '(("tools[0].inputSchema.properties.x.type" . "strng") ("tools[0].inputSchema.properties.y.type" . "integr")))
           (meant '("string" "integer")))
       (find-file file)
-      (toolspec-hour-test--mx "toolspec-validate-buffer")
+      (toolspec-test-helpers-mx "toolspec-validate-buffer")
       (let ((lines (cl-remove-if-not (lambda (l) (string-match-p "unknown type" l))
-                                     (toolspec-hour-test--problem-lines))))
+                                     (toolspec-test-helpers-problem-lines))))
         (should (= 2 (length lines)))
         (cl-loop for (path . typo) in paths
                  for want in meant
@@ -235,46 +115,46 @@ JSON path once and the type probably meant, in the list and in Flymake."
 (ert-deftest toolspec-hour-activate-from-the-preview ()
   "a in the preview registers and activates; y registers only and says so.
 `toolspec-activate-tools' makes y activate too."
-  (toolspec-hour-test--with-clean-state
-    (let ((file (toolspec-hour-test--example "mcp-tools-list.json")))
-      (toolspec-hour-test--mx "toolspec-import-file" file)
+  (toolspec-test-helpers-with-clean-state
+    (let ((file (toolspec-test-helpers-example "mcp-tools-list.json")))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (should (string-match-p "a: register and activate (add to `gptel-tools')"
-                              (toolspec-hour-test--preview-text)))
-      (toolspec-hour-test--keys "y")
+                              (toolspec-test-helpers-preview-text)))
+      (toolspec-test-helpers-keys "y")
       (should (= 2 (length (gethash file toolspec-gptel--registered))))
       (should-not gptel-tools)
       (should (string-match-p "2 tools registered in category mcp-tools-list, not active yet: pick them in .gptel-menu. (Tools), or register with a next time"
-                              (toolspec-hour-test--messages)))
-      (toolspec-hour-test--mx "toolspec-import-file" file)
-      (toolspec-hour-test--keys "a")
+                              (toolspec-test-helpers-messages)))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
+      (toolspec-test-helpers-keys "a")
       (should (equal (sort (mapcar #'gptel-tool-name gptel-tools) #'string<)
                      '("create_issue" "read_text_file")))
       (should (cl-every (lambda (tool) (memq tool (gethash file toolspec-gptel--registered))) gptel-tools))
-      (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-hour-test--messages))))
+      (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-test-helpers-messages))))
     (setq gptel-tools nil)
     (let ((toolspec-activate-tools t))
-      (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--example "openai-chat.json"))
-      (toolspec-hour-test--keys "y")
+      (toolspec-test-helpers-mx "toolspec-import-file" (toolspec-test-helpers-example "openai-chat.json"))
+      (toolspec-test-helpers-keys "y")
       (should (= 2 (length gptel-tools)))
       ;; And from Lisp.
-      (toolspec-import-file (toolspec-hour-test--example "mcp-tools-list.json"))
+      (toolspec-import-file (toolspec-test-helpers-example "mcp-tools-list.json"))
       (should (= 4 (length gptel-tools))))))
 
 ;;;; 3. Binding from where you are
 
 (ert-deftest toolspec-hour-bind-from-the-preview ()
   "b asks for a function and saves a scoped entry; describe names it."
-  (toolspec-hour-test--with-clean-state
-    (let* ((file (toolspec-hour-test--example "mcp-tools-list.json"))
+  (toolspec-test-helpers-with-clean-state
+    (let* ((file (toolspec-test-helpers-example "mcp-tools-list.json"))
            (custom-file (make-temp-file "toolspec-custom" nil ".el"))
            ;; As in an Emacs started without -Q, where Customize saves.
            (user-init-file custom-file))
-      (push custom-file toolspec-hour-test--files)
-      (toolspec-hour-test--mx "toolspec-import-file" file)
+      (push custom-file toolspec-test-helpers-files)
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (should (string-match-p "^create_issue\n.*\n.*\n  binding: unbound (returns an error to the model): b binds it$"
-                              (toolspec-hour-test--preview-text)))
+                              (toolspec-test-helpers-preview-text)))
       (should (looking-at "create_issue$"))
-      (toolspec-hour-test--keys "b" "toolspec-hour-test--create-issue" (kbd "RET") "y")
+      (toolspec-test-helpers-keys "b" "toolspec-hour-test--create-issue" (kbd "RET") "y")
       (should (equal toolspec-function-alist
                      `(("create_issue" toolspec-hour-test--create-issue :source ,file))))
       ;; Saved, as Customize saves it.
@@ -286,14 +166,14 @@ JSON path once and the type probably meant, in the list and in Flymake."
                      `(("create_issue" toolspec-hour-test--create-issue :source ,file))))
       ;; The preview shows it: a function name, and where it comes from.
       (should (string-match-p "^create_issue\n.*\n.*\n  binding: toolspec-hour-test--create-issue (from `toolspec-function-alist')$"
-                              (toolspec-hour-test--preview-text)))
-      (toolspec-hour-test--keys "y")
+                              (toolspec-test-helpers-preview-text)))
+      (toolspec-test-helpers-keys "y")
       (should (equal (toolspec-hour-test--call-create-issue "mcp-tools-list")
                      (format "issue %S" '((:owner "o" :name "n") "T" nil nil nil))))
-      (toolspec-hour-test--mx "toolspec-describe-tool" "mcp-tools-list/create_issue")
+      (toolspec-test-helpers-mx "toolspec-describe-tool" "mcp-tools-list/create_issue")
       (let ((text (with-current-buffer (help-buffer) (buffer-string))))
         (should (string-match-p "^Function: toolspec-hour-test--create-issue (its arguments checked by toolspec first)$" text)))
-      (toolspec-hour-test--mx "toolspec-describe-tool" "mcp-tools-list/read_text_file")
+      (toolspec-test-helpers-mx "toolspec-describe-tool" "mcp-tools-list/read_text_file")
       (should (string-match-p "^Function: unbound: it answers the model that it has no implementation$"
                               (with-current-buffer (help-buffer) (buffer-string)))))))
 
@@ -301,17 +181,17 @@ JSON path once and the type probably meant, in the list and in Flymake."
 
 (ert-deftest toolspec-hour-directories-keep-bindings ()
   "A file imported with :functions keeps them when its directory is loaded."
-  (toolspec-hour-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((dir (make-temp-file "toolspec-dir" t))
            (file (expand-file-name "issues.json" dir)))
       (unwind-protect
           (progn
-            (copy-file (toolspec-hour-test--example "mcp-tools-list.json") file)
+            (copy-file (toolspec-test-helpers-example "mcp-tools-list.json") file)
             (toolspec-import-file file :functions '(("create_issue" . toolspec-hour-test--create-issue)))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues")))
             (let ((toolspec-tool-directories (list dir)))
-              (toolspec-hour-test--mx "toolspec-load-tool-directories"))
-            (should (string-match-p "toolspec: 2 tools registered" (toolspec-hour-test--messages)))
+              (toolspec-test-helpers-mx "toolspec-load-tool-directories"))
+            (should (string-match-p "toolspec: 2 tools registered" (toolspec-test-helpers-messages)))
             (should (= 2 (length (gethash file toolspec-gptel--registered))))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues"))))
         (delete-directory dir t)))))
@@ -340,16 +220,16 @@ paths:
   "The preview, describe and gptel's confirmation show method, URL, server and auth.
 The category is the API's title; its operation's camelCase name
 draws no style warning."
-  (toolspec-hour-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (toolspec-http-server-with (api (lambda (_) '(:body (:pets []))))
       (let* ((gptel--tool-preview-alist nil)
              (server (toolspec-http-server-url api "/v1"))
              (host (replace-regexp-in-string "\\`http://" "" server))
              (file (make-temp-file "toolspec-pets" nil ".yaml"
                                    (format toolspec-hour-test--pets-yaml server))))
-        (push file toolspec-hour-test--files)
-        (toolspec-hour-test--mx "toolspec-import-openapi" file "")
-        (let ((text (toolspec-hour-test--preview-text)))
+        (push file toolspec-test-helpers-files)
+        (toolspec-test-helpers-mx "toolspec-import-openapi" file "")
+        (let ((text (toolspec-test-helpers-preview-text)))
           (should (string-match-p "(gptel category \"pet-shop\")" text))
           (should (string-match-p "^1 tool, 0 errors, 0 warnings$" text))
           (should-not (string-match-p "snake_case" text))
@@ -358,8 +238,8 @@ draws no style warning."
                            (regexp-quote server))
                    text)))
         ;; Approve the credential when registering.
-        (toolspec-hour-test--keys "y" "y")
-        (toolspec-hour-test--mx "toolspec-describe-tool" "pet-shop/listPets")
+        (toolspec-test-helpers-keys "y" "y")
+        (toolspec-test-helpers-mx "toolspec-describe-tool" "pet-shop/listPets")
         (let ((text (with-current-buffer (help-buffer) (buffer-string))))
           (should (string-match-p (format "^  Method  GET\n  URL     %s/pets\n  Server  %s\n  Auth    bearer credential of 127.0.0.1 from auth-source (approved)$"
                                           (regexp-quote server) (regexp-quote server))
@@ -374,9 +254,9 @@ draws no style warning."
 
 (ert-deftest toolspec-hour-arcade-shows-where-calls-go ()
   "An Arcade tool's confirmation names the worker and the values."
-  (toolspec-hour-test--with-clean-state
-    (let* ((toolspec--seed-tools (make-hash-table :test 'equal))
-           (tools (toolspec-import-file (toolspec-hour-test--example "arcade.json")
+  (toolspec-test-helpers-with-clean-state
+    (let* ((toolspec-seeds--tools (make-hash-table :test 'equal))
+           (tools (toolspec-import-file (toolspec-test-helpers-example "arcade.json")
                                        :worker "http://127.0.0.1:9/worker/tools/invoke")))
       (should tools)
       (should (equal (with-temp-buffer
@@ -399,13 +279,13 @@ cache on."
                                                           '(:type "service_http" :authorizationType "bearer")))
                           :source "pets-api" :credentials '("127.0.0.1"))))
               (start (with-current-buffer (messages-buffer) (point-max))))
-          (should (string-match-p "auth-source has none" (toolspec-hour-test--call tool)))
+          (should (string-match-p "auth-source has none" (toolspec-test-helpers-call tool)))
           (should (string-match-p
                    "toolspec: bearer_op (API \"Pets API\") sent nothing: auth-source has no credential for 127.0.0.1; add the line \"machine 127.0.0.1 password YOUR-SECRET\" to ~/.authinfo.gpg"
                    (with-current-buffer (messages-buffer) (buffer-substring start (point-max)))))
           ;; The user adds it; no `auth-source-forget-all-cached'.
           (with-temp-file authinfo (insert "machine 127.0.0.1 password " toolspec-hour-test--secret "\n"))
-          (should (string-match-p "\"ok\"" (toolspec-hour-test--call tool)))
+          (should (string-match-p "\"ok\"" (toolspec-test-helpers-call tool)))
           (should (equal (toolspec-hour-test--header (car (toolspec-http-server-requests api)) "authorization")
                          (concat "Bearer " toolspec-hour-test--secret))))))))
 
@@ -417,7 +297,7 @@ cache on."
                               (format toolspec-hour-test--pets-yaml "http://127.0.0.1:9"))))
     (unwind-protect
         (let ((ops (toolspec-openapi-operations file)))
-          (should (equal (mapcar #'car (toolspec--openapi-candidates
+          (should (equal (mapcar #'car (toolspec-openapi--candidates
                                         (list (plist-put (copy-sequence (car ops)) :tags '("pets")))))
                          '("tag: pets (1 operation)" "GET /pets  (pets) listPets"))))
       (delete-file file))))
@@ -426,19 +306,19 @@ cache on."
 
 (ert-deftest toolspec-hour-directory-warnings-are-one-line ()
   "A skipped file is one line: file, place and what is wrong, no raw data."
-  (toolspec-hour-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((dir (make-temp-file "toolspec-dir" t))
            (bad (expand-file-name "bad.json" dir))
            (broken (expand-file-name "broken.json" dir)))
       (unwind-protect
           (progn
-            (write-region toolspec-hour-test--bad-json nil bad)
-            (write-region toolspec-hour-test--broken-json nil broken)
+            (write-region toolspec-test-helpers-bad-json nil bad)
+            (write-region toolspec-test-helpers-broken-json nil broken)
             (let* ((toolspec-tool-directories (list dir))
                    (start (with-current-buffer (messages-buffer) (point-max)))
                    (warnings
                     (progn
-                      (toolspec-hour-test--mx "toolspec-load-tool-directories")
+                      (toolspec-test-helpers-mx "toolspec-load-tool-directories")
                       ;; In batch, `display-warning' writes each as a message.
                       (sort (mapcar (lambda (l) (string-remove-prefix "Warning (toolspec): " l))
                                     (cl-remove-if-not
@@ -462,40 +342,48 @@ cache on."
 
 (ert-deftest toolspec-hour-unregister-interactively ()
   "M-x toolspec-unregister completes sources and tool names."
-  (toolspec-hour-test--with-clean-state
-    (let ((file (toolspec-hour-test--example "mcp-tools-list.json")))
+  (toolspec-test-helpers-with-clean-state
+    (let ((file (toolspec-test-helpers-example "mcp-tools-list.json")))
       (toolspec-import-file file)
-      (toolspec-import-file (toolspec-hour-test--example "openai-chat.json"))
-      (toolspec-hour-test--mx "toolspec-unregister" "read_text_file")
+      (toolspec-import-file (toolspec-test-helpers-example "openai-chat.json"))
+      (toolspec-test-helpers-mx "toolspec-unregister" "read_text_file")
       (should (equal (mapcar #'car (cdr (assoc "mcp-tools-list" gptel--known-tools)))
                      '("create_issue")))
-      (should (string-match-p "toolspec: 1 tool unregistered: read_text_file" (toolspec-hour-test--messages)))
-      (toolspec-hour-test--mx "toolspec-unregister" file)
+      (should (string-match-p "toolspec: 1 tool unregistered: read_text_file" (toolspec-test-helpers-messages)))
+      (toolspec-test-helpers-mx "toolspec-unregister" file)
       (should-not (assoc "mcp-tools-list" gptel--known-tools))
       (should (assoc "openai-chat" gptel--known-tools)))))
 
 (ert-deftest toolspec-hour-quit-asks-before-discarding ()
   "q in a preview of tools that could be registered asks; n keeps it."
-  (toolspec-hour-test--with-clean-state
-    (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--example "mcp-tools-list.json"))
-    (should-error (toolspec-hour-test--keys "qn") :type 'user-error)
+  (toolspec-test-helpers-with-clean-state
+    (toolspec-test-helpers-mx "toolspec-import-file" (toolspec-test-helpers-example "mcp-tools-list.json"))
+    (should-error (toolspec-test-helpers-keys "qn") :type 'user-error)
     (should (get-buffer "*toolspec-import*"))
-    (toolspec-hour-test--keys "qy")
+    (toolspec-test-helpers-keys "qy")
     (should-not (get-buffer "*toolspec-import*"))
     ;; Tools with errors cannot be registered: q closes at once.
-    (toolspec-hour-test--mx "toolspec-import-file" (toolspec-hour-test--temp-file toolspec-hour-test--bad-json))
-    (toolspec-hour-test--keys "q")
+    (toolspec-test-helpers-mx "toolspec-import-file" (toolspec-test-helpers-temp-file toolspec-test-helpers-bad-json))
+    (toolspec-test-helpers-keys "q")
     (should-not (get-buffer "*toolspec-import*"))))
 
 ;;;; 10. Customize
 
 (ert-deftest toolspec-hour-customize-groups ()
-  "Options are in subgroups, and the function alist names its field."
-  (dolist (g '(toolspec-core toolspec-gptel toolspec-lint toolspec-formats toolspec-http))
+  "Options are in a group per file, and the function alist names its field."
+  (require 'toolspec-lint)
+  (require 'toolspec-openapi)
+  (dolist (g '(toolspec-core toolspec-gptel toolspec-ui toolspec-lint toolspec-formats toolspec-http))
     (should (assq g (get 'toolspec 'custom-group))))
+  (dolist (g '(toolspec-openapi toolspec-arcade toolspec-skydeck))
+    (should (assq g (get 'toolspec-formats 'custom-group))))
   (should-not (cl-find-if (lambda (m) (eq (nth 1 m) 'custom-variable)) (get 'toolspec 'custom-group)))
   (should (assq 'toolspec-function-alist (get 'toolspec-gptel 'custom-group)))
-  (should (assq 'toolspec-arcade-token (get 'toolspec-formats 'custom-group)))
+  (should (assq 'toolspec-placeholder-function-format (get 'toolspec-ui 'custom-group)))
+  (should (assq 'toolspec-arcade-token (get 'toolspec-arcade 'custom-group)))
+  (should (assq 'toolspec-skydeck-system-prompt (get 'toolspec-skydeck 'custom-group)))
+  (should (assq 'toolspec-openapi-confirm-all (get 'toolspec-openapi 'custom-group)))
+  (should (assq 'toolspec-log-buffer (get 'toolspec-formats 'custom-group)))
   (should (assq 'toolspec-max-input-size (get 'toolspec-core 'custom-group)))
   (let ((toolspec-function-alist '(("get_weather" . ignore))))
     (customize-variable 'toolspec-function-alist)

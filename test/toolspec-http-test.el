@@ -31,6 +31,7 @@
 (require 'toolspec-http)
 (require 'toolspec-http-server)
 (require 'toolspec-server)
+(require 'toolspec-test-helpers)
 (require 'gptel-openai)
 (require 'gptel)
 
@@ -142,19 +143,8 @@ CALLS are (ID NAME ARGUMENTS-JSON), made in one turn; the model says
   "Run BODY with empty registries, no proxy and a temporary authinfo.
 The authinfo file holds nothing until `toolspec-ht--authinfo' writes it."
   (declare (indent 0) (debug t))
-  `(let* ((authinfo (make-temp-file "toolspec-authinfo"))
-          (auth-sources (list authinfo))
-          (auth-source-do-cache nil)
-          (url-proxy-services nil)
-          (toolspec-http--operations (make-hash-table :test 'equal))
-          (toolspec-http-servers nil)
-          (toolspec-http-timeout 10))
-     (ignore authinfo)
-     (auth-source-forget-all-cached)
-     (unwind-protect
-         (toolspec-ht--with-registry ,@body)
-       (delete-file authinfo)
-       (auth-source-forget-all-cached))))
+  `(toolspec-test-helpers-with-http-env
+     (toolspec-ht--with-registry ,@body)))
 
 (defun toolspec-ht--authinfo (file &rest lines)
   "Write LINES to the authinfo FILE."
@@ -167,16 +157,6 @@ The credentials of the loopback host are approved (what the import
 preview asks): `toolspec-http-credential-approval' tests the
 approval itself."
   (apply #'toolspec-register tools :source "pets-api" (append options '(:credentials ("127.0.0.1")))))
-
-(defun toolspec-ht--call (tool &rest args)
-  "Call gptel TOOL, an async tool, with ARGS; wait for and return its result."
-  (let ((result nil) (got nil)
-        (deadline (+ (float-time) 15)))
-    (apply (gptel-tool-function tool) (lambda (r) (setq result r got t)) args)
-    (while (and (not got) (< (float-time) deadline))
-      (accept-process-output nil 0.02))
-    (unless got (ert-fail "The tool did not call back"))
-    result))
 
 (defun toolspec-ht--header (request name)
   "Header NAME (lower case) of REQUEST as the API server recorded it."
@@ -325,22 +305,22 @@ the limits of the process that renders them end them.")
              (empty (toolspec-ht--tool "list_pets" nil :path "/pets")))
         ;; Without an override: a clear error, and nothing is sent.
         (dolist (plist (list relative templated empty))
-          (let ((result (toolspec-ht--call (car (toolspec-ht--register (list plist))))))
+          (let ((result (toolspec-test-helpers-call (car (toolspec-ht--register (list plist))))))
             (should (string-match-p "\\`Error: cannot call list_pets: API \"Pets API\"" result))
             (should (string-match-p ":server import option" result))
             (should (string-match-p "toolspec-http-servers" result))))
         (should-not (toolspec-http-server-requests api))
         ;; The import option.
-        (should (equal (toolspec-ht--call (car (toolspec-ht--register
+        (should (equal (toolspec-test-helpers-call (car (toolspec-ht--register
                                                 (list relative) :server (toolspec-http-server-url api "/a/"))))
                        "{\"ok\":true}"))
         ;; The customizable alist, by title.
         (let ((toolspec-http-servers `(("Pets API" . ,(toolspec-http-server-url api "/b")))))
-          (should (equal (toolspec-ht--call (car (toolspec-ht--register (list relative))))
+          (should (equal (toolspec-test-helpers-call (car (toolspec-ht--register (list relative))))
                          "{\"ok\":true}")))
         ;; By the host of the document's server.
         (let ((toolspec-http-servers `(("docs.example.invalid" . ,(toolspec-http-server-url api "/c")))))
-          (should (equal (toolspec-ht--call
+          (should (equal (toolspec-test-helpers-call
                           (car (toolspec-ht--register
                                 (list (toolspec-ht--tool "list_pets" nil
                                                          :server "https://docs.example.invalid/v1"
@@ -348,13 +328,13 @@ the limits of the process that renders them end them.")
                          "{\"ok\":true}")))
         (should (equal (toolspec-ht--paths api) '("/a/pets" "/b/pets" "/c/pets")))
         ;; An override that is not an http(s) URL is refused.
-        (let ((result (toolspec-ht--call (car (toolspec-ht--register (list relative) :server "file:///etc")))))
+        (let ((result (toolspec-test-helpers-call (car (toolspec-ht--register (list relative) :server "file:///etc")))))
           (should (string-match-p "not an absolute http(s) URL" result)))
         ;; The server is fixed at import: changing the alist later changes nothing.
         (let* ((toolspec-http-servers `(("Pets API" . ,(toolspec-http-server-url api "/d"))))
                (tool (car (toolspec-ht--register (list relative)))))
           (setq toolspec-http-servers '(("Pets API" . "http://127.0.0.1:1/never")))
-          (toolspec-ht--call tool)
+          (toolspec-test-helpers-call tool)
           (should (equal (car (last (toolspec-ht--paths api))) "/d/pets")))))))
 
 ;;;; Building requests
@@ -398,7 +378,7 @@ the limits of the process that renders them end them.")
                              :whole :null)))
              (tool (car (toolspec-ht--register (list plist)))))
         ;; Through toolspec's wrapper: positional args, as gptel passes them.
-        (should (equal (toolspec-ht--call tool "a b/../ü?#" ["x" "y z"] [1 2 3] ["red" "dark blue"]
+        (should (equal (toolspec-test-helpers-call tool "a b/../ü?#" ["x" "y z"] [1 2 3] ["red" "dark blue"]
                                           '(:kind "cat&dog" :max 3) :json-false :json-false
                                           "trace-1" "s=1; x" "Réx \"the\" dog" 4.5 :json-false
                                           '(:name "Ann" :verified :json-false) [])
@@ -420,7 +400,7 @@ the limits of the process that renders them end them.")
                          '((name . "Réx \"the\" dog") (weight . 4.5)
                            (owner . ((name . "Ann") (verified . :false))) (nicknames . [])))))
         ;; Only the required args: no optional parameters at all.
-        (toolspec-ht--call tool "." nil nil nil nil t nil nil nil "Rex" nil t nil nil)
+        (toolspec-test-helpers-call tool "." nil nil nil nil t nil nil nil "Rex" nil t nil nil)
         (let ((req (cadr (toolspec-http-server-requests api))))
           (should (equal (plist-get req :path) "/v1/pets/%2E/profile"))
           (should (equal (plist-get req :query) "dry_run=true"))
@@ -430,10 +410,10 @@ the limits of the process that renders them end them.")
                          '((name . "Rex") (vaccinated . t)))))
         ;; Invalid arguments never reach the server.
         (should (string-match-p "invalid arguments for tool update_pet"
-                                (toolspec-ht--call tool 7 nil nil nil nil t nil nil nil "Rex" nil nil nil nil)))
+                                (toolspec-test-helpers-call tool 7 nil nil nil nil t nil nil nil "Rex" nil nil nil nil)))
         ;; A line break in a header value is refused, nothing is sent.
         (should (string-match-p "Error: cannot call update_pet: the value of header X-Trace-Id holds a line break"
-                                (toolspec-ht--call tool "p" nil nil nil nil t nil "a\r\nInjected: 1" nil "Rex"
+                                (toolspec-test-helpers-call tool "p" nil nil nil nil t nil "a\r\nInjected: 1" nil "Rex"
                                                    nil nil nil nil)))
         (should (= (length (toolspec-http-server-requests api)) 2))))))
 
@@ -489,12 +469,12 @@ the limits of the process that renders them end them.")
                    :server (toolspec-http-server-url api) :method "POST" :path "/xml"
                    :body '(:contentType "application/xml" :args [["doc" "doc"]] :whole :null)))
              (tools (toolspec-ht--register (list whole form xml))))
-        (should (equal (toolspec-ht--call (nth 0 tools) [(:name "a") (:name "b")])
+        (should (equal (toolspec-test-helpers-call (nth 0 tools) [(:name "a") (:name "b")])
                        "Done: HTTP 204 No Content, no content."))
-        (should (equal (toolspec-ht--call (nth 1 tools) "ann & bob" t)
+        (should (equal (toolspec-test-helpers-call (nth 1 tools) "ann & bob" t)
                        "Done: HTTP 204 No Content, no content."))
         (should (string-match-p "request bodies of type application/xml are not supported"
-                                (toolspec-ht--call (nth 2 tools) "<a/>")))
+                                (toolspec-test-helpers-call (nth 2 tools) "<a/>")))
         (let ((reqs (toolspec-http-server-requests api)))
           (should (= (length reqs) 2))
           (should (equal (plist-get (nth 0 reqs) :body) "[{\"name\":\"a\"},{\"name\":\"b\"}]"))
@@ -520,31 +500,31 @@ the limits of the process that renders them end them.")
                    ("/v1/pets/slow" 'hang)
                    (_ '(:body (:ok t))))))
         (let ((tool (car (toolspec-ht--register (list (toolspec-ht--pet-tool api))))))
-          (should (equal (toolspec-ht--call tool "7")
+          (should (equal (toolspec-test-helpers-call tool "7")
                          (format "Error: HTTP 404 Not Found from GET %s: {\"error\":\"no pet 7\"}"
                                  (toolspec-http-server-url api "/v1/pets/7"))))
-          (let ((r (toolspec-ht--call tool "500")))
+          (let ((r (toolspec-test-helpers-call tool "500")))
             (should (string-prefix-p "Error: HTTP 500 Internal Server Error from GET " r))
             (should (string-suffix-p "!!!..." r))
             (should (< (length r) 500)))
           (let ((start (float-time))
-                (r (toolspec-ht--call tool "401")))
+                (r (toolspec-test-helpers-call tool "401")))
             (should (string-prefix-p "Error: HTTP 401 Unauthorized from GET " r))
             (should (string-suffix-p ": who?" r))
             (should (< (- (float-time) start) 5)))
           (let* ((toolspec-http-max-result-size 1000)
-                 (r (toolspec-ht--call tool "big")))
+                 (r (toolspec-test-helpers-call tool "big")))
             (should (string-prefix-p "{\"data\":\"xxx" r))
             (should (string-suffix-p (format "\n[... truncated by toolspec: 1000 of %d characters shown]"
                                              (+ 40000 11))
                                      r)))
-          (should (equal (toolspec-ht--call tool "text") "plain\r\ntext é"))
-          (should (equal (toolspec-ht--call tool "png")
+          (should (equal (toolspec-test-helpers-call tool "text") "plain\r\ntext é"))
+          (should (equal (toolspec-test-helpers-call tool "png")
                          "Done: HTTP 200, a response of type image/png (4 bytes), not shown."))
           (let ((toolspec-http-max-response-size 10000))
-            (should (string-match-p "is larger than 10000 bytes" (toolspec-ht--call tool "big"))))
+            (should (string-match-p "is larger than 10000 bytes" (toolspec-test-helpers-call tool "big"))))
           (let ((toolspec-http-timeout 0.5))
-            (should (equal (toolspec-ht--call tool "slow")
+            (should (equal (toolspec-test-helpers-call tool "slow")
                            (format "Error: GET %s failed: no answer from 127.0.0.1 within 0.5 seconds"
                                    (toolspec-http-server-url api "/v1/pets/slow"))))))))
     ;; Nothing listens: a clear error.
@@ -552,7 +532,7 @@ the limits of the process that renders them end them.")
            (tool (car (toolspec-ht--register
                        (list (toolspec-ht--tool "get_pet" nil :server (format "http://127.0.0.1:%d" port)))))))
       (should (string-match-p "\\`Error: GET http://127.0.0.1:[0-9]+/ failed: "
-                              (toolspec-ht--call tool))))))
+                              (toolspec-test-helpers-call tool))))))
 
 (ert-deftest toolspec-http-redirects ()
   "Redirects are followed on the approved server only."
@@ -571,14 +551,14 @@ the limits of the process that renders them end them.")
                    ("/v1/pets/loop" '(:status 302 :headers (("Location" . "/v1/pets/loop"))))
                    (_ `(:body (:at ,(plist-get req :path) :method ,(plist-get req :method)))))))
         (let ((tool (car (toolspec-ht--register (list (toolspec-ht--pet-tool api))))))
-          (should (equal (toolspec-ht--call tool "moved") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
-          (should (equal (toolspec-ht--call tool "post") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
-          (let ((r (toolspec-ht--call tool "away")))
+          (should (equal (toolspec-test-helpers-call tool "moved") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
+          (should (equal (toolspec-test-helpers-call tool "post") "{\"at\":\"/v1/pets/here\",\"method\":\"GET\"}"))
+          (let ((r (toolspec-test-helpers-call tool "away")))
             (should (string-match-p "refused the redirect (HTTP 302)" r))
             (should (string-match-p "it leaves the approved server http://127.0.0.1:" r)))
           ;; Same address, other host name: refused too.
-          (should (string-match-p "refused the redirect (HTTP 307)" (toolspec-ht--call tool "byname")))
-          (should (string-match-p "more than 3 redirects" (toolspec-ht--call tool "loop")))
+          (should (string-match-p "refused the redirect (HTTP 307)" (toolspec-test-helpers-call tool "byname")))
+          (should (string-match-p "more than 3 redirects" (toolspec-test-helpers-call tool "loop")))
           (should-not (toolspec-http-server-requests other))
           (should (equal (toolspec-ht--paths api)
                          '("/v1/pets/moved" "/v1/pets/here" "/v1/pets/post" "/v1/pets/here"
@@ -615,22 +595,22 @@ the limits of the process that renders them end them.")
                                               :filter (nth 1 toolspec-ht--doubling-templates))
                            (toolspec-ht--tool "comparing" nil :server (toolspec-http-server-url api)
                                               :filter (nth 2 toolspec-ht--doubling-templates))))))
-        (should (equal (toolspec-ht--call (nth 0 tools)) "Name: Pen\nPrice: 2\nName: Ink\nPrice: 5\n"))
-        (should (equal (toolspec-ht--call (nth 1 tools))
+        (should (equal (toolspec-test-helpers-call (nth 0 tools)) "Name: Pen\nPrice: 2\nName: Ink\nPrice: 5\n"))
+        (should (equal (toolspec-test-helpers-call (nth 1 tools))
                        "{\"products\":[{\"name\":\"Pen\",\"price\":\"2\"},{\"name\":\"Ink\",\"price\":\"5\"}]}"))
-        (should (equal (toolspec-ht--call (nth 2 tools)) "2 products\ncursor abc"))
-        (should (equal (toolspec-ht--call (nth 3 tools)) "Pen Ink "))
-        (let ((r (toolspec-ht--call (nth 4 tools))))
+        (should (equal (toolspec-test-helpers-call (nth 2 tools)) "2 products\ncursor abc"))
+        (should (equal (toolspec-test-helpers-call (nth 3 tools)) "Pen Ink "))
+        (let ((r (toolspec-test-helpers-call (nth 4 tools))))
           (should (string-prefix-p "Note: the output module of broken failed (template line 1: syntax error" r))
           (should (string-suffix-p "the unprocessed response follows.\n{\"products\":[{\"name\":\"Pen\",\"price\":2,\"url\":\"https://shop.invalid/pen\",\"stock\":5},{\"name\":\"Ink\",\"price\":5,\"url\":\"https://shop.invalid/ink\",\"stock\":0}],\"cursor\":\"abc\"}" r)))
-        (should (string-match-p "needs more work than allowed" (toolspec-ht--call (nth 5 tools))))
+        (should (string-match-p "needs more work than allowed" (toolspec-test-helpers-call (nth 5 tools))))
         ;; Hostile filters: the tool answers with the raw response.
         (let ((toolspec-template-max-memory 32)
               (toolspec-template-timeout 2))
           (dolist (tool (list (nth 6 tools) (nth 7 tools)))
-            (let ((r (toolspec-ht--call tool)))
+            (let ((r (toolspec-test-helpers-call tool)))
               (should (string-match-p "\\`Note: the response filter of \\(doubling\\|comparing\\) failed (the template \\(needed more than 32 MiB of memory\\|took longer than 2 seconds\\)); the unprocessed response follows\\.\n{\"products\":" r)))))
-        (should (equal (toolspec-ht--call (nth 2 tools)) "2 products\ncursor abc"))
+        (should (equal (toolspec-test-helpers-call (nth 2 tools)) "2 products\ncursor abc"))
         (should-not (toolspec-ht--render-processes))))))
 
 ;;;; Credentials
@@ -709,14 +689,14 @@ secret, raw and base64-encoded."
                                              :auth '(:type "user_http" :authorizationType "basic"))
                           (toolspec-ht--tool "odd_op" nil :server (toolspec-http-server-url api)
                                              :auth '(:type "magic"))))))
-        (let ((r (toolspec-ht--call (nth 0 tools))))
+        (let ((r (toolspec-test-helpers-call (nth 0 tools))))
           (should (string-match-p "\\`Error: API \"Pets API\" needs a bearer credential for 127.0.0.1, and auth-source has none" r))
           (should (string-match-p "machine 127.0.0.1 password YOUR-SECRET" r)))
-        (should (string-match-p "machine 127.0.0.1 login YOUR-USER-NAME password" (toolspec-ht--call (nth 1 tools))))
-        (should (string-match-p "authentication type \"magic\"" (toolspec-ht--call (nth 2 tools))))
+        (should (string-match-p "machine 127.0.0.1 login YOUR-USER-NAME password" (toolspec-test-helpers-call (nth 1 tools))))
+        (should (string-match-p "authentication type \"magic\"" (toolspec-test-helpers-call (nth 2 tools))))
         ;; A password without a user name is not enough for basic.
         (toolspec-ht--authinfo authinfo "machine 127.0.0.1 password only-a-password")
-        (should (string-match-p "has no user name" (toolspec-ht--call (nth 1 tools))))
+        (should (string-match-p "has no user name" (toolspec-test-helpers-call (nth 1 tools))))
         (should-not (toolspec-http-server-requests api))))))
 
 (ert-deftest toolspec-http-oauth ()
@@ -740,7 +720,7 @@ secret, raw and base64-encoded."
             (should (string-match-p "machine 127.0.0.1 password" content))))
         (should-not (toolspec-http-server-requests api))
         (toolspec-ht--authinfo authinfo "machine 127.0.0.1 password oauth-token-123")
-        (should (equal (toolspec-ht--call (car tools) "1") "{\"auth\":\"Bearer [redacted]\"}"))
+        (should (equal (toolspec-test-helpers-call (car tools) "1") "{\"auth\":\"Bearer [redacted]\"}"))
         (should (equal (toolspec-ht--header (car (toolspec-http-server-requests api)) "authorization")
                        "Bearer oauth-token-123"))))))
 
@@ -1077,7 +1057,7 @@ secret, raw and base64-encoded."
                         :outputModules ["{\"name\": \"{{ name }}\"}"]))
              (tools (toolspec-ht--register (list search provider)))
              (toolspec-http-max-lookups 3))
-        (should (equal (toolspec-ht--call (car tools))
+        (should (equal (toolspec-test-helpers-call (car tools))
                        "1:Provider p1;2:Provider p2;3:Provider p1;4:Provider p3;5:p4;6:p5; op=Provider p2"))
         (let ((paths (toolspec-ht--paths api)))
           (should (equal (car paths) "/trains"))
@@ -1090,14 +1070,14 @@ secret, raw and base64-encoded."
                (tool (car (toolspec-ht--register (list plain provider) :source "plain"))))
           (should (string-prefix-p
                    "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\",\"provider_id_lookup\":{\"name\":\"Provider p1\"}},{\"id\":2,\"provider_id\":\"p2\"}"
-                   (toolspec-ht--call tool))))
+                   (toolspec-test-helpers-call tool))))
         ;; A lookup naming an operation that was not imported is skipped.
         (let* ((orphan (toolspec-ht--tool
                         "orphan" nil :server (toolspec-http-server-url api) :path "/trains"
                         :lookup [(:field "/trains/*/provider_id" :operation "nowhere" :parameter "x")]))
                (tool (car (toolspec-ht--register (list orphan) :source "orphan")))
                (before (length (toolspec-http-server-requests api))))
-          (should (string-prefix-p "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\"}" (toolspec-ht--call tool)))
+          (should (string-prefix-p "{\"trains\":[{\"id\":1,\"provider_id\":\"p1\"}" (toolspec-test-helpers-call tool)))
           (should (= (length (toolspec-http-server-requests api)) (1+ before))))))))
 
 ;;;; From the imported document to the server
@@ -1245,7 +1225,7 @@ and asks when registering."
       (toolspec-ht--with-doc doc (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1") "service_http")
         (toolspec-ht--with-doc copy (toolspec-ht--trains-doc (toolspec-http-server-url api "/v1") "service_http")
           (let* ((call (lambda (file)
-                         (toolspec-ht--call (cl-find "search_trains" (gethash (expand-file-name file) toolspec-gptel--registered)
+                         (toolspec-test-helpers-call (cl-find "search_trains" (gethash (expand-file-name file) toolspec-gptel--registered)
                                                              :key #'gptel-tool-name :test #'equal)
                                                     "Lyon")))
                  (refused (lambda (result)

@@ -43,7 +43,6 @@
 (declare-function llm-tool-function "ext:llm")
 (declare-function llm-tool-async "ext:llm")
 (declare-function llm-make-tool "ext:llm")
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-it--directory
@@ -81,45 +80,7 @@ Tool calls are run without confirmation.  Return a plist:
   :info   the INFO plist of the last callback call.
 Fail the test when the conversation takes longer than
 `toolspec-it--timeout' seconds."
-  (let* ((gptel--known-backends nil)
-         (backend (gptel-make-openai "toolspec-loopback"
-                    :host (format "127.0.0.1:%d" (toolspec-server-port server))
-                    :protocol "http"
-                    :endpoint "/v1/chat/completions"
-                    :stream nil
-                    :key "test"
-                    :models '(test-model)))
-         (gptel-backend backend)
-         (gptel-model 'test-model)
-         (gptel-use-curl nil)
-         (gptel-stream nil)
-         (gptel-use-tools t)
-         (gptel-tools tools)
-         (gptel-confirm-tool-calls nil)
-         (gptel-use-context nil)
-         (gptel-log-level nil)
-         (url-proxy-services nil)
-         (events nil)
-         (last-info nil)
-         (done nil)
-         (final nil))
-    (with-temp-buffer
-      (gptel-request prompt
-        :system "You are a test."
-        :callback (lambda (response info)
-                    (push response events)
-                    (setq last-info info)
-                    (when (or (stringp response) (null response) (eq response 'abort))
-                      (setq done t final response))))
-      (let ((deadline (+ (float-time) toolspec-it--timeout)))
-        (while (and (not done) (< (float-time) deadline))
-          (accept-process-output nil 0.05)))
-      (unless done
-        (ert-fail (list (format "No final answer from gptel within %d s" toolspec-it--timeout)
-                        :events (reverse events)
-                        :requests (length (toolspec-server-requests server))
-                        :server-errors (toolspec-server-errors server)))))
-    (list :text final :events (nreverse events) :info last-info)))
+  (toolspec-server-chat server prompt tools nil toolspec-it--timeout))
 
 (defun toolspec-it--messages (request)
   "The messages of REQUEST, a request body, as a list."

@@ -26,7 +26,6 @@
 (require 'gptel-openai)
 (require 'toolspec-server)
 
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-mcprt-test--root
@@ -128,30 +127,7 @@ arguments, to DIR/direct.txt, then says READY."
 (defun toolspec-mcprt-test--chat (model tools)
   "Have real gptel send a prompt with TOOLS to MODEL; wait for the end.
 Tool calls run without confirmation.  Return the final response."
-  (let* ((gptel--known-backends nil)
-         (backend (gptel-make-openai "toolspec-mcprt-loopback"
-                    :host (format "127.0.0.1:%d" (toolspec-server-port model))
-                    :protocol "http" :endpoint "/v1/chat/completions"
-                    :stream nil :key "test" :models '(test-model)))
-         (gptel-backend backend)
-         (gptel-model 'test-model)
-         (gptel-use-curl nil)
-         (gptel-stream nil)
-         (gptel-use-tools t)
-         (gptel-tools tools)
-         (gptel-confirm-tool-calls nil)
-         (gptel-use-context nil)
-         (gptel-log-level nil)
-         (url-proxy-services nil)
-         (done nil) (final nil))
-    (with-temp-buffer
-      (gptel-request "Go"
-        :system "You are a test."
-        :callback (lambda (response _info)
-                    (when (or (stringp response) (null response) (eq response 'abort))
-                      (setq done t final response))))
-      (toolspec-mcprt-test--wait "the conversation's end" (lambda () done)))
-    final))
+  (plist-get (toolspec-server-chat model "Go" tools) :text))
 
 (defun toolspec-mcprt-test--tool-message (request id)
   "The content of the tool message answering call ID in REQUEST."

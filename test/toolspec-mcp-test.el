@@ -27,7 +27,6 @@
 (require 'gptel-openai)
 (require 'toolspec-server)
 
-(defvar gptel--known-backends)
 (defvar url-proxy-services)
 
 (defconst toolspec-mcp-test--directory
@@ -94,12 +93,16 @@ Every server connected is disconnected at the end."
          (mapc #'toolspec-mcp-disconnect names)))))
 
 (defun toolspec-mcp-test--wait (what pred &optional timeout)
-  "Wait until PRED returns non-nil and return its value; fail naming WHAT."
+  "Wait until PRED returns non-nil and return its value; fail naming WHAT.
+WHAT may be a list whose functions are called to tell more."
   (let ((deadline (+ (float-time) (or timeout toolspec-mcp-test--timeout)))
         value)
     (while (and (not (setq value (funcall pred))) (< (float-time) deadline))
       (accept-process-output nil 0.05))
-    (or value (ert-fail (list "Timed out waiting" what)))))
+    (or value (ert-fail (list "Timed out waiting"
+                              (if (consp what)
+                                  (mapcar (lambda (w) (if (functionp w) (funcall w) w)) what)
+                                what))))))
 
 (defun toolspec-mcp-test--server (name)
   "The connection of server NAME."
@@ -135,31 +138,7 @@ ARGS is the arguments object as sent, read back as an alist."
   "Send PROMPT with TOOLS through `gptel-request' to MODEL; wait for the end.
 Tool calls run without confirmation.  DURING, if non-nil, is called
 in the request's buffer once it is sent.  Return the final response."
-  (let* ((gptel--known-backends nil)
-         (backend (gptel-make-openai "toolspec-mcp-loopback"
-                    :host (format "127.0.0.1:%d" (toolspec-server-port model))
-                    :protocol "http" :endpoint "/v1/chat/completions"
-                    :stream nil :key "test" :models '(test-model)))
-         (gptel-backend backend)
-         (gptel-model 'test-model)
-         (gptel-use-curl nil)
-         (gptel-stream nil)
-         (gptel-use-tools t)
-         (gptel-tools tools)
-         (gptel-confirm-tool-calls nil)
-         (gptel-use-context nil)
-         (gptel-log-level nil)
-         (url-proxy-services nil)
-         (done nil) (final nil))
-    (with-temp-buffer
-      (gptel-request prompt
-        :system "You are a test."
-        :callback (lambda (response _info)
-                    (when (or (stringp response) (null response) (eq response 'abort))
-                      (setq done t final response))))
-      (when during (funcall during))
-      (toolspec-mcp-test--wait "the conversation's end" (lambda () done)))
-    final))
+  (plist-get (toolspec-server-chat model prompt tools during toolspec-mcp-test--timeout) :text))
 
 (defun toolspec-mcp-test--tool-message (request id)
   "The content of the tool message answering call ID in REQUEST."
@@ -310,7 +289,8 @@ in the request's buffer once it is sent.  Return the final response."
               (should (equal (toolspec-mcp--server-protocol server) "2026-07-28"))
               (let ((sent (cl-remove-if-not (lambda (m) (eq (car m) 'out))
                                             (reverse (toolspec-mcp--server-trace server)))))
-                (should (equal (mapcar #'cadr sent) '("server/discover" "tools/list" "tools/call")))
+                (should (equal (mapcar #'cadr sent) '("server/discover" "tools/list" "subscriptions/listen"
+                                                      "tools/call")))
                 (dolist (m sent)
                   (let ((meta (alist-get '_meta (nth 2 m))))
                     (should (equal (alist-get 'io.modelcontextprotocol/protocolVersion meta) "2026-07-28"))
@@ -382,7 +362,14 @@ in the request's buffer once it is sent.  Return the final response."
           (let ((server (toolspec-mcp-test--server "web")))
             (should (stringp (toolspec-mcp--server-session server)))
             (should (equal (toolspec-mcp--server-protocol server) "2025-11-25"))
-            (should (member "get-sum" (toolspec-mcp--server-tools server))))
+            (should (member "get-sum" (toolspec-mcp--server-tools server)))
+            ;; The standing GET stream is open, in the session.
+            (toolspec-mcp-test--wait
+             "the GET stream"
+             (lambda () (cl-some (lambda (st) (and (eq (toolspec-mcp--stream-kind st) 'standing)
+                                                   (eql (toolspec-mcp--stream-status st) 200)
+                                                   (process-live-p (toolspec-mcp--stream-process st))))
+                                 (toolspec-mcp--server-streams server)))))
           (should (equal (toolspec-mcp-test--run "web" "echo" "café ☕") "Echo: café ☕"))
           (toolspec-server-with
               (model (list (toolspec-server-tool-calls-response '(("sum" "get-sum" "{\"a\":2,\"b\":40}")
@@ -408,6 +395,95 @@ in the request's buffer once it is sent.  Return the final response."
                                                        (not (equal (toolspec-mcp--server-session s) session))))))
             (should (equal (toolspec-mcp-test--run "web" "echo" "again") "Echo: again"))))
       (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-sampling ()
+  "The everything server's sampling request reaches gptel's model once the user says y."
+  (toolspec-server-with
+      (model (list (toolspec-server-text-response "Sampled: hello.")
+                   (toolspec-server-text-response "Sampled: later.")))
+    (toolspec-server-with-gptel model nil
+      (toolspec-mcp-test--with `(("everything" ,@(toolspec-mcp-test--npm "server-everything")))
+        (let ((toolspec-mcp-sampling 'ask))
+          (toolspec-mcp-test--ready "everything")
+          ;; y: the server's messages go to the model, its answer back.
+          (setq unread-command-events (list ?y))
+          (let ((result (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Say hello" 50)))
+            (should (string-match-p "Sampled: hello\\." result))
+            (should (string-match-p "\"model\": \"test-model\"" result)))
+          (should-not unread-command-events)
+          (with-current-buffer "*toolspec-mcp sampling*"
+            (should (string-match-p "^User: Resource trigger-sampling-request context: Say hello$"
+                                    (buffer-string))))
+          (let* ((request (car (toolspec-server-requests model)))
+                 (messages (append (plist-get request :messages) nil)))
+            (should (equal (mapcar (lambda (m) (list (plist-get m :role) (plist-get m :content))) messages)
+                           '(("system" "You are a helpful test server.")
+                             ("user" "Resource trigger-sampling-request context: Say hello"))))
+            (should (equal (plist-get request :max_tokens) 50))
+            (should (equal (plist-get request :temperature) 0.7))
+            (should-not (plist-get request :tools)))
+          ;; While another question is shown, the request waits its turn.
+          (let ((toolspec-mcp--asking t) (result nil))
+            (setq unread-command-events (list ?y))
+            (funcall (gptel-tool-function (toolspec-mcp-test--tool "everything" "trigger-sampling-request"))
+                     (lambda (r) (setq result r)) "Later" 50)
+            (let ((until (+ (float-time) 1)))
+              (while (< (float-time) until) (accept-process-output nil 0.05)))
+            (should (equal unread-command-events (list ?y)))
+            (should (= (length (toolspec-server-requests model)) 1))
+            (setq toolspec-mcp--asking nil)
+            (toolspec-mcp-test--wait "the waiting request" (lambda () result))
+            (should (string-match-p "Sampled: later\\." result)))
+          ;; n, then C-g: declined, the model never asked.
+          (dolist (key (list ?n ?\C-g))
+            (setq unread-command-events (list ?x key))
+            (should (string-match-p "\\`Error: .*User rejected sampling request"
+                                    (toolspec-mcp-test--run "everything" "trigger-sampling-request" "Again" 50))))
+          (should (= (length (toolspec-server-requests model)) 2)))
+        (toolspec-mcp-disconnect "everything")
+        ;; Never: no sampling capability, so the server offers no such tool.
+        (let ((toolspec-mcp-sampling 'never))
+          (toolspec-mcp-test--ready "everything")
+          (should (member "echo" (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything"))))
+          (should-not (member "trigger-sampling-request"
+                              (toolspec-mcp--server-tools (toolspec-mcp-test--server "everything")))))))))
+
+(ert-deftest toolspec-mcp-http-sampling ()
+  "Over HTTP, a sampling request inside a tool call's event stream is answered.
+The everything server sends it on the stream of the POST that
+called the tool, and waits for the answer before it ends that
+stream: the client must read the stream as it comes."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (http (toolspec-mcp-test--start-http-everything port)))
+    (unwind-protect
+        (toolspec-server-with
+            (model (list (toolspec-server-text-response "Sampled over HTTP.")))
+          (toolspec-server-with-gptel model nil
+            (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)))
+              (let ((toolspec-mcp-sampling 'ask)
+                    (toolspec-mcp-call-timeout 20))
+                (toolspec-mcp-test--ready "web")
+                (setq unread-command-events (list ?y))
+                (should (string-match-p "Sampled over HTTP\\."
+                                        (toolspec-mcp-test--run "web" "trigger-sampling-request" "Hi" 20)))
+                (should (= (length (toolspec-server-requests model)) 1))))))
+      (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-sse-parse ()
+  "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
+  (let ((parsed (toolspec-mcp--sse-parse
+                 (concat ": comment\r\nid: e1\r\nretry: 500\r\ndata: \r\n\r\n"
+                         "event: message\nid: e2\ndata: {\"a\":\ndata: 1}\n\n"
+                         "id: e3\rretry: x\rdata:2\r\r"
+                         "id: e4\ndata: cut\r"))))
+    (should (equal (car parsed)
+                   '((:data "" :id "e1" :retry 500)
+                     (:data "{\"a\":\n1}" :id "e2" :retry nil)
+                     (:data "2" :id "e3" :retry nil))))
+    ;; The rest waits for more; a CR at the end may be half a CRLF.
+    (should (equal (cdr parsed) "id: e4\ndata: cut\r"))
+    (should (equal (car (toolspec-mcp--sse-parse (concat (cdr parsed) "\n\r\n")))
+                   '((:data "cut" :id "e4" :retry nil))))))
 
 ;;;; Our own server: list changes, pages, errors, versions
 
@@ -593,6 +669,266 @@ In batch Emacs, `y-or-n-p' reads a line: y or n is followed by RET."
             (let ((report (toolspec-mcp-test--ask toolspec-mcp-test--ask-schema)))
               (should (equal report '((capabilities) (result (action . "decline")) (error)))))))
       (delete-file log))))
+
+;;;; Multi round-trip requests (stateless era)
+
+(defun toolspec-mcp-test--modern (&rest args)
+  "The config of test/mcp-modern-server.py, on the Python MCP SDK, with ARGS."
+  (list :command (expand-file-name "pyenv/bin/python" (toolspec-mcp-test--providers))
+        :args (cons (expand-file-name "mcp-modern-server.py" toolspec-mcp-test--directory) args)))
+
+(defvar toolspec-mcp-test--keyed-call nil
+  "The call `toolspec-mcp-test-keyed' makes: (SERVER TOOL ARGS...).")
+
+(defvar toolspec-mcp-test--keyed-result nil
+  "What `toolspec-mcp-test-keyed' got.")
+
+(defun toolspec-mcp-test-keyed ()
+  "Make the call `toolspec-mcp-test--keyed-call' and keep its result."
+  (interactive)
+  (setq toolspec-mcp-test--keyed-result (apply #'toolspec-mcp-test--run toolspec-mcp-test--keyed-call)))
+
+(defun toolspec-mcp-test--keyed (call &rest keys)
+  "Make CALL, (SERVER TOOL ARGS...), typing KEYS into its prompts; return its result.
+In batch Emacs, `y-or-n-p' reads a line: y or n is followed by RET;
+the sampling question reads one key."
+  (setq toolspec-mcp-test--keyed-result nil
+        toolspec-mcp-test--keyed-call call)
+  (execute-kbd-macro (apply #'vconcat (kbd "M-x") "toolspec-mcp-test-keyed" (kbd "RET") keys))
+  toolspec-mcp-test--keyed-result)
+
+(defun toolspec-mcp-test--modern-result (text)
+  "The text result of a tool of test/mcp-modern-server.py, from TEXT.
+The SDK gives it as structuredContent {\"result\": TEXT}."
+  (alist-get 'result (json-parse-string text :object-type 'alist)))
+
+(defun toolspec-mcp-test--rounds (name tool)
+  "The params of the tools/call requests of TOOL sent to server NAME, oldest first."
+  (cl-loop for (dir method params) in (reverse (toolspec-mcp--server-trace (toolspec-mcp-test--server name)))
+           when (and (eq dir 'out) (equal method "tools/call") (equal (alist-get 'name params) tool))
+           collect params))
+
+(defun toolspec-mcp-test--input-required (name config)
+  "Check the input rounds of test/mcp-modern-server.py, connected as NAME with CONFIG."
+  (toolspec-server-with
+      (model (list (toolspec-server-text-response "Old pond, a frog.")
+                   (toolspec-server-text-response "Hello, Ada!")
+                   (toolspec-server-tool-calls-response '(("h" "haiku" "{\"topic\":\"rain\"}")))
+                   (toolspec-server-text-response "Soft rain.")
+                   (toolspec-server-text-response "Done.")))
+    (toolspec-server-with-gptel model nil
+      (toolspec-mcp-test--with `((,name ,@config))
+        (let ((toolspec-mcp-elicitation t)
+              (toolspec-mcp-sampling 'ask))
+          (toolspec-mcp-test--ready name)
+          (should (eq (toolspec-mcp--server-era (toolspec-mcp-test--server name)) 'modern))
+          (should-not (toolspec-mcp--server-session (toolspec-mcp-test--server name)))
+          ;; Elicitation: the schema's prompts, a required field asked
+          ;; again, the enum completed, a number out of range refused.
+          (let ((result (toolspec-mcp-test--keyed
+                         (list name "profile")
+                         "y" (kbd "RET") (kbd "RET") "Ada" (kbd "RET")
+                         "bl" (kbd "TAB") (kbd "RET")
+                         "0" (kbd "RET") "5" (kbd "RET")
+                         "y" (kbd "RET") (kbd "RET"))))
+            (should (equal (json-parse-string (toolspec-mcp-test--modern-result result) :object-type 'alist)
+                           '((action . "accept")
+                             (data . ((name . "Ada") (color . "blue") (count . 5) (ok . t)))))))
+          ;; The retry is a new request with the answers under the
+          ;; server's key and its requestState as it was.
+          (let* ((server (toolspec-mcp-test--server name))
+                 (rounds (toolspec-mcp-test--rounds name "profile"))
+                 (answers (alist-get 'inputResponses (nth 1 rounds))))
+            (should (= (length rounds) 2))
+            (should-not (assq 'inputResponses (nth 0 rounds)))
+            (should (stringp (alist-get 'requestState (nth 1 rounds))))
+            (should (equal (mapcar #'car answers) '(__main__:ask_profile)))
+            (should (equal (alist-get 'action (cdar answers)) "accept"))
+            (should (alist-get 'elicitation (alist-get 'io.modelcontextprotocol/clientCapabilities
+                                                       (alist-get '_meta (nth 0 rounds)))))
+            ;; Nothing waits but the subscription.
+            (should (integerp (toolspec-mcp--server-listen server)))
+            (should (= (hash-table-count (toolspec-mcp--server-pending server)) 1)))
+          ;; Defaults are offered; n declines; C-g cancels.
+          (should (equal (json-parse-string
+                          (toolspec-mcp-test--modern-result
+                           (toolspec-mcp-test--keyed (list name "profile")
+                                                     "y" (kbd "RET") "Bob" (kbd "RET") (kbd "RET") (kbd "RET")
+                                                     "n" (kbd "RET") "hi" (kbd "RET")))
+                          :object-type 'alist)
+                         '((action . "accept")
+                           (data . ((name . "Bob") (color . "green") (count . 3) (ok . :false) (note . "hi"))))))
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "profile") "n" (kbd "RET")))
+                         "{\"action\": \"decline\", \"data\": null}"))
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "profile") "y" (kbd "RET") "Al" (kbd "C-g")))
+                         "{\"action\": \"cancel\", \"data\": null}"))
+          ;; Sampling, approved with y: the server's messages reach the
+          ;; model, the model's answer the server.
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "haiku" "frogs") "y"))
+                         "haiku: Old pond, a frog. (model test-model)"))
+          (let ((request (car (toolspec-server-requests model))))
+            (should (equal (mapcar (lambda (m) (list (plist-get m :role) (plist-get m :content)))
+                                   (append (plist-get request :messages) nil))
+                           '(("system" "You are a poet.") ("user" "A haiku on frogs"))))
+            (should (equal (plist-get request :max_tokens) 40))
+            (should-not (plist-get request :tools)))
+          ;; Two rounds: the user's name, then the model's greeting for it.
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--keyed (list name "card")
+                                                    "y" (kbd "RET") "Ada" (kbd "RET") (kbd "RET") (kbd "RET")
+                                                    "n" (kbd "RET") (kbd "RET") "y"))
+                         "card for Ada: Hello, Ada!"))
+          (should (equal (plist-get (aref (plist-get (nth 1 (toolspec-server-requests model)) :messages) 0)
+                                    :content)
+                         "Greet Ada"))
+          (should (= (length (toolspec-mcp-test--rounds name "card")) 3))
+          ;; Sampling refused with n: the call fails, the model is not asked.
+          (should (string-match-p "\\`Error: tool haiku of MCP server .* failed: User rejected sampling request"
+                                  (toolspec-mcp-test--keyed (list name "haiku" "cats") "n")))
+          (should (= (length (toolspec-server-requests model)) 2))
+          ;; Through gptel: the model calls the tool, the user approves
+          ;; the server's sampling, the haiku reaches the model.
+          (setq unread-command-events (list ?y))
+          (toolspec-server-chat model "Go" (list (toolspec-mcp-test--tool name "haiku")) nil
+                                toolspec-mcp-test--timeout)
+          (should (equal (toolspec-mcp-test--modern-result
+                          (toolspec-mcp-test--tool-message (nth 4 (toolspec-server-requests model)) "h"))
+                         "haiku: Soft rain. (model test-model)"))
+          ;; Stopped by gptel while its question waits its turn: the
+          ;; user is not asked, the call is not sent again.
+          (let ((toolspec-mcp--asking t)
+                (result nil)
+                (sent (length (toolspec-mcp-test--rounds name "profile")))
+                (log-buffer (toolspec-mcp--log-buffer (toolspec-mcp-test--server name))))
+            (with-temp-buffer
+              (funcall (gptel-tool-function (toolspec-mcp-test--tool name "profile"))
+                       (lambda (r) (setq result r)))
+              (toolspec-mcp-test--wait "the input round"
+                                       (lambda () (and toolspec-mcp--calls (null (cddr (car toolspec-mcp--calls))))))
+              (gptel-abort (current-buffer)))
+            (should-not toolspec-mcp--calls)
+            (let ((asked (with-current-buffer log-buffer (buffer-string))))
+              (setq toolspec-mcp--asking nil)
+              (accept-process-output nil 0.5)
+              (let ((since (with-current-buffer log-buffer (substring (buffer-string) (length asked)))))
+                (should (string-match-p "answered an elicitation: cancel" since))
+                (should-not (string-match-p "could not ask" since))))
+            (should-not result)
+            (should (= (length (toolspec-mcp-test--rounds name "profile")) (1+ sent))))
+          ;; A server that keeps asking is stopped after
+          ;; `toolspec-mcp-max-input-rounds' rounds.
+          (let ((toolspec-mcp-max-input-rounds 2))
+            (should (string-match-p "\\`Error: tool card of MCP server .* failed: the server still asks for input after 2 rounds"
+                                    (toolspec-mcp-test--keyed (list name "card")
+                                                              "y" (kbd "RET") "Ada" (kbd "RET") (kbd "RET")
+                                                              (kbd "RET") "n" (kbd "RET") (kbd "RET"))))))
+        ;; No elicitation declared: the server asks for none.
+        (let ((toolspec-mcp-elicitation nil))
+          (should (string-match-p "\\`Error: tool profile of MCP server .* failed: .*elicitation"
+                                  (toolspec-mcp-test--run name "profile")))
+          (should (= (length (toolspec-mcp-test--rounds name "profile")) 10)))
+        ;; No sampling declared: the server asks the model nothing.
+        (let ((toolspec-mcp-sampling 'never)
+              (asked (length (toolspec-server-requests model))))
+          (should (string-match-p "\\`Error: tool haiku of MCP server .* failed: .*sampling"
+                                  (toolspec-mcp-test--run name "haiku" "owls")))
+          (should-not (alist-get 'sampling (alist-get 'io.modelcontextprotocol/clientCapabilities
+                                                      (alist-get '_meta (car (last (toolspec-mcp-test--rounds name "haiku")))))))
+          (should (= (length (toolspec-server-requests model)) asked)))))))
+
+(defun toolspec-mcp-test--listen (name config)
+  "Check that server NAME with CONFIG, test/mcp-modern-server.py, tells its tool changes."
+  (toolspec-mcp-test--with `((,name ,@config))
+    (toolspec-mcp-test--ready name)
+    (let ((server (toolspec-mcp-test--server name))
+          (old (toolspec-mcp-test--tool name "profile")))
+      (toolspec-mcp-test--wait "the subscription"
+                               (lambda () (cl-find-if (lambda (m) (and (eq (car m) 'in)
+                                                                       (equal (cadr m) "notifications/subscriptions/acknowledged")))
+                                                      (toolspec-mcp--server-trace server))))
+      (should (integerp (toolspec-mcp--server-listen server)))
+      (should-not (member "extra" (toolspec-mcp--server-tools server)))
+      (setq gptel-tools (list old))
+      (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run name "grow")) "grown"))
+      (toolspec-mcp-test--wait (list "the extra tool"
+                                     (lambda () (with-current-buffer (toolspec-mcp--log-buffer server)
+                                                  (buffer-string))))
+                               (lambda () (assoc "extra" (cdr (assoc (concat "mcp-" name) gptel--known-tools)))))
+      (let ((new (toolspec-mcp-test--tool name "profile")))
+        (should-not (eq new old))
+        (should (equal gptel-tools (list new))))
+      (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run name "extra")) "extra ran"))
+      ;; One subscription, still open.
+      (should (= 1 (cl-count "subscriptions/listen" (toolspec-mcp--server-trace server)
+                             :key #'cadr :test #'equal)))
+      (should (gethash (toolspec-mcp--server-listen server) (toolspec-mcp--server-pending server))))))
+
+(ert-deftest toolspec-mcp-listen ()
+  "A stateless-era server's tool changes come through subscriptions/listen."
+  (toolspec-mcp-test--listen "modern" (toolspec-mcp-test--modern)))
+
+(ert-deftest toolspec-mcp-input-required ()
+  "A stateless-era server's input_required results are answered and the call retried."
+  (toolspec-mcp-test--input-required "modern" (toolspec-mcp-test--modern)))
+
+(ert-deftest toolspec-mcp-input-required-http ()
+  "Input rounds and tool changes over the SDK's own streamable HTTP server."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (buf (generate-new-buffer " *modern-http*"))
+         (config (toolspec-mcp-test--modern "--http" (number-to-string port)))
+         (http (make-process :name "modern-http" :buffer buf :noquery t
+                             :command (cons (plist-get config :command) (plist-get config :args))))
+         (url-proxy-services nil))
+    (unwind-protect
+        (progn
+          (toolspec-mcp-test--wait "the HTTP server"
+                                   (lambda () (with-current-buffer buf
+                                                (string-match-p "running on" (buffer-string)))))
+          (toolspec-mcp-test--input-required "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port)))
+          (toolspec-mcp-test--listen "web" `(:url ,(format "http://127.0.0.1:%d/mcp" port))))
+      (toolspec-mcp-test--stop-http http))))
+
+(ert-deftest toolspec-mcp-listen-again ()
+  "When the subscription ends, the tools are listed again and the client listens again.
+The SDK's HTTP server restarts: the subscription's stream breaks; the
+new server has a tool more, found by the new listing, and tells its
+changes on the new subscription."
+  (let* ((port (toolspec-mcp-test--free-port))
+         (config (toolspec-mcp-test--modern "--http" (number-to-string port)))
+         (start (lambda ()
+                  (let* ((buf (generate-new-buffer " *modern-http*"))
+                         (proc (make-process :name "modern-http" :buffer buf :noquery t
+                                             :command (cons (plist-get config :command)
+                                                            (plist-get config :args)))))
+                    (toolspec-mcp-test--wait "the HTTP server"
+                                             (lambda () (with-current-buffer buf
+                                                          (string-match-p "running on" (buffer-string)))))
+                    proc)))
+         (http (funcall start))
+         (url-proxy-services nil)
+         (toolspec-mcp--listen-pause 0.5))
+    (unwind-protect
+        (toolspec-mcp-test--with `(("web" :url ,(format "http://127.0.0.1:%d/mcp" port)))
+          (toolspec-mcp-test--ready "web")
+          (let ((server (toolspec-mcp-test--server "web"))
+                (acks (lambda (server)
+                        (cl-count-if (lambda (m) (and (eq (car m) 'in)
+                                                      (equal (cadr m) "notifications/subscriptions/acknowledged")))
+                                     (toolspec-mcp--server-trace server)))))
+            (toolspec-mcp-test--wait "the subscription" (lambda () (= (funcall acks server) 1)))
+            (toolspec-mcp-test--stop-http http)
+            (setq http (funcall start))
+            ;; A tool the new server has: found by listing again.
+            (should (equal (toolspec-mcp-test--modern-result (toolspec-mcp-test--run "web" "grow")) "grown"))
+            (toolspec-mcp-test--wait (list "the second subscription" (lambda () (with-current-buffer (toolspec-mcp--log-buffer server) (buffer-string)))) (lambda () (= (funcall acks server) 2)))
+            (toolspec-mcp-test--wait "the extra tool"
+                                     (lambda () (member "extra" (toolspec-mcp--server-tools server))))
+            (should (string-match-p "subscriptions/listen ended"
+                                    (with-current-buffer (toolspec-mcp--log-buffer server) (buffer-string))))))
+      (toolspec-mcp-test--stop-http http))))
 
 (ert-deftest toolspec-mcp-protocol-versions ()
   "An older revision the client speaks is accepted; an unknown one refused."

@@ -24,6 +24,7 @@
 (require 'toolspec-gptel)
 (require 'toolspec-ui)
 (require 'gptel)
+(require 'toolspec-test-helpers)
 
 (defvar gptel--known-tools)
 (defvar gptel-tools)
@@ -64,24 +65,6 @@
   `(let ((,var (make-temp-file "toolspec-openapi" nil ,suffix ,content)))
      (unwind-protect (progn ,@body)
        (delete-file ,var))))
-
-(defmacro toolspec-openapi-test--with-clean-gptel (&rest body)
-  "Run BODY with empty gptel and toolspec registries; kill new buffers."
-  (declare (indent 0) (debug t))
-  `(let ((gptel--known-tools nil)
-         (gptel-tools nil)
-         (toolspec-gptel--registered (make-hash-table :test 'equal))
-         (toolspec-function-alist nil)
-         (before (buffer-list)))
-     (unwind-protect
-         (save-window-excursion
-           (switch-to-buffer "*scratch*")
-           (delete-other-windows)
-           ,@body)
-       (dolist (b (buffer-list))
-         (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
-           (with-current-buffer b (set-buffer-modified-p nil))
-           (kill-buffer b))))))
 
 ;;;; Reading
 
@@ -206,7 +189,7 @@
 
 (ert-deftest toolspec-openapi-test-import-file-selects-and-binds ()
   "`toolspec-import-file' passes the selection on; the executor resolver binds."
-  (toolspec-openapi-test--with-clean-gptel
+  (toolspec-test-helpers-with-clean-state
     (let* ((seen nil)
            (toolspec-executor-makers
             `(("openapi" . ,(lambda (tool options)
@@ -227,7 +210,7 @@
 
 (ert-deftest toolspec-openapi-test-interactive-import ()
   "M-x toolspec-import-openapi: pick a tag and an operation, preview, register."
-  (toolspec-openapi-test--with-clean-gptel
+  (toolspec-test-helpers-with-clean-state
     (execute-kbd-macro
      (vconcat (kbd "M-x") "toolspec-import-openapi" (kbd "RET")
               toolspec-openapi-test--pets (kbd "RET")
@@ -247,7 +230,7 @@
 
 (ert-deftest toolspec-openapi-test-selection-candidates ()
   "Completion candidates name tags with their counts and operations."
-  (let ((cands (toolspec--openapi-candidates (toolspec-openapi-operations toolspec-openapi-test--pets))))
+  (let ((cands (toolspec-openapi--candidates (toolspec-openapi-operations toolspec-openapi-test--pets))))
     (should (equal (mapcar #'car cands)
                    '("tag: pets (3 operations)" "tag: store (1 operation)"
                      "GET /pets  (pets) listPets" "POST /pets  (pets) addPet"

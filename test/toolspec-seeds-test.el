@@ -5,7 +5,9 @@
 
 ;;; Commentary:
 
-;; ERT tests of lisp/toolspec-seeds.el: result envelopes, and the
+;; ERT tests of the seed formats (lisp/toolspec-envelope.el,
+;; toolspec-gloodata.el, toolspec-arcade.el, toolspec-skydeck.el and the
+;; toolspec-seeds.el they share): result envelopes, and the
 ;; executors of Gloodata extensions, Arcade workers and SkyDeck prompt
 ;; tools, each run end to end through the real gptel: `gptel-request'
 ;; sends the tools to a scripted model, the model calls one, the
@@ -31,7 +33,10 @@
 (require 'url)
 (require 'toolspec)
 (require 'toolspec-gptel)
-(require 'toolspec-seeds)
+(require 'toolspec-envelope)
+(require 'toolspec-gloodata)
+(require 'toolspec-arcade)
+(require 'toolspec-skydeck)
 (require 'gptel)
 (require 'gptel-openai)
 (require 'toolspec-server)
@@ -60,7 +65,7 @@ The global ones are left as they were."
          (gptel--tool-preview-alist nil)
          (toolspec-function-alist nil)
          (toolspec-gptel--registered (make-hash-table :test 'equal))
-         (toolspec--seed-tools (make-hash-table :test 'equal))
+         (toolspec-seeds--tools (make-hash-table :test 'equal))
          (toolspec-log-buffer " *toolspec-seeds-test-log*")
          (toolspec-http-timeout 5)
          (url-proxy-services nil))
@@ -302,7 +307,7 @@ a function of the parsed body returning one."
         (should (cl-every #'gptel-tool-async made))
         (should (functionp (gptel-tool-confirm (cadr made))))
         ;; The endpoint is the URL fetched; the preview is installed.
-        (should (equal (plist-get (plist-get (gethash toolspec-seeds-test--map-tool-name toolspec--seed-tools) :executor)
+        (should (equal (plist-get (plist-get (gethash toolspec-seeds-test--map-tool-name toolspec-seeds--tools) :executor)
                                   :endpoint)
                        url))
         (should (assoc toolspec-seeds-test--map-tool-name gptel--tool-preview-alist))

@@ -239,5 +239,64 @@ SPEC is (VAR RESPONSES [PATHS]): VAR is bound to the server (see
          (progn ,@body)
        (toolspec-server-stop ,(car spec)))))
 
+(defvar gptel--known-backends)
+(defvar url-proxy-services)
+(declare-function gptel-make-openai "ext:gptel-openai")
+
+(defmacro toolspec-server-with-gptel (server tools &rest body)
+  "Run BODY with real gptel set to talk to SERVER, offering TOOLS.
+SERVER is a `toolspec-server'.  gptel's backend is an OpenAI one at
+SERVER's port on 127.0.0.1 with the model `test-model'; no
+streaming, url.el rather than curl, tools on and run without
+confirmation, no context, no log, no proxy.  gptel and gptel-openai
+must be loaded."
+  (declare (indent 2) (debug (form form body)))
+  `(let* ((gptel--known-backends nil)
+          (gptel-backend (gptel-make-openai "toolspec-loopback"
+                           :host (format "127.0.0.1:%d" (toolspec-server-port ,server))
+                           :protocol "http" :endpoint "/v1/chat/completions"
+                           :stream nil :key "test" :models '(test-model)))
+          (gptel-model 'test-model)
+          (gptel-use-curl nil)
+          (gptel-stream nil)
+          (gptel-use-tools t)
+          (gptel-tools ,tools)
+          (gptel-confirm-tool-calls nil)
+          (gptel-use-context nil)
+          (gptel-log-level nil)
+          (url-proxy-services nil))
+     ,@body))
+
+(declare-function gptel-request "ext:gptel-request")
+
+(defun toolspec-server-chat (server prompt tools &optional during timeout)
+  "Send PROMPT with TOOLS through real `gptel-request' to SERVER; wait.
+As set up by `toolspec-server-with-gptel': tool calls run without
+confirmation.  DURING, if non-nil, is called in the request's buffer
+once it is sent.  Signal an error when the conversation takes more
+than TIMEOUT seconds (default 30).  Return a plist:
+  :text   the final response (a string, nil or `abort')
+  :events every RESPONSE the callback received, in order
+  :info   the INFO plist of the last callback call."
+  (toolspec-server-with-gptel server tools
+    (let ((events nil) (last-info nil) (done nil) (final nil)
+          (deadline (+ (float-time) (or timeout 30))))
+      (with-temp-buffer
+        (gptel-request prompt
+          :system "You are a test."
+          :callback (lambda (response info)
+                      (push response events)
+                      (setq last-info info)
+                      (when (or (stringp response) (null response) (eq response 'abort))
+                        (setq done t final response))))
+        (when during (funcall during))
+        (while (and (not done) (< (float-time) deadline))
+          (accept-process-output nil 0.05)))
+      (unless done
+        (error "No final answer from gptel within %s s: events %S, %d requests, server errors %S"
+               (or timeout 30) (reverse events) (length (toolspec-server-requests server))
+               (toolspec-server-errors server)))
+      (list :text final :events (nreverse events) :info last-info))))
+
 (provide 'toolspec-server)
 ;;; toolspec-server.el ends here

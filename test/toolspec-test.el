@@ -386,6 +386,37 @@ beyond ASCII kept multibyte (made through UTF-8, twice)."
   (let ((err (should-error (toolspec-read-file "/nonexistent/tools.json") :type 'toolspec-error)))
     (should (string-match-p "nonexistent" (cadr err)))))
 
+;; The test below compares the module's kinds of error with the conditions
+;; toolspec.el defines for them; the module function it asks is declared
+;; here, as it is for no file of lisp/.
+(declare-function toolspec--mod-error-symbols "toolspec-module")
+
+(ert-deftest toolspec-test-error-conditions-are-error-kinds ()
+  "The conditions of lisp/toolspec.el are the module's kinds of error.
+`toolspec--module-errors' holds one condition per `ErrorKind' of
+src/error.rs, which the module lists: a kind either side gains and
+the other lacks fails here.  And every `toolspec-error' condition
+any file of lisp/ defines is in toolspec.el's two tables."
+  (toolspec--ensure-module)
+  (let ((kinds (toolspec--mod-error-symbols))
+        (names (lambda (symbols) (sort (mapcar #'symbol-name symbols) #'string<))))
+    (should (> (length kinds) 1))
+    (should (equal (funcall names kinds) (funcall names (mapcar #'car toolspec--module-errors))))
+    (dolist (kind kinds)
+      (should (memq 'toolspec-error (get kind 'error-conditions))))
+    (dolist (file (directory-files (expand-file-name "lisp" toolspec-test--root) nil
+                                   "\\`toolspec.*\\.el\\'"))
+      (unless (string-suffix-p "-autoloads.el" file)
+        (require (intern (file-name-sans-extension file)))))
+    (let ((defined nil))
+      (mapatoms (lambda (s)
+                  (when (and (not (eq s 'toolspec-error))
+                             (memq 'toolspec-error (get s 'error-conditions)))
+                    (push s defined))))
+      (should (equal (funcall names defined)
+                     (funcall names (mapcar #'car (append toolspec--module-errors
+                                                          toolspec--lisp-errors))))))))
+
 (ert-deftest toolspec-test-absurd-nesting ()
   "Absurdly deep JSON and plists are clear errors; Emacs goes on."
   (should-error (toolspec-parse-json (concat (make-string 100000 ?\[) (make-string 100000 ?\])))
@@ -686,11 +717,11 @@ A Gloodata tool's executor loads the HTTP transport with it."
   (let ((r (toolspec-test--sub-emacs
             `(setq toolspec-module-file ,toolspec-module-file)
             '(require 'toolspec-gptel)
-            '(princ (format "BEFORE %s %s " (featurep 'toolspec-seeds) (featurep 'toolspec-http)))
+            '(princ (format "BEFORE %s %s " (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))
             `(let ((tool (car (toolspec-read-file ,(toolspec-test--example "gloodata.json")))))
                (princ (format "BOUND %s AFTER %s %s"
                               (plist-get (toolspec-gptel--resolve tool nil) :bound)
-                              (featurep 'toolspec-seeds) (featurep 'toolspec-http)))))))
+                              (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))))))
     (should (eq (car r) 0))
     (should (string-match-p "BEFORE nil nil BOUND t AFTER t t" (cdr r)))))
 

@@ -28,7 +28,8 @@
 (require 'toolspec)
 (require 'toolspec-gptel)
 (require 'toolspec-http)
-(require 'toolspec-seeds)
+(require 'toolspec-gloodata)
+(require 'toolspec-arcade)
 (require 'toolspec-http-server)
 (require 'gptel)
 
@@ -53,7 +54,7 @@
           (gptel--tool-preview-alist nil)
           (toolspec-function-alist nil)
           (toolspec-gptel--registered (make-hash-table :test 'equal))
-          (toolspec--seed-tools (make-hash-table :test 'equal))
+          (toolspec-seeds--tools (make-hash-table :test 'equal))
           (toolspec-http--operations (make-hash-table :test 'equal))
           (toolspec-http-servers nil)
           (toolspec-http-timeout 10)

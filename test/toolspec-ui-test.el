@@ -23,100 +23,7 @@
 (require 'gptel)
 (require 'flymake)
 (require 'toolspec-ui)
-
-(defconst toolspec-ui-test--examples
-  (expand-file-name "../examples"
-                    (file-name-directory (or load-file-name buffer-file-name default-directory)))
-  "Directory of the example tool files.")
-
-(defun toolspec-ui-test--example (name)
-  "Absolute name of example file NAME."
-  (expand-file-name name toolspec-ui-test--examples))
-
-(defconst toolspec-ui-test--bad-json
-  "{
-  \"tools\": [
-    {
-      \"name\": \"ok_tool\",
-      \"description\": \"Fine.\",
-      \"inputSchema\": {\"type\": \"object\", \"properties\": {\"q\": {\"type\": \"string\", \"description\": \"Query\"}}, \"required\": [\"q\"]}
-    },
-    {
-      \"name\": \"bad tool\",
-      \"description\": \"Has problems.\",
-      \"inputSchema\": {
-        \"type\": \"object\",
-        \"properties\": {
-          \"count\": {\"type\": \"int\", \"description\": \"How many\"},
-          \"tags\": {\"type\": \"array\", \"description\": \"Tags\"},
-          \"mode\": {\"enum\": [1, 2]},
-          \"opts\": {\"type\": \"object\", \"properties\": {\"r\": {\"type\": \"array\"}}}
-        },
-        \"required\": [\"count\"]
-      }
-    }
-  ]
-}
-"
-  "MCP tools with 3 errors and 6 warnings (2 of them from the import).
-The error of the name \"bad tool\" is a warning when it is imported
-into gptel, which registers it under a valid name.")
-
-(defconst toolspec-ui-test--broken-json
-  "{
-  \"tools\": [
-    {\"name\": \"x\",, \"description\": \"d\"}
-  ]
-}
-"
-  "Not JSON: a doubled comma at line 3, column 18.")
-
-(defvar toolspec-ui-test--files nil
-  "Temporary files made by the running test.")
-
-(defun toolspec-ui-test--temp-file (text)
-  "A new temporary .json file holding TEXT; deleted after the test."
-  (let ((file (make-temp-file "toolspec-ui-" nil ".json" text)))
-    (push file toolspec-ui-test--files)
-    file))
-
-(defmacro toolspec-ui-test--with-clean-state (&rest body)
-  "Run BODY with empty gptel and toolspec registries, then clean up.
-Buffers the commands make and buffers visiting the files used are
-killed afterwards."
-  (declare (indent 0) (debug t))
-  `(let ((gptel--known-tools nil)
-         (gptel-tools nil)
-         (toolspec-gptel--registered (make-hash-table :test 'equal))
-         (toolspec-function-alist nil)
-         (toolspec-ui-test--files nil)
-         (before (buffer-list)))
-     (unwind-protect
-         (save-window-excursion
-           (switch-to-buffer "*scratch*")
-           (delete-other-windows)
-           ,@body)
-       (dolist (b (buffer-list))
-         (unless (or (memq b before) (string-prefix-p " " (buffer-name b)))
-           (with-current-buffer b (set-buffer-modified-p nil))
-           (kill-buffer b)))
-       (dolist (f toolspec-ui-test--files)
-         (when (file-exists-p f) (delete-file f))))))
-
-(defun toolspec-ui-test--keys (&rest keys)
-  "Type KEYS in the selected window: strings as text, vectors as keys."
-  (execute-kbd-macro (apply #'vconcat keys)))
-
-(defun toolspec-ui-test--mx (command &rest inputs)
-  "Run COMMAND with M-x, answering its prompts with INPUTS.
-Each input is typed, then RET; a vector input is typed as keys."
-  (apply #'toolspec-ui-test--keys
-         (kbd "M-x") command (kbd "RET")
-         (mapcan (lambda (i) (if (vectorp i) (list i) (list i (kbd "RET")))) inputs)))
-
-(defun toolspec-ui-test--messages ()
-  "Text of the *Messages* buffer."
-  (with-current-buffer (messages-buffer) (buffer-string)))
+(require 'toolspec-test-helpers)
 
 (defun toolspec-ui-test--place-of (text regexp &optional group)
   "Line and column (1-based), as (LINE . COLUMN), of REGEXP in TEXT.
@@ -135,10 +42,6 @@ The place is the start of GROUP (default the whole match)."
       (goto-char (window-point))
       (cons (current-buffer) (cons (line-number-at-pos) (1+ (current-column)))))))
 
-(defun toolspec-ui-test--preview-text ()
-  "Text of the import preview buffer."
-  (with-current-buffer "*toolspec-import*" (buffer-string)))
-
 (defun toolspec-ui-test--visit-preview-line (regexp)
   "Select the preview and move to the start of the first REGEXP match."
   (pop-to-buffer "*toolspec-import*")
@@ -150,14 +53,14 @@ The place is the start of GROUP (default the whole match)."
 
 (ert-deftest toolspec-ui-import-file-previews-then-registers ()
   "M-x toolspec-import-file shows the tools; C-c C-c registers them."
-  (toolspec-ui-test--with-clean-state
-    (let ((file (toolspec-ui-test--example "mcp-tools-list.json")))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+  (toolspec-test-helpers-with-clean-state
+    (let ((file (toolspec-test-helpers-example "mcp-tools-list.json")))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (should (eq (window-buffer) (get-buffer "*toolspec-import*")))
       (with-current-buffer "*toolspec-import*"
         (should (eq major-mode 'toolspec-import-mode))
         (should (derived-mode-p 'special-mode)))
-      (let ((text (toolspec-ui-test--preview-text)))
+      (let ((text (toolspec-test-helpers-preview-text)))
         (should (string-match-p "^Tools from .*mcp-tools-list\\.json .*category \"mcp-tools-list\"" text))
         (should (string-match-p "^2 tools, 0 errors, 0 warnings$" text))
         (should (string-match-p "^create_issue$" text))
@@ -169,11 +72,11 @@ The place is the start of GROUP (default the whole match)."
                                   (split-string text "\n")))))
       ;; Nothing is registered before the user says so.
       (should-not gptel--known-tools)
-      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (toolspec-test-helpers-keys (kbd "C-c C-c"))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "create_issue"))))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "read_text_file"))))
       (should (= 2 (length (gethash file toolspec-gptel--registered))))
-      (should (string-match-p "2 tools registered in category mcp-tools-list" (toolspec-ui-test--messages)))
+      (should (string-match-p "2 tools registered in category mcp-tools-list" (toolspec-test-helpers-messages)))
       (should-not (get-buffer "*toolspec-import*")))))
 
 (defun toolspec-ui-test--create-issue (&rest args)
@@ -182,11 +85,11 @@ The place is the start of GROUP (default the whole match)."
 
 (ert-deftest toolspec-ui-import-shows-binding-and-y-registers ()
   "The preview names the function a tool gets; y registers with it."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (setq toolspec-function-alist `(("create_issue" toolspec-ui-test--create-issue
-                                     :source ,(toolspec-ui-test--example "mcp-tools-list.json"))))
-    (toolspec-ui-test--mx "toolspec-import-file" (toolspec-ui-test--example "mcp-tools-list.json"))
-    (let ((text (toolspec-ui-test--preview-text)))
+                                     :source ,(toolspec-test-helpers-example "mcp-tools-list.json"))))
+    (toolspec-test-helpers-mx "toolspec-import-file" (toolspec-test-helpers-example "mcp-tools-list.json"))
+    (let ((text (toolspec-test-helpers-preview-text)))
       (should (string-match-p
                "^create_issue\n.*\n.*\n  binding: toolspec-ui-test--create-issue (from `toolspec-function-alist')$"
                text))
@@ -194,7 +97,7 @@ The place is the start of GROUP (default the whole match)."
                "^read_text_file\n.*\n.*\n  binding: unbound (returns an error to the model): b binds it$" text)))
     ;; The call below is about the binding, not about argument checks.
     (let ((toolspec-check-arguments nil))
-      (toolspec-ui-test--keys "y"))
+      (toolspec-test-helpers-keys "y"))
     (let ((tool (gptel-get-tool '("mcp-tools-list" "create_issue"))))
       (should (equal (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "Title" nil nil nil)
                      (format "created %S" '((:owner "o" :name "n") "Title" nil nil nil)))))))
@@ -205,11 +108,11 @@ A stranger's file naming the same tool gets no function; a directory
 scopes the files in it.  An entry without :source still binds in
 every file, but its tool asks before each call, even imported with
 `:confirm nil', and the preview says why."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((text (with-temp-buffer
-                   (insert-file-contents (toolspec-ui-test--example "mcp-tools-list.json"))
+                   (insert-file-contents (toolspec-test-helpers-example "mcp-tools-list.json"))
                    (buffer-string)))
-           (mine (toolspec-ui-test--temp-file text))
+           (mine (toolspec-test-helpers-temp-file text))
            (dir (make-temp-file "toolspec-ui-dir" t))
            (theirs (expand-file-name "tools.json" dir))
            (call (lambda (file)
@@ -217,7 +120,7 @@ every file, but its tool asks before each call, even imported with
                          (tool (gptel-get-tool (list (file-name-base file) "create_issue"))))
                      (list (funcall (gptel-tool-function tool) '(:owner "o" :name "n") "T" nil nil nil)
                            (gptel-tool-confirm tool))))))
-      (push theirs toolspec-ui-test--files)
+      (push theirs toolspec-test-helpers-files)
       (unwind-protect
           (progn
             (write-region text nil theirs)
@@ -241,19 +144,19 @@ every file, but its tool asks before each call, even imported with
             (toolspec-import-file theirs :confirm nil)
             (should (equal (funcall call theirs)
                            (list (format "created %S" '((:owner "o" :name "n") "T" nil nil nil)) t)))
-            (toolspec-ui-test--mx "toolspec-import-file" theirs)
+            (toolspec-test-helpers-mx "toolspec-import-file" theirs)
             (should (string-match-p
                      "^  binding: toolspec-ui-test--create-issue, asks first (from `toolspec-function-alist'): its entry names no :source, so a tool of this name from any file gets it$"
-                     (toolspec-ui-test--preview-text))))
+                     (toolspec-test-helpers-preview-text))))
         (delete-directory dir t)))))
 
 (ert-deftest toolspec-ui-import-problems-jump-to-the-json ()
   "Problems are listed per tool, and RET on one shows its place in the file."
-  (toolspec-ui-test--with-clean-state
-    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--bad-json))
-           (json toolspec-ui-test--bad-json))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
-      (let ((text (toolspec-ui-test--preview-text)))
+  (toolspec-test-helpers-with-clean-state
+    (let* ((file (toolspec-test-helpers-temp-file toolspec-test-helpers-bad-json))
+           (json toolspec-test-helpers-bad-json))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
+      (let ((text (toolspec-test-helpers-preview-text)))
         (should (string-match-p "^2 tools, 2 errors, 7 warnings$" text))
         (should (string-match-p "^bad tool$" text))
         ;; A name providers refuse is registered under a valid one.
@@ -276,31 +179,31 @@ every file, but its tool asks before each call, even imported with
         (toolspec-ui-test--visit-preview-line (car case))
         ;; A button, so the mouse follows it too.
         (should (button-at (point)))
-        (toolspec-ui-test--keys (kbd "RET"))
+        (toolspec-test-helpers-keys (kbd "RET"))
         (let ((here (toolspec-ui-test--here)))
           (should (equal (buffer-file-name (car here)) file))
           (should (equal (cdr here) (toolspec-ui-test--place-of json (cadr case) 1)))))
       ;; A tool with errors is left out, after asking: n registers nothing.
       (pop-to-buffer "*toolspec-import*")
-      (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c") "n") :type 'user-error)))
+      (let ((err (should-error (toolspec-test-helpers-keys (kbd "C-c C-c") "n") :type 'user-error)))
         (should (string-match-p "Nothing registered: fix the JSON" (cadr err))))
       (should-not gptel--known-tools)
       (should (get-buffer "*toolspec-import*"))
       ;; With :strict, nothing is registered and nothing is asked.
       (toolspec-import-file file :preview t :strict t)
-      (let ((err (should-error (toolspec-ui-test--keys (kbd "C-c C-c")) :type 'user-error)))
+      (let ((err (should-error (toolspec-test-helpers-keys (kbd "C-c C-c")) :type 'user-error)))
         (should (string-match-p "Nothing registered: 1 tool has errors" (cadr err))))
       (should-not gptel--known-tools)
       ;; y registers the other tool alone.
       (toolspec-import-file file :preview t)
-      (toolspec-ui-test--keys (kbd "C-c C-c") "y")
+      (toolspec-test-helpers-keys (kbd "C-c C-c") "y")
       (should-not (get-buffer "*toolspec-import*"))
       (should (equal (mapcar (lambda (tool) (gptel-tool-name (cdr tool)))
                              (cdr (assoc (file-name-base file) gptel--known-tools)))
                      (list "ok_tool")))
       (toolspec-unregister file)
       (setq gptel--known-tools nil)
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       ;; Fix the file, g reads it again, and now it registers.
       (with-temp-file file
         (insert (replace-regexp-in-string
@@ -309,28 +212,28 @@ every file, but its tool asks before each call, even imported with
                                            json t t)
                  t t)))
       (pop-to-buffer "*toolspec-import*")
-      (toolspec-ui-test--keys "g")
-      (should (string-match-p "^2 tools, 0 errors, 6 warnings$" (toolspec-ui-test--preview-text)))
-      (should (string-match-p "^bad_tool$" (toolspec-ui-test--preview-text)))
-      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (toolspec-test-helpers-keys "g")
+      (should (string-match-p "^2 tools, 0 errors, 6 warnings$" (toolspec-test-helpers-preview-text)))
+      (should (string-match-p "^bad_tool$" (toolspec-test-helpers-preview-text)))
+      (toolspec-test-helpers-keys (kbd "C-c C-c"))
       (should (gptel-tool-p (gptel-get-tool (list (file-name-base file) "bad_tool")))))))
 
 (ert-deftest toolspec-ui-import-navigation-and-cancel ()
   "n and p move between tools, RET on a tool shows it, q cancels."
-  (toolspec-ui-test--with-clean-state
-    (let ((file (toolspec-ui-test--example "openai-chat.json")))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+  (toolspec-test-helpers-with-clean-state
+    (let ((file (toolspec-test-helpers-example "openai-chat.json")))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (should (looking-at "create_calendar_event$"))
-      (toolspec-ui-test--keys "n")
+      (toolspec-test-helpers-keys "n")
       (should (looking-at "list_unread_messages$"))
-      (should-error (toolspec-ui-test--keys "n") :type 'user-error)
+      (should-error (toolspec-test-helpers-keys "n") :type 'user-error)
       (should (looking-at "list_unread_messages$"))
-      (toolspec-ui-test--keys "p")
+      (toolspec-test-helpers-keys "p")
       (should (looking-at "create_calendar_event$"))
-      (toolspec-ui-test--keys "n")
+      (toolspec-test-helpers-keys "n")
       (forward-line 2)
       (should (looking-at "  args: +none$"))
-      (toolspec-ui-test--keys (kbd "RET"))
+      (toolspec-test-helpers-keys (kbd "RET"))
       (let ((here (toolspec-ui-test--here))
             (json (with-temp-buffer (insert-file-contents file) (buffer-string))))
         (should (equal (buffer-file-name (car here)) file))
@@ -338,16 +241,16 @@ every file, but its tool asks before each call, even imported with
         (should (equal (cdr here) (toolspec-ui-test--place-of json "^  },\n  \\({\\)" 1))))
       (pop-to-buffer "*toolspec-import*")
       ;; The tools could be registered: q asks first.
-      (toolspec-ui-test--keys "qy")
+      (toolspec-test-helpers-keys "qy")
       (should-not (get-buffer "*toolspec-import*"))
       (should-not gptel--known-tools)
-      (should (string-match-p "Import cancelled: nothing registered" (toolspec-ui-test--messages))))))
+      (should (string-match-p "Import cancelled: nothing registered" (toolspec-test-helpers-messages))))))
 
 (ert-deftest toolspec-ui-import-invalid-json-shows-the-place ()
   "Invalid JSON: a clear error naming the place, and point there."
-  (toolspec-ui-test--with-clean-state
-    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--broken-json))
-           (err (should-error (toolspec-ui-test--mx "toolspec-import-file" file) :type 'user-error)))
+  (toolspec-test-helpers-with-clean-state
+    (let* ((file (toolspec-test-helpers-temp-file toolspec-test-helpers-broken-json))
+           (err (should-error (toolspec-test-helpers-mx "toolspec-import-file" file) :type 'user-error)))
       (should (string-match-p (concat "\\`Invalid JSON: " (regexp-quote (abbreviate-file-name file))
                                       ":3:18: key must be a string\\'")
                               (cadr err)))
@@ -361,14 +264,14 @@ every file, but its tool asks before each call, even imported with
 (ert-deftest toolspec-ui-import-format-error-shows-the-place ()
   "JSON that is no tool: the preview lists it left out, at its place;
 with :strict, the import's error names the JSON path's place."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((json "{\"tools\": [\n  {\"name\": \"a\", \"inputSchema\": {}},\n  {\"name\": 42}\n]}\n")
-           (file (toolspec-ui-test--temp-file json)))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+           (file (toolspec-test-helpers-temp-file json)))
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (should (string-match-p "^1 tool, 1 error, 1 warning\n1 tool definition could not be read and is left out"
-                              (toolspec-ui-test--preview-text)))
+                              (toolspec-test-helpers-preview-text)))
       (toolspec-ui-test--visit-preview-line "error: tools\\[1\\]\\.name: the tool name must be a string")
-      (toolspec-ui-test--keys (kbd "RET"))
+      (toolspec-test-helpers-keys (kbd "RET"))
       (should (equal (cdr (toolspec-ui-test--here)) '(3 . 12)))
       (let ((err (should-error (toolspec-import-file file :preview t :strict t) :type 'user-error)))
         (should (string-match-p ":3:12: tools\\[1\\]\\.name: the tool name must be a string" (cadr err)))
@@ -376,32 +279,32 @@ with :strict, the import's error names the JSON path's place."
 
 (ert-deftest toolspec-ui-import-buffer-registers-under-its-name ()
   "M-x toolspec-import-buffer previews a buffer's JSON and registers it."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (with-current-buffer (get-buffer-create "my-tools")
-      (insert-file-contents (toolspec-ui-test--example "anthropic.json")))
+      (insert-file-contents (toolspec-test-helpers-example "anthropic.json")))
     (switch-to-buffer "my-tools")
-    (toolspec-ui-test--mx "toolspec-import-buffer")
-    (let ((text (toolspec-ui-test--preview-text)))
+    (toolspec-test-helpers-mx "toolspec-import-buffer")
+    (let ((text (toolspec-test-helpers-preview-text)))
       (should (string-match-p "^Tools from my-tools  (gptel category \"my-tools\")" text))
       (should (string-match-p "^get_weather$" text)))
-    (toolspec-ui-test--keys (kbd "C-c C-c"))
+    (toolspec-test-helpers-keys (kbd "C-c C-c"))
     (should (gptel-tool-p (gptel-get-tool '("my-tools" "get_weather"))))
     (should (= 2 (length (gethash "my-tools" toolspec-gptel--registered))))
-    (should (string-match-p "2 tools registered in category my-tools" (toolspec-ui-test--messages)))))
+    (should (string-match-p "2 tools registered in category my-tools" (toolspec-test-helpers-messages)))))
 
 (ert-deftest toolspec-ui-import-region-places-are-in-the-buffer ()
   "Places found in a region are shown at the right place of the buffer."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((prefix "Notes about the tools.\nThe spec: "))
       (with-current-buffer (get-buffer-create "notes")
-        (insert prefix toolspec-ui-test--bad-json "\nThat's all.\n"))
+        (insert prefix toolspec-test-helpers-bad-json "\nThat's all.\n"))
       (switch-to-buffer "notes")
       (goto-char (1+ (length prefix)))
-      (push-mark (+ (point) (length toolspec-ui-test--bad-json)) t t)
-      (toolspec-ui-test--mx "toolspec-import-region")
-      (should (string-match-p "^Tools from notes " (toolspec-ui-test--preview-text)))
+      (push-mark (+ (point) (length toolspec-test-helpers-bad-json)) t t)
+      (toolspec-test-helpers-mx "toolspec-import-region")
+      (should (string-match-p "^Tools from notes " (toolspec-test-helpers-preview-text)))
       (toolspec-ui-test--visit-preview-line "error: args\\[1\\]\\.items")
-      (toolspec-ui-test--keys (kbd "RET"))
+      (toolspec-test-helpers-keys (kbd "RET"))
       (let ((here (toolspec-ui-test--here))
             (text (with-current-buffer "notes" (buffer-string))))
         (should (eq (car here) (get-buffer "notes")))
@@ -415,36 +318,36 @@ with :strict, the import's error names the JSON path's place."
       (search-forward "[")
       (backward-char)
       (push-mark (save-excursion (search-forward "}}]") (point)) t t)
-      (toolspec-ui-test--mx "toolspec-import-region")
+      (toolspec-test-helpers-mx "toolspec-import-region")
       (toolspec-ui-test--visit-preview-line "warning: \\[0\\]\\.input_schema\\.properties\\.a\\.type")
-      (toolspec-ui-test--keys (kbd "RET"))
+      (toolspec-test-helpers-keys (kbd "RET"))
       (should (equal (toolspec-ui-test--here)
                      (cons (get-buffer "notes")
                            (toolspec-ui-test--place-of (with-current-buffer "notes" (buffer-string))
                                                        "\"type\": \\(\"str\"\\)" 1)))))
     ;; Invalid JSON in a region: the error gives the buffer's line.
     (with-current-buffer (get-buffer-create "notes2")
-      (insert "line one\nline two\n" toolspec-ui-test--broken-json))
+      (insert "line one\nline two\n" toolspec-test-helpers-broken-json))
     (switch-to-buffer "notes2")
     (goto-char (point-min))
     (forward-line 2)
     (push-mark (point-max) t t)
-    (let ((err (should-error (toolspec-ui-test--mx "toolspec-import-region") :type 'user-error)))
+    (let ((err (should-error (toolspec-test-helpers-mx "toolspec-import-region") :type 'user-error)))
       (should (string-match-p "\\`Invalid JSON: notes2:5:18: key must be a string" (cadr err))))
     (should (equal (toolspec-ui-test--here) (cons (get-buffer "notes2") (quote (5 . 18)))))))
 
 (ert-deftest toolspec-ui-import-many-tools-reports-progress ()
   "More than 50 tools: all listed, progress reported, places still right."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((json (concat "["
                          (mapconcat (lambda (i)
                                       (format "{\"name\": \"tool_%d\", \"description\": \"Tool %d.\", \"input_schema\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"%s\", \"description\": \"X [%d].\"}}}}"
                                               i i (if (= i 58) "str" "string") i))
                                     (number-sequence 1 60) ",\n")
                          "]\n"))
-           (file (toolspec-ui-test--temp-file json))
+           (file (toolspec-test-helpers-temp-file json))
            (str-at (toolspec-ui-test--place-of json "\"type\": \\(\"str\"\\)" 1)))
-      (toolspec-ui-test--mx "toolspec-import-file" file)
+      (toolspec-test-helpers-mx "toolspec-import-file" file)
       (with-current-buffer "*toolspec-import*"
         (should (string-match-p "^60 tools, 0 errors, 1 warning$" (buffer-string)))
         (let ((headings 0))
@@ -453,29 +356,29 @@ with :strict, the import's error names the JSON path's place."
             (when (get-text-property (point) 'toolspec-heading) (cl-incf headings))
             (forward-line 1))
           (should (= headings 60))))
-      (should (string-match-p "Previewing 60 tools\\.\\.\\.done" (toolspec-ui-test--messages)))
+      (should (string-match-p "Previewing 60 tools\\.\\.\\.done" (toolspec-test-helpers-messages)))
       ;; The 58th tool's problem is found in the 58th element.
       (toolspec-ui-test--visit-preview-line "warning: \\[57\\]\\.input_schema\\.properties\\.x\\.type: ")
-      (toolspec-ui-test--keys (kbd "RET"))
+      (toolspec-test-helpers-keys (kbd "RET"))
       (should (equal (cdr (toolspec-ui-test--here)) str-at))
       (switch-to-buffer (find-file-noselect file))
-      (toolspec-ui-test--mx "toolspec-validate-buffer")
-      (should (equal (toolspec-ui-test--problem-lines)
+      (toolspec-test-helpers-mx "toolspec-validate-buffer")
+      (should (equal (toolspec-test-helpers-problem-lines)
                      (list (format "%s:%d:%d: warning: [57].input_schema.properties.x.type: non-standard type name \"str\" read as \"string\""
                                    (file-name-nondirectory file) (car str-at) (cdr str-at)))))
-      (should (string-match-p "Checking 60 tools\\.\\.\\.done" (toolspec-ui-test--messages)))
+      (should (string-match-p "Checking 60 tools\\.\\.\\.done" (toolspec-test-helpers-messages)))
       (pop-to-buffer "*toolspec-import*")
-      (toolspec-ui-test--keys (kbd "C-c C-c"))
+      (toolspec-test-helpers-keys (kbd "C-c C-c"))
       (should (= 60 (length (cdr (assoc (file-name-base file) gptel--known-tools))))))))
 
 (ert-deftest toolspec-ui-import-file-without-preview-is-unchanged ()
   "Called from Lisp, toolspec-import-file registers at once, as before."
-  (toolspec-ui-test--with-clean-state
-    (let ((tools (toolspec-import-file (toolspec-ui-test--example "gemini.json"))))
+  (toolspec-test-helpers-with-clean-state
+    (let ((tools (toolspec-import-file (toolspec-test-helpers-example "gemini.json"))))
       (should (= 2 (length tools)))
       (should (cl-every #'gptel-tool-p tools))
       (should-not (get-buffer "*toolspec-import*")))
-    (let ((buffer (toolspec-import-file (toolspec-ui-test--example "bedrock.json") :preview t)))
+    (let ((buffer (toolspec-import-file (toolspec-test-helpers-example "bedrock.json") :preview t)))
       (should (eq buffer (get-buffer "*toolspec-import*")))
       (should-not (assoc "bedrock" gptel--known-tools)))))
 
@@ -483,9 +386,9 @@ with :strict, the import's error names the JSON path's place."
 
 (ert-deftest toolspec-ui-describe-tool ()
   "M-x toolspec-describe-tool shows the tool, its args, problems and JSON."
-  (toolspec-ui-test--with-clean-state
-    (toolspec-import-file (toolspec-ui-test--example "openai-chat.json"))
-    (toolspec-ui-test--mx "toolspec-describe-tool" "openai-chat/create_calendar_event")
+  (toolspec-test-helpers-with-clean-state
+    (toolspec-import-file (toolspec-test-helpers-example "openai-chat.json"))
+    (toolspec-test-helpers-mx "toolspec-describe-tool" "openai-chat/create_calendar_event")
     (let ((text (with-current-buffer (help-buffer) (buffer-string))))
       (should (string-match-p "\\`create_calendar_event is a gptel tool in category \"openai-chat\", registered by toolspec from .*openai-chat\\.json\\." text))
       (should (string-match-p "^Create an event in the user's primary calendar" text))
@@ -507,35 +410,29 @@ with :strict, the import's error names the JSON path's place."
       (should (string-match-p "^  \"input_schema\": {$" text))
       (should (string-match-p "^  \"toolSpec\": {$" text))))
   ;; A hand-made tool with problems.
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (gptel-make-tool :name "sloppy" :function #'ignore :description "Sloppy."
                      :category "hand" :args (list '(:name "x" :type string)))
-    (toolspec-ui-test--mx "toolspec-describe-tool" "hand/sloppy")
+    (toolspec-test-helpers-mx "toolspec-describe-tool" "hand/sloppy")
     (let ((text (with-current-buffer (help-buffer) (buffer-string))))
       (should (string-match-p "^Function: ignore$" text))
       (should (string-match-p "^Problems:\n  warning: args\\[0\\]\\.description: missing :description" text)))))
 
 ;;;; Checking a buffer
 
-(defun toolspec-ui-test--problem-lines ()
-  "The problem lines of *toolspec-problems*."
-  (with-current-buffer "*toolspec-problems*"
-    (cl-remove-if-not (lambda (l) (string-match-p ":[0-9]+:[0-9]+: " l))
-                      (split-string (buffer-string) "\n"))))
-
 (ert-deftest toolspec-ui-validate-buffer-lists-problems-for-next-error ()
   "Problems of a file are listed as FILE:LINE:COL lines that `next-error' visits."
-  (toolspec-ui-test--with-clean-state
-    (let* ((file (toolspec-ui-test--temp-file toolspec-ui-test--bad-json))
+  (toolspec-test-helpers-with-clean-state
+    (let* ((file (toolspec-test-helpers-temp-file toolspec-test-helpers-bad-json))
            (name (file-name-nondirectory file))
-           (json toolspec-ui-test--bad-json)
+           (json toolspec-test-helpers-bad-json)
            (buffer (find-file-noselect file)))
       (switch-to-buffer buffer)
-      (toolspec-ui-test--mx "toolspec-validate-buffer")
+      (toolspec-test-helpers-mx "toolspec-validate-buffer")
       (with-current-buffer "*toolspec-problems*"
         (should (derived-mode-p 'compilation-mode))
         (should (string-match-p "^3 errors, 6 warnings$" (buffer-string))))
-      (let ((lines (toolspec-ui-test--problem-lines))
+      (let ((lines (toolspec-test-helpers-problem-lines))
             (name-at (toolspec-ui-test--place-of json "\"name\": \\(\"bad tool\"\\)" 1))
             (int-at (toolspec-ui-test--place-of json "\"type\": \\(\"int\"\\)" 1))
             (tags-at (toolspec-ui-test--place-of json "\"tags\": \\({\\)" 1)))
@@ -560,13 +457,13 @@ with :strict, the import's error names the JSON path's place."
 
 (ert-deftest toolspec-ui-validate-buffer-without-file ()
   "A buffer without a file is named by its buffer name, and next-error works."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((buffer (get-buffer-create "scratch tools")))
-      (with-current-buffer buffer (insert toolspec-ui-test--bad-json))
+      (with-current-buffer buffer (insert toolspec-test-helpers-bad-json))
       (switch-to-buffer buffer)
-      (toolspec-ui-test--mx "toolspec-validate-buffer")
-      (let ((lines (toolspec-ui-test--problem-lines))
-            (tags-at (toolspec-ui-test--place-of toolspec-ui-test--bad-json "\"tags\": \\({\\)" 1)))
+      (toolspec-test-helpers-mx "toolspec-validate-buffer")
+      (let ((lines (toolspec-test-helpers-problem-lines))
+            (tags-at (toolspec-ui-test--place-of toolspec-test-helpers-bad-json "\"tags\": \\({\\)" 1)))
         (should (= 9 (length lines)))
         (should (string-prefix-p "scratch tools:9:15: error: name: " (car lines)))
         (with-current-buffer "*toolspec-problems*"
@@ -577,18 +474,18 @@ with :strict, the import's error names the JSON path's place."
 
 (ert-deftest toolspec-ui-validate-buffer-clean-and-invalid ()
   "A clean spec says No problems; invalid JSON is one positioned error."
-  (toolspec-ui-test--with-clean-state
-    (switch-to-buffer (find-file-noselect (toolspec-ui-test--example "gemini.json")))
+  (toolspec-test-helpers-with-clean-state
+    (switch-to-buffer (find-file-noselect (toolspec-test-helpers-example "gemini.json")))
     (should (= 0 (toolspec-validate-buffer)))
-    (should (string-suffix-p "No problems\n" (toolspec-ui-test--messages)))
+    (should (string-suffix-p "No problems\n" (toolspec-test-helpers-messages)))
     (with-current-buffer "*toolspec-problems*"
       (should (string-match-p "^No problems$" (buffer-string))))
-    (should-not (toolspec-ui-test--problem-lines))
+    (should-not (toolspec-test-helpers-problem-lines))
     (let ((buffer (get-buffer-create "broken")))
-      (with-current-buffer buffer (insert toolspec-ui-test--broken-json))
+      (with-current-buffer buffer (insert toolspec-test-helpers-broken-json))
       (switch-to-buffer buffer)
-      (toolspec-ui-test--mx "toolspec-validate-buffer")
-      (should (equal (toolspec-ui-test--problem-lines)
+      (toolspec-test-helpers-mx "toolspec-validate-buffer")
+      (should (equal (toolspec-test-helpers-problem-lines)
                      '("broken:3:18: error: Invalid JSON: key must be a string")))
       (with-current-buffer buffer
         (goto-char (point-min))
@@ -597,9 +494,9 @@ with :strict, the import's error names the JSON path's place."
 
 (ert-deftest toolspec-ui-flymake-backend ()
   "The Flymake backend reports every problem at its place."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (with-current-buffer (get-buffer-create "flymake tools")
-      (insert toolspec-ui-test--bad-json)
+      (insert toolspec-test-helpers-bad-json)
       (let (reported)
         (toolspec-flymake (lambda (diags &rest _) (setq reported diags)))
         (should (= 9 (length reported)))
@@ -639,9 +536,9 @@ paths in the text is not the order of the tools."
   (with-temp-buffer
     (insert "{\n  \"a\": 1,\n\n  \"bé\": [2, 3]\n}")
     (let* ((places [(4 . 9) (1 . 1) (2 . 3) (4 . 3) (2 . 99) (3 . 1) (9 . 2) (1 . 1)])
-           (positions (toolspec--text-positions places)))
+           (positions (toolspec-ui--text-positions places)))
       (should (equal positions
-                     (cl-map 'vector (lambda (p) (toolspec--text-position (car p) (cdr p))) places)))
+                     (cl-map 'vector (lambda (p) (toolspec-ui--text-position (car p) (cdr p))) places)))
       (should (equal (buffer-substring (aref positions 0) (1+ (aref positions 0))) "["))
       (should (equal (buffer-substring (aref positions 3) (+ 4 (aref positions 3))) "\"bé\"")))))
 
@@ -650,7 +547,7 @@ paths in the text is not the order of the tools."
 The places of all of them are found in one pass over the text (a
 check of GitHub's description, 1,223 operations, took 48 s when each
 operation was looked for from the start of the text)."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((n 400)
            (text (toolspec-ui-test--openapi-text n))
            (buffer (get-buffer-create "many operations"))
@@ -663,7 +560,7 @@ operation was looked for from the start of the text)."
                    (lambda (json path)
                      (when (> (length json) 10000) (cl-incf calls))
                      (funcall locate json path))))
-          (setq diags (toolspec--source-diagnostics (toolspec--buffer-source buffer)))))
+          (setq diags (toolspec-ui--source-diagnostics (toolspec-ui--buffer-source buffer)))))
       ;; No look-up over the whole text for each problem.
       (should (= calls 0))
       (should (equal (toolspec--mod-locate-many "{\"a\": [1, {\"b\": 2}]}" ["a[1].b" "" "zz"])
@@ -689,10 +586,10 @@ operation was looked for from the start of the text)."
 
 (ert-deftest toolspec-ui-export-to-a-buffer ()
   "M-x toolspec-export with tools, whole categories and no file: a JSON buffer."
-  (toolspec-ui-test--with-clean-state
-    (toolspec-import-file (toolspec-ui-test--example "openai-chat.json"))
-    (toolspec-import-file (toolspec-ui-test--example "anthropic.json"))
-    (toolspec-ui-test--mx "toolspec-export" "openai-chat/*,anthropic/get_weather" "mcp" "")
+  (toolspec-test-helpers-with-clean-state
+    (toolspec-import-file (toolspec-test-helpers-example "openai-chat.json"))
+    (toolspec-import-file (toolspec-test-helpers-example "anthropic.json"))
+    (toolspec-test-helpers-mx "toolspec-export" "openai-chat/*,anthropic/get_weather" "mcp" "")
     (should (eq (window-buffer) (get-buffer "*toolspec-export*")))
     (with-current-buffer "*toolspec-export*"
       (should (memq major-mode '(js-json-mode js-mode)))
@@ -703,19 +600,19 @@ operation was looked for from the start of the text)."
 
 (ert-deftest toolspec-ui-export-to-a-file ()
   "M-x toolspec-export writes a file, asking before overwriting it."
-  (toolspec-ui-test--with-clean-state
-    (toolspec-import-file (toolspec-ui-test--example "gemini.json"))
-    (let ((file (toolspec-ui-test--temp-file "old")))
-      (toolspec-ui-test--mx "toolspec-export" "gemini/book_table" "anthropic" file "y")
+  (toolspec-test-helpers-with-clean-state
+    (toolspec-import-file (toolspec-test-helpers-example "gemini.json"))
+    (let ((file (toolspec-test-helpers-temp-file "old")))
+      (toolspec-test-helpers-mx "toolspec-export" "gemini/book_table" "anthropic" file "y")
       (let ((doc (json-parse-string (with-temp-buffer (insert-file-contents file) (buffer-string))
                                     :object-type 'alist :array-type 'list)))
         (should (equal (mapcar (lambda (tool) (alist-get 'name tool)) doc) '("book_table")))
         (should (alist-get 'input_schema (car doc))))
-      (should (string-match-p "1 tool written to .* (anthropic)" (toolspec-ui-test--messages)))
+      (should (string-match-p "1 tool written to .* (anthropic)" (toolspec-test-helpers-messages)))
       (should-not (get-buffer "*toolspec-export*"))
       ;; Refusing to overwrite leaves the file alone.
       (let ((before (with-temp-buffer (insert-file-contents file) (buffer-string))))
-        (should-error (toolspec-ui-test--mx "toolspec-export" "gemini/*" "gemini" file "n")
+        (should-error (toolspec-test-helpers-mx "toolspec-export" "gemini/*" "gemini" file "n")
                       :type 'user-error)
         (should (equal before (with-temp-buffer (insert-file-contents file) (buffer-string))))))
     ;; From Lisp, the document is returned as before.
@@ -726,18 +623,18 @@ operation was looked for from the start of the text)."
 
 (ert-deftest toolspec-ui-export-warns-of-names-given-twice ()
   "M-x toolspec-export of tools of two categories that share names warns of them."
-  (toolspec-ui-test--with-clean-state
-    (let* ((file (toolspec-ui-test--example "gemini.json"))
-           (copy (toolspec-ui-test--temp-file
+  (toolspec-test-helpers-with-clean-state
+    (let* ((file (toolspec-test-helpers-example "gemini.json"))
+           (copy (toolspec-test-helpers-temp-file
                   (with-temp-buffer (insert-file-contents file) (buffer-string)))))
       (toolspec-import-file file :category "one")
       (toolspec-import-file copy :category "two")
-      (toolspec-import-file (toolspec-ui-test--example "anthropic.json"))
+      (toolspec-import-file (toolspec-test-helpers-example "anthropic.json"))
       (when (get-buffer "*Warnings*") (kill-buffer "*Warnings*"))
       ;; Names apart: no warning.
-      (toolspec-ui-test--mx "toolspec-export" "one/*,anthropic/*" "openai" "")
+      (toolspec-test-helpers-mx "toolspec-export" "one/*,anthropic/*" "openai" "")
       (should-not (get-buffer "*Warnings*"))
-      (toolspec-ui-test--mx "toolspec-export" "one/*,two/book_table,anthropic/*" "openai" "")
+      (toolspec-test-helpers-mx "toolspec-export" "one/*,two/book_table,anthropic/*" "openai" "")
       (with-current-buffer "*toolspec-export*"
         (should (equal (cl-count "book_table"
                                  (mapcar (lambda (tool) (alist-get 'name (alist-get 'function tool)))
@@ -749,7 +646,7 @@ operation was looked for from the start of the text)."
         (should (string-match-p "The name \"book_table\" is given to more than one of the exported tools: a provider refuses"
                                 (buffer-string))))
       (kill-buffer "*Warnings*")
-      (toolspec-ui-test--mx "toolspec-export" "one/*,two/*" "openai" "")
+      (toolspec-test-helpers-mx "toolspec-export" "one/*,two/*" "openai" "")
       (with-current-buffer "*Warnings*"
         (should (string-match-p "The names \"find_restaurants\", \"book_table\" are each given to"
                                 (buffer-string)))))))
@@ -895,12 +792,12 @@ against what each tool costs, measured first in the same Emacs)."
 
 (ert-deftest toolspec-ui-insert-gptel-form-from-json-at-point ()
   "The JSON around point becomes readable gptel-make-tool forms that work."
-  (toolspec-ui-test--with-clean-state
-    (let ((expected (toolspec-read-file (toolspec-ui-test--example "openai-chat.json"))))
-      (switch-to-buffer (find-file-noselect (toolspec-ui-test--example "openai-chat.json")))
+  (toolspec-test-helpers-with-clean-state
+    (let ((expected (toolspec-read-file (toolspec-test-helpers-example "openai-chat.json"))))
+      (switch-to-buffer (find-file-noselect (toolspec-test-helpers-example "openai-chat.json")))
       (goto-char (point-min))
       (search-forward "\"role\"")
-      (toolspec-ui-test--mx "toolspec-insert-gptel-form")
+      (toolspec-test-helpers-mx "toolspec-insert-gptel-form")
       (should (eq (window-buffer) (get-buffer "*toolspec-gptel-form*")))
       (with-current-buffer "*toolspec-gptel-form*"
         (should (eq major-mode 'emacs-lisp-mode))
@@ -922,7 +819,7 @@ against what each tool costs, measured first in the same Emacs)."
 
 (ert-deftest toolspec-ui-insert-gptel-form-in-elisp-buffer-from-file ()
   "In an Emacs Lisp buffer without JSON, ask for a file and insert at point."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((buffer (get-buffer-create "config.el")))
       (with-current-buffer buffer
         (emacs-lisp-mode)
@@ -930,7 +827,7 @@ against what each tool costs, measured first in the same Emacs)."
       (switch-to-buffer buffer)
       (goto-char (point-min))
       (forward-line 2)
-      (toolspec-ui-test--mx "toolspec-insert-gptel-form" (toolspec-ui-test--example "json-schema.json"))
+      (toolspec-test-helpers-mx "toolspec-insert-gptel-form" (toolspec-test-helpers-example "json-schema.json"))
       (should-not (get-buffer "*toolspec-gptel-form*"))
       (with-current-buffer buffer
         (should (string-prefix-p ";;; My tools\n\n;; translate_text: define `my-translate-text-function'"
@@ -944,10 +841,10 @@ against what each tool costs, measured first in the same Emacs)."
 
 (ert-deftest toolspec-ui-insert-gptel-form-from-region ()
   "With an active region in an Emacs Lisp buffer, the forms follow the region."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((buffer (get-buffer-create "pasted.el"))
           (json (with-temp-buffer
-                  (insert-file-contents (toolspec-ui-test--example "anthropic.json"))
+                  (insert-file-contents (toolspec-test-helpers-example "anthropic.json"))
                   (buffer-string))))
       (with-current-buffer buffer
         (emacs-lisp-mode)
@@ -957,7 +854,7 @@ against what each tool costs, measured first in the same Emacs)."
         (goto-char (point-min))
         (forward-line 1)
         (push-mark (+ (point) (length json)) t t)
-        (toolspec-ui-test--mx "toolspec-insert-gptel-form"))
+        (toolspec-test-helpers-mx "toolspec-insert-gptel-form"))
       (with-current-buffer buffer
         (should (string-prefix-p (concat "(setq before t)\n" json ";; record_summary: define")
                                  (buffer-string)))
@@ -966,12 +863,12 @@ against what each tool costs, measured first in the same Emacs)."
 
 (ert-deftest toolspec-ui-insert-gptel-form-invalid-json ()
   "Invalid JSON at point gives a positioned error, and nothing is inserted."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((buffer (get-buffer-create "broken.json")))
-      (with-current-buffer buffer (insert toolspec-ui-test--broken-json))
+      (with-current-buffer buffer (insert toolspec-test-helpers-broken-json))
       (switch-to-buffer buffer)
       (goto-char (point-min))
-      (let ((err (should-error (toolspec-ui-test--mx "toolspec-insert-gptel-form") :type 'user-error)))
+      (let ((err (should-error (toolspec-test-helpers-mx "toolspec-insert-gptel-form") :type 'user-error)))
         (should (string-match-p "\\`Invalid JSON: broken\\.json:3:18: " (cadr err))))
       (should-not (get-buffer "*toolspec-gptel-form*"))
       (should (equal (toolspec-ui-test--here) (cons buffer (quote (3 . 18))))))))
@@ -982,7 +879,7 @@ against what each tool costs, measured first in the same Emacs)."
   "Argument and tool-key problems map to their JSON place in every example format."
   (dolist (file (cl-remove-if (lambda (f) (member (file-name-nondirectory f)
                                                   '("gloodata.json" "arcade.json" "skydeck.json" "openapi.json")))
-                              (directory-files toolspec-ui-test--examples t "\\.json\\'")))
+                              (directory-files toolspec-test-helpers-examples t "\\.json\\'")))
     (let* ((tools (toolspec-read-file file))
            (paths toolspec-last-import-paths)
            (text (with-temp-buffer (insert-file-contents file) (buffer-string))))
@@ -990,16 +887,16 @@ against what each tool costs, measured first in the same Emacs)."
       (cl-loop
        for tool in tools
        for path in paths
-       do (let ((name-path (toolspec--problem-json-path text tool path "name")))
-            (should (toolspec--path-found-p text name-path))
+       do (let ((name-path (toolspec-ui--problem-json-path text tool path "name")))
+            (should (toolspec-ui--path-found-p text name-path))
             (should (string-match-p "\\(?:\\`\\|\\.\\)\\(?:name\\|title\\)\\'" name-path)))
        do (cl-loop
            for arg in (plist-get tool :args)
            for i from 0
-           for p = (toolspec--problem-json-path text tool path (format "args[%d]" i))
+           for p = (toolspec-ui--problem-json-path text tool path (format "args[%d]" i))
            do (should (string-suffix-p (format "properties.%s" (plist-get arg :name)) p))
-           do (should (toolspec--path-found-p text p))
-           do (should (equal (toolspec--problem-json-path text tool path (format "args[%d].items.type" i))
+           do (should (toolspec-ui--path-found-p text p))
+           do (should (equal (toolspec-ui--problem-json-path text tool path (format "args[%d].items.type" i))
                              (concat p ".items.type"))))))))
 
 (ert-deftest toolspec-ui-warnings-go-to-the-tool-at-the-longest-path ()
@@ -1013,7 +910,7 @@ as they are, without validating again."
                      (warning "tools[1].a[2]" "w1a") (warning "other" "none")))
          (result (cl-letf (((symbol-function 'toolspec-validate)
                             (lambda (_) (error "Validated again"))))
-                   (toolspec--tool-problems tools warnings paths nil given)))
+                   (toolspec-ui--tool-problems tools warnings paths nil given)))
          (messages (lambda (i) (mapcar (lambda (p) (nth 2 p))
                                        (plist-get (nth i (car result)) :problems)))))
     (should (equal (funcall messages 10) '("w10")))
@@ -1068,13 +965,13 @@ error with its path for each one left out; STRICT refuses it."
 (ert-deftest toolspec-ui-catalog-import-registers-every-readable-tool ()
   "toolspec-import-file registers the readable tools of a catalog and
 logs each one left out; with :strict it registers nothing."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let ((made (toolspec-import-file toolspec-ui-test--catalog)))
       (should (equal (mapcar #'gptel-tool-name made) toolspec-ui-test--catalog-readable))
       (dolist (name toolspec-ui-test--catalog-readable)
         (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
       (should (string-match-p "odd-catalog\\.json: error: \\[5\\]\\.parameters\\.properties: "
-                              (toolspec-ui-test--messages))))
+                              (toolspec-test-helpers-messages))))
     (toolspec-unregister toolspec-ui-test--catalog)
     (should-error (toolspec-import-file toolspec-ui-test--catalog :strict t) :type 'toolspec-format-error)
     (should-not (assoc "odd-catalog" gptel--known-tools))))
@@ -1082,9 +979,9 @@ logs each one left out; with :strict it registers nothing."
 (ert-deftest toolspec-ui-catalog-preview-shows-what-is-left-out ()
   "The preview of a catalog lists its tools, says which definitions
 are left out and where (RET goes there), and registers the others."
-  (toolspec-ui-test--with-clean-state
-    (toolspec-ui-test--mx "toolspec-import-file" toolspec-ui-test--catalog)
-    (let ((text (toolspec-ui-test--preview-text)))
+  (toolspec-test-helpers-with-clean-state
+    (toolspec-test-helpers-mx "toolspec-import-file" toolspec-ui-test--catalog)
+    (let ((text (toolspec-test-helpers-preview-text)))
       (should (string-match-p "^4 tools, 6 errors, [0-9]+ warnings$" text))
       (should (string-match-p "^6 tool definitions could not be read and are left out: the errors below say where$" text))
       (dolist (case toolspec-ui-test--catalog-unreadable)
@@ -1097,23 +994,23 @@ are left out and where (RET goes there), and registers the others."
       (should (string-match-p "args: +value:boolean|string (optional)" text)))
     ;; RET on a problem of a definition left out: its place in the file.
     (toolspec-ui-test--visit-preview-line "error: \\[5\\]\\.parameters\\.properties")
-    (toolspec-ui-test--keys (kbd "RET"))
+    (toolspec-test-helpers-keys (kbd "RET"))
     (let ((here (toolspec-ui-test--here))
           (json (with-temp-buffer (insert-file-contents toolspec-ui-test--catalog) (buffer-string))))
       (should (equal (buffer-file-name (car here)) toolspec-ui-test--catalog))
       (should (equal (cdr here) (toolspec-ui-test--place-of json "\"properties\": \\(\\[\\)\"a\", \"b\"\\]" 1))))
     (pop-to-buffer "*toolspec-import*")
-    (toolspec-ui-test--keys (kbd "C-c C-c"))
+    (toolspec-test-helpers-keys (kbd "C-c C-c"))
     (dolist (name toolspec-ui-test--catalog-readable)
       (should (gptel-tool-p (gptel-get-tool (list "odd-catalog" name)))))
-    (should (string-match-p "4 tools registered in category odd-catalog" (toolspec-ui-test--messages)))))
+    (should (string-match-p "4 tools registered in category odd-catalog" (toolspec-test-helpers-messages)))))
 
 (ert-deftest toolspec-ui-catalog-with-names-and-errors-imports-the-rest ()
   "The catalog with a name providers refuse and a tool with errors:
 the readable tools without errors are registered, under names every
 backend takes, a call reaches the function bound to the original
 name, and the tool with errors is left out with its problems."
-  (toolspec-ui-test--with-clean-state
+  (toolspec-test-helpers-with-clean-state
     (let* ((catalog (with-temp-buffer
                       (insert-file-contents toolspec-ui-test--catalog)
                       (string-trim-right (buffer-string))))
@@ -1125,7 +1022,7 @@ name, and the tool with errors is left out with its problems."
                    {\"name\": \"get_response\", \"description\": \"Topic news.\",
                     \"parameters\": {\"type\": \"dict\", \"properties\": {
                       \"topics\": {\"type\": \"array\", \"enum\": [\"Weather\", \"News\"], \"description\": \"Topics.\"}}}}")
-           (file (toolspec-ui-test--temp-file
+           (file (toolspec-test-helpers-temp-file
                   (concat (substring catalog 0 -1) ",\n" extra "]\n")))
            (summed nil)
            (made (toolspec-import-file
@@ -1142,7 +1039,7 @@ name, and the tool with errors is left out with its problems."
       (should (equal (mapcar (lambda (e) (plist-get (cadr e) :tool)) toolspec-last-import-left-out)
                      '("get_response")))
       (should (string-match-p "topics\\|args\\[0\\]\\.enum" (car (car toolspec-last-import-left-out))))
-      (let ((log (toolspec-ui-test--messages)))
+      (let ((log (toolspec-test-helpers-messages)))
         (should (string-match-p "get_response.*(left out)" log))
         (should (string-match-p "\\[5\\]\\.parameters\\.properties: " log)))
       ;; :strict refuses the file at the tool with errors, or at the

@@ -10,7 +10,7 @@
 use super::{Handling, Parts, Profile, ToolKeys, OPENAI_NAMES};
 use crate::error::Result;
 use crate::model::{Problem, Tool};
-use crate::value::{Map, Value};
+use crate::value::Value;
 
 pub const PROFILE: Profile = Profile {
     name: "anthropic",
@@ -29,11 +29,6 @@ pub const PROFILE: Profile = Profile {
 
 pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     let mut p = Parts::of(tool, true);
-    let mut body = Map::new();
-    body.insert("name".into(), p.name.clone());
-    p.put_description(&mut body);
-    body.insert("input_schema".into(), Value::Object(std::mem::take(&mut p.params)));
-    p.put_extras(PROFILE.tool_keys, &mut body);
-    p.put_in_order(&mut body, "input_schema");
-    Ok(Value::Object(body))
+    let params = Value::Object(std::mem::take(&mut p.params));
+    Ok(Value::Object(p.object("input_schema", Some(params), PROFILE.tool_keys)))
 }

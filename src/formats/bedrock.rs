@@ -28,13 +28,9 @@ pub const PROFILE: Profile = Profile {
 
 pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
     let mut p = Parts::of(tool, true);
-    let mut spec = Map::new();
-    spec.insert("name".into(), p.name.clone());
-    p.put_description(&mut spec);
     let mut input = Map::new();
     input.insert("json".into(), Value::Object(std::mem::take(&mut p.params)));
-    spec.insert("inputSchema".into(), Value::Object(input));
-    p.put_in_order(&mut spec, "inputSchema");
+    let spec = p.object("inputSchema", Some(Value::Object(input)), PROFILE.tool_keys);
     let mut body = Map::new();
     body.insert("toolSpec".into(), Value::Object(spec));
     Ok(Value::Object(body))

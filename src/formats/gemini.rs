@@ -108,17 +108,10 @@ pub fn write(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
     let mut params = std::mem::take(&mut p.params);
     inline_refs(&mut params, warnings)?;
     sanitize_at(&mut params, "parameters", warnings);
-    let mut body = Map::new();
-    body.insert("name".into(), p.name.clone());
-    p.put_description(&mut body);
     // Gemini wants no `parameters` at all for a tool without arguments
     // (an empty OBJECT is rejected).
-    if !p.no_args {
-        body.insert("parameters".into(), Value::Object(params));
-    }
-    p.put_extras(PROFILE.tool_keys, &mut body);
-    p.put_in_order(&mut body, "parameters");
-    Ok(Value::Object(body))
+    let params = (!p.no_args).then_some(Value::Object(params));
+    Ok(Value::Object(p.object("parameters", params, PROFILE.tool_keys)))
 }
 
 /// Most schema nodes inlining the `$ref`s of one tool may visit: a

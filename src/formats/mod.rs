@@ -7,34 +7,34 @@
 //! keys it carries, and its writer.  The CLI's help, the elisp lists of
 //! dialects (through the module) and [`crate::write::DIALECT_NAMES`] are
 //! all made from [`REGISTRY`]: adding a dialect is one file here and one
-//! line in [`REGISTRY`].
+//! line in the `dialects!` list below.
 //!
 //! Reading dialects is still done in `read.rs`.
-
-pub mod anthropic;
-pub mod bedrock;
-pub mod gemini;
-pub mod json_schema;
-pub mod mcp;
-pub mod ollama;
-pub mod openai;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Problem, Schema, Tool};
 use crate::value::{Map, Value};
 
-/// Every dialect toolspec writes, in the order they are listed to users.
-pub const REGISTRY: &[&Profile] = &[
-    &openai::CHAT,
-    &openai::RESPONSES,
-    &openai::STRICT,
-    &anthropic::PROFILE,
-    &gemini::PROFILE,
-    &ollama::PROFILE,
-    &bedrock::PROFILE,
-    &mcp::PROFILE,
-    &json_schema::PROFILE,
-];
+/// Declares each dialect's module and puts its profiles in [`REGISTRY`].
+macro_rules! dialects {
+    ($($module:ident: $($profile:ident),+;)+) => {
+        $(pub mod $module;)+
+
+        /// Every dialect toolspec writes, in the order they are listed to users.
+        pub const REGISTRY: &[&Profile] = &[$($(&$module::$profile,)+)+];
+    };
+}
+
+// The registry: a dialect is its module (a file here) and its line.
+dialects! {
+    openai: CHAT, RESPONSES, STRICT;
+    anthropic: PROFILE;
+    gemini: PROFILE;
+    ollama: PROFILE;
+    bedrock: PROFILE;
+    mcp: PROFILE;
+    json_schema: PROFILE;
+}
 
 /// What a dialect is and accepts.
 pub struct Profile {
@@ -227,6 +227,20 @@ fn stable_hash(s: &str) -> String {
     format!("{h:08x}")
 }
 
+/// [`safe_names`] of the JSON array of strings `names` under `rule`, as
+/// JSON text: an array as long as `names`, null for a name kept, else
+/// its new name; or `null` when every name is kept.
+pub fn safe_names_json(names: &str, rule: &NameRule) -> Result<String> {
+    let names: Vec<String> = serde_json::from_str(names)
+        .map_err(|e| Error::new(ErrorKind::Plist, format!("the tool names must be a JSON array of strings: {e}")))?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let safe = safe_names(&refs, rule);
+    if safe.iter().all(Option::is_none) {
+        return Ok("null".to_string());
+    }
+    Ok(serde_json::to_string(&safe).expect("names serialise"))
+}
+
 /// For each of `names` (of the tools of one document or registration),
 /// the name to write when it is not valid under `rule`, else `None`.
 /// Valid names keep theirs; an invalid one takes [`NameRule::fix`] of
@@ -314,6 +328,22 @@ impl Parts {
         }
     }
 
+    /// The object most dialects write for a tool: its name, description
+    /// and parameters (`params`, under `params_key`; left out when None),
+    /// then the tool-level keys `keys` allows, in the order the tool was
+    /// read in.
+    pub fn object(&self, params_key: &str, params: Option<Value>, keys: ToolKeys) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("name".into(), self.name.clone());
+        self.put_description(&mut m);
+        if let Some(params) = params {
+            m.insert(params_key.into(), params);
+        }
+        self.put_extras(keys, &mut m);
+        self.put_in_order(&mut m, params_key);
+        m
+    }
+
     /// Put the description into `m`, if there is one.
     pub fn put_description(&self, m: &mut Map<String, Value>) {
         if let Some(d) = &self.description {
@@ -362,7 +392,7 @@ pub fn describe(node: &mut Schema, notes: &[String]) {
 /// A keyword's value as a note for a description: `key: value`, the
 /// value as compact JSON.
 pub fn note(key: &str, v: &Value) -> String {
-    format!("{key}: {}", crate::write::to_text(v, false))
+    format!("{key}: {v}")
 }
 
 #[cfg(test)]

@@ -2,10 +2,10 @@
 //! Ollama's `/api/chat` takes it (its API docs, "tools").  Names follow
 //! OpenAI's rule, since the same tools are often sent to both.
 
-use super::{Handling, Parts, Profile, ToolKeys, OPENAI_NAMES};
+use super::{Handling, Profile, ToolKeys, OPENAI_NAMES};
 use crate::error::Result;
 use crate::model::{Problem, Tool};
-use crate::value::{Map, Value};
+use crate::value::Value;
 
 pub const PROFILE: Profile = Profile {
     name: "ollama",
@@ -21,16 +21,7 @@ pub const PROFILE: Profile = Profile {
     write,
 };
 
-pub fn write(tool: Tool, _: &mut Vec<Problem>) -> Result<Value> {
-    let mut p = Parts::of(tool, true);
-    let mut f = Map::new();
-    f.insert("name".into(), p.name.clone());
-    p.put_description(&mut f);
-    f.insert("parameters".into(), Value::Object(std::mem::take(&mut p.params)));
-    p.put_extras(PROFILE.tool_keys, &mut f);
-    p.put_in_order(&mut f, "parameters");
-    let mut body = Map::new();
-    body.insert("type".into(), Value::from("function"));
-    body.insert("function".into(), Value::Object(f));
-    Ok(Value::Object(body))
+/// The tool as OpenAI's Chat Completions write it (the same tool keys).
+pub fn write(tool: Tool, warnings: &mut Vec<Problem>) -> Result<Value> {
+    super::openai::write_chat(tool, warnings)
 }

@@ -105,13 +105,7 @@ pub const MAX_BIG_ENUM_CHARS: usize = 15_000;
 
 /// The Chat Completions function object around `params`.
 fn function(p: &Parts, params: Schema, keys: ToolKeys) -> Map<String, Value> {
-    let mut f = Map::new();
-    f.insert("name".into(), p.name.clone());
-    p.put_description(&mut f);
-    f.insert("parameters".into(), Value::Object(params));
-    p.put_extras(keys, &mut f);
-    p.put_in_order(&mut f, "parameters");
-    f
+    p.object("parameters", Some(Value::Object(params)), keys)
 }
 
 fn wrap(f: Map<String, Value>) -> Value {

@@ -279,7 +279,7 @@ pub fn parse(text: &str, lookup: bool) -> Result<Value> {
 /// less time than the parse, and the path items are most of what the
 /// parse makes.
 pub fn parse_noted(text: &str, lookup: bool) -> (Result<Value>, Vec<Problem>) {
-    let helped = text.len() >= crate::read::BIG && crate::par::threads_for(usize::MAX) > 1;
+    let helped = text.len() >= crate::par::BIG && crate::par::threads_for(usize::MAX) > 1;
     if !helped {
         return crate::scan::parse_and_note(text, || parse(text, lookup));
     }
@@ -651,7 +651,7 @@ mod tests {
     fn path_items_parsed_on_two_threads_come_in_order() {
         let small = many_paths(3, r#"{"get": {"k": 1, "k": 2}}"#);
         let big = many_paths(300, r#"{"get": {"k": 1, "k": 2}}"#);
-        assert!(small.len() < crate::read::BIG && big.len() >= crate::read::BIG);
+        assert!(small.len() < crate::par::BIG && big.len() >= crate::par::BIG);
         for text in [&small, &big] {
             let (v, notes) = parse_noted(text, false);
             let v = v.unwrap();

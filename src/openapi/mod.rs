@@ -27,7 +27,7 @@ use serde::Deserialize;
 
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
 use crate::model::{join, Field, Problem};
-use crate::read::Imported;
+use crate::imported::Imported;
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
 use crate::value::{Map, Value};
 
@@ -134,7 +134,7 @@ pub(crate) fn read_json_if_openapi(text: &str, each: Option<&mut (dyn FnMut(crat
     if doc.root.as_object().is_some_and(is_openapi) {
         let opts = OpenApiOptions::default();
         let imp = match each {
-            Some(each) => doc.read_each(&opts, &mut crate::releasing(each)),
+            Some(each) => doc.read_each(&opts, &mut crate::alloc::releasing(each)),
             None => doc.read(&opts),
         };
         doc.free_later();
@@ -147,14 +147,15 @@ pub(crate) fn read_json_if_openapi(text: &str, each: Option<&mut (dyn FnMut(crat
 
 /// A document parsed for reading ([`parse_bytes`]), with what its text
 /// told, to be read (all at once, or tool by tool) and then freed:
-/// freeing a large one takes milliseconds (GitHub's paths are 20 MB of
-/// maps), which [`Document::free_later`] spends on another thread.
+/// freeing a large one (GitHub's paths are tens of megabytes of maps)
+/// takes long enough to show (`make bench`, `toolspec-bench-openapi`),
+/// which [`Document::free_later`] spends on another thread.
 pub struct Document {
     root: Value,
     notes: Vec<Problem>,
     lookup: bool,
     /// Whether the text was large enough to be worth threads
-    /// ([`crate::read::BIG`]).
+    /// ([`crate::par::BIG`]).
     pub big: bool,
 }
 
@@ -168,7 +169,7 @@ impl Document {
             notes = found;
             root
         });
-        Ok(Document { root: root?, notes, lookup, big: text.len() >= crate::read::BIG })
+        Ok(Document { root: root?, notes, lookup, big: text.len() >= crate::par::BIG })
     }
 
     /// [`read`], the selection `opts` makes.
@@ -213,7 +214,7 @@ fn mentions_lookup(text: &str) -> bool {
 /// whether any `x-lookup` is to be looked for, and a large document is
 /// freed on another thread.
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    Document { root, notes: Vec::new(), lookup: mentions_lookup(text), big: text.len() >= crate::read::BIG }.read_then_free(opts)
+    Document { root, notes: Vec::new(), lookup: mentions_lookup(text), big: text.len() >= crate::par::BIG }.read_then_free(opts)
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
@@ -221,7 +222,7 @@ pub fn operations_of_text(text: &str) -> Result<Vec<OperationInfo>> {
     // Only `paths` is read: of the components, what paths reach.
     let root = parse_with(text, |t| lazy::parse(t, false))?;
     let result = operations(&root);
-    crate::par::drop_later(text.len() >= crate::read::BIG, root);
+    crate::par::drop_later(text.len() >= crate::par::BIG, root);
     result
 }
 

@@ -15,8 +15,10 @@
 ;; registers its tools in gptel and, for the tools_call scenario, calls
 ;; each tool through its gptel function (the argument checker
 ;; included), numbers as 2 and 3, strings as "test"; so it does for
-;; the elicitation-sep1034-client-defaults scenario, whose tool asks
-;; the client for input.  It runs with no terminal, so it sets
+;; sse-retry, whose server closes the call's event stream before the
+;; answer (the client resumes it with a GET and Last-Event-ID after the
+;; stream's retry time), and for elicitation-sep1034-client-defaults,
+;; whose tool asks the client for input on the standing GET stream.  It runs with no terminal, so it sets
 ;; `toolspec-mcp-elicitation' to `defaults': an elicitation is
 ;; accepted with the defaults of its schema, unasked.  It exits 0 when
 ;; the server was reached and every call answered, 1 otherwise.
@@ -61,7 +63,7 @@
              scenario (toolspec-mcp--server-state server) (toolspec-mcp--server-protocol server)
              (toolspec-mcp--server-tools server) (toolspec-mcp--server-error server))
     (unless (eq (toolspec-mcp--server-state server) 'ready) (setq ok nil))
-    (when (and ok (member scenario '("tools_call" "elicitation-sep1034-client-defaults")))
+    (when (and ok (member scenario '("tools_call" "sse-retry" "elicitation-sep1034-client-defaults")))
       (dolist (name (toolspec-mcp--server-tools server))
         (let* ((tool (gptel-get-tool (list "mcp-conformance" name)))
                (n -1)
