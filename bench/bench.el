@@ -243,7 +243,7 @@ and a name providers refuse is no error (registration renames it)."
   (let ((tools (toolspec-parse-json text)))
     (cl-loop for tool in tools
              for problems in toolspec-last-import-problems
-             unless (assq 'error (toolspec--unless-renamed tool problems))
+             unless (assq 'error (toolspec-gptel--unless-renamed tool problems))
              collect tool)))
 
 (defun toolspec-bench-catalog ()
@@ -395,7 +395,7 @@ number of tools."
              (r (toolspec-bench--compare
                  `(("toolspec" . ,(lambda ()
                                     (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
-                                          (toolspec--registered (make-hash-table :test #'equal)))
+                                          (toolspec-gptel--registered (make-hash-table :test #'equal)))
                                       (toolspec-import-file file))))
                    ("mcp.el" . ,(lambda ()
                                   (let ((gptel--known-tools nil) (gptel-tools nil))
@@ -695,7 +695,7 @@ own instance of the same server, alternately, in the same era."
          (gptel--known-tools nil) (gptel-tools nil)
          ;; Connecting and disconnecting say so.
          (inhibit-message t)
-         (toolspec--registered (make-hash-table :test #'equal))
+         (toolspec-gptel--registered (make-hash-table :test #'equal))
          (reps (max 5 (/ toolspec-bench-reps 2)))
          (mine nil) (theirs nil))
     ;; Connecting and registering.

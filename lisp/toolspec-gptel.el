@@ -171,31 +171,31 @@ Each file is loaded when a tool of its kind is first bound.")
 
 ;;;; Arguments
 
-(defun toolspec--normalize-value (v)
+(defun toolspec-gptel--normalize-value (v)
   "V with `:json-false' and `:null' turned into nil, recursively."
   (cond ((memq v '(:json-false :null)) nil)
         ((and (consp v) (keywordp (car v)))
-         (cl-loop for (k x) on v by #'cddr append (list k (toolspec--normalize-value x))))
-        ((vectorp v) (vconcat (mapcar #'toolspec--normalize-value v)))
+         (cl-loop for (k x) on v by #'cddr append (list k (toolspec-gptel--normalize-value x))))
+        ((vectorp v) (vconcat (mapcar #'toolspec-gptel--normalize-value v)))
         (t v)))
 
-(defvar toolspec--checkers (make-hash-table :test 'eq :weakness 'key)
+(defvar toolspec-gptel--checkers (make-hash-table :test 'eq :weakness 'key)
   "Compiled argument checkers, by tool plist.")
 
 (declare-function toolspec--mod-compile-args "toolspec-module")
 (declare-function toolspec--mod-last-import-size "toolspec-module")
 (declare-function toolspec--mod-check-args "toolspec-module")
 
-(defun toolspec--checker (tool)
+(defun toolspec-gptel--checker (tool)
   "The compiled argument checker of TOOL (a plist or struct), cached."
-  (or (gethash tool toolspec--checkers)
+  (or (gethash tool toolspec-gptel--checkers)
       (progn
         (toolspec--ensure-module)
         (puthash tool (toolspec--mod-compile-args
                        (toolspec--print (toolspec--printable (toolspec--plist tool))))
-                 toolspec--checkers))))
+                 toolspec-gptel--checkers))))
 
-(defun toolspec--check-call (checker args kind)
+(defun toolspec-gptel--check-call (checker args kind)
   "Problems of ARGS under CHECKER.
 KIND is \"positional\" (ARGS the list of values a tool function
 receives), \"object\" (ARGS one plist or alist) or \"json\" (ARGS a
@@ -204,7 +204,6 @@ where null is allowed, false for a boolean, and otherwise missing."
   (toolspec--read (toolspec--mod-check-args
                    checker (if (equal kind "json") args (toolspec--print args)) kind)))
 
-;;;###autoload
 (defun toolspec-validate-arguments (tool args)
   "Check ARGS, the arguments a model sent, against TOOL's schema.
 TOOL is a tool plist or a registered gptel tool (a struct or its
@@ -212,10 +211,10 @@ name).  ARGS is the arguments object as the model sent it: a JSON
 string, or a plist as gptel parses it.  Returns nil when ARGS are
 valid, else a list of (error PATH MESSAGE), PATH the argument path
 such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
-  (let ((tool (toolspec--as-tool tool)))
-    (toolspec--check-call (toolspec--checker tool) args (if (stringp args) "json" "object"))))
+  (let ((tool (toolspec-gptel--as-tool tool)))
+    (toolspec-gptel--check-call (toolspec-gptel--checker tool) args (if (stringp args) "json" "object"))))
 
-(defun toolspec--call-error (name problems)
+(defun toolspec-gptel--call-error (name problems)
   "The text the model receives when its call of tool NAME has PROBLEMS."
   (format "Error: invalid arguments for tool %s: %s. Call it again with arguments that match its schema."
           name
@@ -225,7 +224,7 @@ such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
                          (format "%s: %s" (nth 1 p) (nth 2 p))))
                      problems "; ")))
 
-(defun toolspec--wrap (tool fn async)
+(defun toolspec-gptel--wrap (tool fn async)
   "FN wrapped to check and normalise the arguments of TOOL.
 ASYNC non-nil means FN takes a callback first.  TOOL's argument
 checker is compiled at the tool's first call, not here: registering
@@ -239,8 +238,8 @@ such call warns."
                 ;; The text the model gets instead of FN's result, or nil.
                 (and toolspec-check-arguments
                      (condition-case err
-                         (when-let* ((p (toolspec--check-call (toolspec--checker tool) args "positional")))
-                           (toolspec--call-error name p))
+                         (when-let* ((p (toolspec-gptel--check-call (toolspec-gptel--checker tool) args "positional")))
+                           (toolspec-gptel--call-error name p))
                        (toolspec-error
                         (let ((why (error-message-string err)))
                           (unless warned
@@ -248,7 +247,7 @@ such call warns."
                             (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why)))
                           (format "Error: tool %s cannot check its arguments, so it was not run: %s" name why))))))
               (normal (args)
-                (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value args) args)))
+                (if toolspec-normalize-arguments (mapcar #'toolspec-gptel--normalize-value args) args)))
       (if async
           (lambda (callback &rest args)
             (if-let* ((r (refusal args)))
@@ -269,7 +268,7 @@ called with the name."
     (cond ((functionp fns) (funcall fns name))
           ((consp fns) (cdr (assoc name fns))))))
 
-(defun toolspec--source-matches-p (sources source)
+(defun toolspec-gptel--source-matches-p (sources source)
   "Non-nil when SOURCE, an import's `:source', is one of SOURCES.
 SOURCES is a string or a list of strings: a file, a directory
 holding SOURCE, or a source given by name."
@@ -300,7 +299,7 @@ An entry with `:source' binds only for the sources it names (OPTIONS's
                       (if (or (symbolp rest) (functionp rest))
                           (unless any (setq any rest))
                         (when (and (consp rest)
-                                   (toolspec--source-matches-p (plist-get (cdr rest) :source) source))
+                                   (toolspec-gptel--source-matches-p (plist-get (cdr rest) :source) source))
                           (cl-return (car rest))))))
         (and (functionp any) (list :function any :confirm t :unscoped t)))))
 
@@ -327,14 +326,14 @@ Needs the mcp package (mcp.el) and a running server."
     (list :function (plist-get (mcp-make-text-tool server (plist-get tool :name) t) :function)
           :async t :confirm t)))
 
-(defun toolspec--unbound-function (name)
+(defun toolspec-gptel--unbound-function (name)
   "A function for tool NAME, which has no implementation here."
   (lambda (&rest _)
     (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
     (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" FUNCTION :source \"THE-TOOL-FILE\") to `toolspec-function-alist' and importing the tool again."
             name name)))
 
-(defun toolspec--resolve (tool options)
+(defun toolspec-gptel--resolve (tool options)
   "The binding of TOOL under OPTIONS.
 A plist (:function F :async A :confirm C :bound B).  A `:function'
 in TOOL itself (a plist written in Lisp: the readers of JSON never
@@ -351,14 +350,14 @@ put one there) is its binding; otherwise the first of
                     nil)))
     (cond ((or (functionp found) (and own (symbolp found))) (list :function found :bound t))
           ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
-          (t (list :function (toolspec--unbound-function (plist-get tool :name)) :bound nil)))))
+          (t (list :function (toolspec-gptel--unbound-function (plist-get tool :name)) :bound nil)))))
 
 ;;;; Registering
 
-(defvar toolspec--registered (make-hash-table :test 'equal)
+(defvar toolspec-gptel--registered (make-hash-table :test 'equal)
   "Tools registered through toolspec, by source: SOURCE -> list of gptel tools.")
 
-(defun toolspec--gptel-names (tools)
+(defun toolspec-gptel--names (tools)
   "For each of TOOLS (plists), nil or the name to register it under.
 gptel sends a tool's registered name to whichever backend is in use:
 a name some backend refuses (\"math.sum\": OpenAI, Anthropic and
@@ -369,23 +368,32 @@ The tool keeps its original name for binding, dispatch, describing
 and export."
   (let* ((names (mapcar (lambda (tool) (plist-get tool :name)) tools))
          (new (and (cl-every #'stringp names) (toolspec-safe-names names 'gptel)))
-         (pairs (cl-loop for old in names for n in new when n collect (format "%s as %s" old n))))
-    (when pairs
+         (count (cl-count-if #'identity new)))
+    (when (> count 0)
+      ;; The first ten pairs: a catalog may rename thousands.
       (display-warning
        'toolspec
        (format "%d tool name%s not valid for every gptel backend, registered under valid ones: %s"
-               (length pairs) (if (cdr pairs) "s are" " is")
-               (concat (mapconcat #'identity (seq-take pairs 10) ", ")
-                       (if (> (length pairs) 10) (format " and %d more" (- (length pairs) 10)) "")))
+               count (if (> count 1) "s are" " is")
+               (concat (mapconcat #'identity
+                                  (cl-loop for old in names for n in new
+                                           when n collect (format "%s as %s" old n)
+                                           and count t into shown
+                                           until (>= shown 10))
+                                  ", ")
+                       (if (> count 10) (format " and %d more" (- count 10)) "")))
        :warning))
     (or new (make-list (length tools) nil))))
 
-(defun toolspec--unless-renamed (tool problems)
+(defun toolspec-gptel--unless-renamed (tool problems)
   "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
 Registration gives such a tool a valid name and warns (see
-`toolspec--gptel-names'), so the name no longer stops the import.
+`toolspec-gptel--names'), so the name no longer stops the import.
 The other name errors (no name, not a string) stay."
-  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name))))
+  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name)))
+           ;; Most tools have no such error: their problems as they are.
+           (cl-loop for p in problems
+                    thereis (and (eq (car p) 'error) (equal (nth 1 p) "name"))))
       (mapcar (lambda (p)
                 (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
                     (append (list 'warning "name"
@@ -396,18 +404,54 @@ The other name errors (no name, not a string) stay."
               problems)
     problems))
 
+(defun toolspec-gptel--copy (x)
+  "X with each cons, vector and string in it copied."
+  (cond ((stringp x) (copy-sequence x))
+        ((consp x)
+         (if (proper-list-p x)
+             ;; The spine copied in C, then what is in it.
+             (let* ((copy (copy-sequence x))
+                    (cell copy))
+               (while cell
+                 (let ((e (car cell)))
+                   (when (or (consp e) (stringp e) (vectorp e))
+                     (setcar cell (toolspec-gptel--copy e))))
+                 (setq cell (cdr cell)))
+               copy)
+           (cons (toolspec-gptel--copy (car x)) (toolspec-gptel--copy (cdr x)))))
+        ((vectorp x)
+         (let ((copy (copy-sequence x)))
+           (dotimes (i (length copy))
+             (let ((e (aref copy i)))
+               (when (or (consp e) (stringp e) (vectorp e))
+                 (aset copy i (toolspec-gptel--copy e)))))
+           copy))
+        (t x)))
+
+(defun toolspec-gptel--source-plist (tool new)
+  "A copy of TOOL, a tool plist, to export and send it from.
+NEW is its registered name, when it is not TOOL's own.  The copy's
+description and args, strings and all, are its own: the gptel tool
+made from TOOL has TOOL's.  The rest is shared with TOOL."
+  (let ((copy (copy-sequence tool)))
+    (when (plist-get copy :description)
+      (setq copy (plist-put copy :description (copy-sequence (plist-get copy :description)))))
+    (when (plist-get copy :args)
+      (setq copy (plist-put copy :args (toolspec-gptel--copy (plist-get copy :args)))))
+    (if new (plist-put copy :name new) copy)))
+
 (defun toolspec-original-name (tool)
   "The name TOOL, a gptel tool toolspec registered, has in its source.
 That is the name its function is bound and dispatched under; gptel
 knows it by `gptel-tool-name', a name every backend takes."
   (or (gethash tool toolspec--original-names) (gptel-tool-name tool)))
 
-(defvar toolspec--import-options (make-hash-table :test 'equal)
+(defvar toolspec-gptel--import-options (make-hash-table :test 'equal)
   "The options each source was last registered with: SOURCE -> plist.
 `toolspec-load-tool-directories' imports a file again with them, so
 that the `:functions' it was imported with stay its bindings.")
 
-(defvar toolspec--bindings (make-hash-table :test 'eq :weakness 'key)
+(defvar toolspec-gptel--bindings (make-hash-table :test 'eq :weakness 'key)
   "What toolspec bound each gptel tool to: TOOL -> (FUNCTION PLIST OPTIONS).
 FUNCTION is the function found for it (before the argument checks),
 PLIST the tool plist and OPTIONS the import options.")
@@ -416,20 +460,20 @@ PLIST the tool plist and OPTIONS the import options.")
   "The function toolspec bound TOOL, a gptel tool, to; nil if none.
 It is what runs the tool once its arguments are checked: a symbol
 when a function was named for it."
-  (car (gethash tool toolspec--bindings)))
+  (car (gethash tool toolspec-gptel--bindings)))
 
-(defun toolspec--require-gptel ()
+(defun toolspec-gptel--require-gptel ()
   "Load gptel or signal a clear error."
   (unless (require 'gptel nil t)
     (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
 
-(defun toolspec--gptel-make (category slots)
+(defun toolspec-gptel--make (category slots)
   "A gptel tool of CATEGORY made by `gptel-make-tool' from SLOTS, unregistered.
-See `toolspec--gptel-add' for why it is registered apart."
+See `toolspec-gptel--add' for why it is registered apart."
   (let ((gptel--known-tools nil))
     (apply #'gptel-make-tool :category category slots)))
 
-(defun toolspec--gptel-add (category tools)
+(defun toolspec-gptel--add (category tools)
   "Register TOOLS, gptel tools of CATEGORY, in gptel's registry.
 The registry ends as it would after `gptel-make-tool' made each of
 TOOLS in turn: a name already in CATEGORY keeps its place and takes
@@ -453,7 +497,7 @@ looked up in a table made once."
             (puthash name cell cells)
             (setcdr cat (cons cell (cdr cat)))))))))
 
-(defun toolspec--gptel-remove (tools)
+(defun toolspec-gptel--remove (tools)
   "Remove TOOLS, gptel tools, from gptel's registry and active tools.
 A registry entry goes only if it is still one of TOOLS: a tool
 another source registered since under the same name stays."
@@ -476,19 +520,19 @@ many tools were removed.  Interactively, ask for a source or a
 tool name, with completion."
   (interactive
    (progn
-     (toolspec--require-gptel)
+     (toolspec-gptel--require-gptel)
      (let ((candidates nil))
        (maphash (lambda (source tools)
                   (when tools
                     (push source candidates)
                     (dolist (tool tools) (push (gptel-tool-name tool) candidates))))
-                toolspec--registered)
+                toolspec-gptel--registered)
        (unless candidates (user-error "No tools are registered through toolspec"))
        (list (completing-read "Unregister the tools of a file, or a tool: "
                               (delete-dups (nreverse candidates)) nil t)))))
-  (toolspec--require-gptel)
+  (toolspec-gptel--require-gptel)
   (let ((removed 0)
-        (names (cond ((and (stringp what) (gethash what toolspec--registered)) nil)
+        (names (cond ((and (stringp what) (gethash what toolspec-gptel--registered)) nil)
                      ((listp what) what)
                      (t (list what)))))
     (maphash (lambda (source tools)
@@ -498,29 +542,29 @@ tool name, with completion."
                                                  tools)
                              (and (equal source what) tools))))
                  (when gone
-                   (toolspec--gptel-remove gone)
+                   (toolspec-gptel--remove gone)
                    (cl-incf removed (length gone))
                    (puthash source (and names (cl-set-difference tools gone :test #'eq))
-                            toolspec--registered))))
-             toolspec--registered)
-    (when (and (stringp what) (null (gethash what toolspec--registered)))
-      (remhash what toolspec--registered)
-      (remhash what toolspec--import-options))
+                            toolspec-gptel--registered))))
+             toolspec-gptel--registered)
+    (when (and (stringp what) (null (gethash what toolspec-gptel--registered)))
+      (remhash what toolspec-gptel--registered)
+      (remhash what toolspec-gptel--import-options))
     (when (called-interactively-p 'any)
       (message "toolspec: %d tool%s unregistered: %s" removed (if (= removed 1) "" "s") what))
     removed))
 
-(defun toolspec--flag (v)
+(defun toolspec-gptel--flag (v)
   "V as a boolean: nil, `:json-false' and `:null' are false."
   (and v (not (memq v '(:json-false :null))) v))
 
-(defun toolspec--bind (tool options)
+(defun toolspec-gptel--bind (tool options)
   "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS."
-  (let* ((binding (toolspec--resolve tool options))
+  (let* ((binding (toolspec-gptel--resolve tool options))
          ;; JSON readers never produce :async, :confirm or :include (a
          ;; file cannot set them); a plist written in elisp may.
-         (async (toolspec--flag (or (plist-get binding :async) (plist-get tool :async))))
-         (confirm (toolspec--flag
+         (async (toolspec-gptel--flag (or (plist-get binding :async) (plist-get tool :async))))
+         (confirm (toolspec-gptel--flag
                    (cond ((plist-get binding :unscoped) t)
                          ((plist-member options :confirm) (plist-get options :confirm))
                          ((plist-member binding :confirm) (plist-get binding :confirm))
@@ -528,15 +572,14 @@ tool name, with completion."
     (append (list :name (plist-get tool :name)
                   :description (or (plist-get tool :description) "")
                   :args (plist-get tool :args)
-                  :function (toolspec--wrap tool (plist-get binding :function) async))
+                  :function (toolspec-gptel--wrap tool (plist-get binding :function) async))
             (and async (list :async t))
             (and confirm (list :confirm confirm))
-            (and (toolspec--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
+            (and (toolspec-gptel--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
             (list :toolspec-bound (plist-get binding :bound)
                   :toolspec-unscoped (plist-get binding :unscoped)
                   :toolspec-function (and (plist-get binding :bound) (plist-get binding :function))))))
 
-;;;###autoload
 (defun toolspec-register (tools &rest options)
   "Register TOOLS, tool plists, with gptel; return the gptel tools.
 TOOLS is what `toolspec-read-file' or `toolspec-parse-json' return.
@@ -555,7 +598,7 @@ OPTIONS is a plist:
 A `:function' a tool plist carries itself (one written in Lisp)
 binds that tool, before any of OPTIONS.  Registering a source again
 replaces its tools."
-  (toolspec--require-gptel)
+  (toolspec-gptel--require-gptel)
   (let* ((source (plist-get options :source))
          (category (or (plist-get options :category)
                        (and source (file-name-base source))
@@ -566,7 +609,7 @@ replaces its tools."
          (copy (if (plist-get options :toolspec--fresh) #'identity #'copy-tree)))
     ;; Tools of the source that were active stay active under their new
     ;; definition.
-    (let* ((old (and source (gethash source toolspec--registered)))
+    (let* ((old (and source (gethash source toolspec-gptel--registered)))
            (active (and old gptel-tools
                         (let ((was (make-hash-table :test #'eq :size (length old)))
                               (names (make-hash-table :test #'equal)))
@@ -575,13 +618,13 @@ replaces its tools."
                             (when (gethash tool was) (puthash (gptel-tool-name tool) t names)))
                           names))))
       (when old (toolspec-unregister source))
-      (let* ((names (toolspec--gptel-names tools))
+      (let* ((names (toolspec-gptel--names tools))
              (made (cl-mapcar
                     (lambda (tool new)
                       (let* ((tool (funcall copy tool))
                              ;; Bound, and so dispatched, under its
                              ;; original name.
-                             (bound (toolspec--bind tool options))
+                             (bound (toolspec-gptel--bind tool options))
                              (fn (plist-get bound :toolspec-function))
                              (original (plist-get tool :name)))
                         (cl-remf bound :toolspec-bound)
@@ -589,15 +632,20 @@ replaces its tools."
                         (cl-remf bound :toolspec-function)
                         (when new
                           (setq bound (plist-put bound :name new)))
-                        (let ((made (toolspec--gptel-make category bound)))
+                        (let ((made (toolspec-gptel--make category bound)))
                           (when new
                             (puthash made original toolspec--original-names))
-                          (puthash made (if new (plist-put (copy-sequence tool) :name new) tool)
-                                   toolspec--gptel-sources)
-                          (puthash made (list fn tool options) toolspec--bindings)
+                          ;; The plist it is exported and sent from, whose
+                          ;; texts are kept (see `toolspec--gptel-sources'):
+                          ;; its description and args its own, not the
+                          ;; struct's (gptel made their types strings in
+                          ;; both), so that no change to the struct
+                          ;; reaches it.
+                          (puthash made (toolspec-gptel--source-plist tool new) toolspec--gptel-sources)
+                          (puthash made (list fn tool options) toolspec-gptel--bindings)
                           made)))
                     tools names)))
-        (toolspec--gptel-add category made)
+        (toolspec-gptel--add category made)
         (when (if (plist-member options :activate) (plist-get options :activate) toolspec-activate-tools)
           (setq gptel-tools (append gptel-tools
                                     (cl-remove-if (lambda (tool) (memq tool gptel-tools)) made))))
@@ -606,14 +654,14 @@ replaces its tools."
                 (append gptel-tools
                         (cl-remove-if-not (lambda (tool) (gethash (gptel-tool-name tool) active)) made))))
         (when source
-          (puthash source made toolspec--registered)
+          (puthash source made toolspec-gptel--registered)
           (puthash source (cl-loop for (k v) on options by #'cddr
                                    unless (memq k '(:source :toolspec--fresh :preview :activate))
                                    append (list k v))
-                   toolspec--import-options))
+                   toolspec-gptel--import-options))
         made))))
 
-(defun toolspec--llm-args (args)
+(defun toolspec-gptel--llm-args (args)
   "ARGS, argument plists, each with the `:type' symbol llm needs.
 llm writes `(symbol-name TYPE)' of each argument's `:type', and
 keeps only its `:type', `:description', `:enum', `:items' and
@@ -637,7 +685,6 @@ than null; a type name given as a string, its symbol."
            (plist-put (copy-sequence arg) :type (intern (or name "string")))))))
    args))
 
-;;;###autoload
 (defun toolspec-make-llm-tools (tools &rest options)
   "Return `llm-tool' structs for TOOLS (plists), bound per OPTIONS.
 OPTIONS are those of `toolspec-register'.  A name some provider
@@ -646,11 +693,11 @@ llm package."
   (unless (require 'llm nil t)
     (signal 'toolspec-module-error (list "llm is not installed" nil)))
   (cl-mapcar (lambda (tool new)
-               (let ((bound (toolspec--bind (copy-tree tool) options)))
+               (let ((bound (toolspec-gptel--bind (copy-tree tool) options)))
                  ;; An llm tool cannot ask before it runs.
                  (when (plist-get bound :toolspec-unscoped)
                    (setq bound (plist-put bound :function
-                                          (toolspec--unbound-function (plist-get bound :name))))
+                                          (toolspec-gptel--unbound-function (plist-get bound :name))))
                    (setq bound (plist-put bound :async nil))
                    (display-warning
                     'toolspec
@@ -660,27 +707,27 @@ llm package."
                  ;; the function stays bound under the original.
                  (llm-make-tool :name (or new (plist-get bound :name))
                                 :description (plist-get bound :description)
-                                :args (toolspec--llm-args (plist-get bound :args))
+                                :args (toolspec-gptel--llm-args (plist-get bound :args))
                                 :function (plist-get bound :function)
                                 :async (plist-get bound :async))))
-             tools (toolspec--gptel-names tools)))
+             tools (toolspec-gptel--names tools)))
 
-(defconst toolspec--log-limit 20
+(defconst toolspec-gptel--log-limit 20
   "How many lines of one kind an import logs to *Messages*.
 A catalog read from the wild may have thousands of warnings: logging
 each took longer than the import itself, and buried the errors.")
 
-(defun toolspec--log-some (items format-item what variable)
-  "Log the first `toolspec--log-limit' of ITEMS, then how many more.
+(defun toolspec-gptel--log-some (items format-item what variable)
+  "Log the first `toolspec-gptel--log-limit' of ITEMS, then how many more.
 FORMAT-ITEM makes an item's line; WHAT names the kind of items,
 VARIABLE where all of them are kept."
   (cl-loop for item in items
-           for i from 1 to toolspec--log-limit
+           for i from 1 to toolspec-gptel--log-limit
            do (message "toolspec: %s" (funcall format-item item)))
   (let ((n (length items)))
-    (when (> n toolspec--log-limit)
+    (when (> n toolspec-gptel--log-limit)
       (message "toolspec: ... and %d more %s (all of them in `%s')"
-               (- n toolspec--log-limit) what variable))))
+               (- n toolspec-gptel--log-limit) what variable))))
 
 (defvar toolspec-last-import-left-out nil
   "The tools the last `toolspec-import-file' left out for their errors.
@@ -721,7 +768,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (push (toolspec--check-problems tool (toolspec--unless-renamed tool p)) kept)
+                      (push (toolspec--check-problems tool (toolspec-gptel--unless-renamed tool p)) kept)
                     (toolspec-invalid-spec
                      (let ((err (list 'toolspec-invalid-spec
                                       (format "%s: %s" (abbreviate-file-name file) (cadr err))
@@ -732,10 +779,10 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (setq refused (nreverse refused))
       (when (and refused (null kept))
         (signal (car (car refused)) (cdr (car refused))))
-      (toolspec--log-some refused (lambda (err) (format "%s (left out)" (cadr err)))
+      (toolspec-gptel--log-some refused (lambda (err) (format "%s (left out)" (cadr err)))
                           "tools left out" "toolspec-last-import-left-out")
       ;; The definitions left out first: they are errors.
-      (toolspec--log-some (append (cl-remove-if-not (lambda (w) (eq (car w) 'error))
+      (toolspec-gptel--log-some (append (cl-remove-if-not (lambda (w) (eq (car w) 'error))
                                                     toolspec-last-import-warnings)
                                   (cl-remove-if (lambda (w) (eq (car w) 'error))
                                                 toolspec-last-import-warnings))
@@ -749,7 +796,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                                                  (toolspec-openapi-category tools)
                                                  (file-name-base file))))))))
 
-(defun toolspec--skipped-text (file err)
+(defun toolspec-gptel--skipped-text (file err)
   "One line saying FILE was skipped for toolspec error ERR.
 FILE:LINE:COLUMN when ERR says where, then what is wrong: the
 first problem of a tool with errors and how many others there are."
@@ -775,7 +822,7 @@ first problem of a tool with errors and how many others there are."
             what (replace-regexp-in-string "\s-*
 \s-*" " " message))))
 
-(defun toolspec--left-out-text (file)
+(defun toolspec-gptel--left-out-text (file)
   "One line saying what the last import of FILE left out, or nil.
 The definitions that could not be read and the tools with errors:
 how many, the first one's problem, and where to see them all."
@@ -821,12 +868,12 @@ files left are skipped with a `toolspec-limit-error' each."
                           (progn
                             (cl-incf count (length (apply #'toolspec-import-file file
                                                           (gethash (expand-file-name file)
-                                                                   toolspec--import-options))))
-                            (let ((left-out (toolspec--left-out-text file)))
+                                                                   toolspec-gptel--import-options))))
+                            (let ((left-out (toolspec-gptel--left-out-text file)))
                               (when left-out (display-warning 'toolspec left-out))))
                         (setq left (max 0 (- left (toolspec--mod-last-import-size))))))
                   (toolspec-error
-                   (display-warning 'toolspec (toolspec--skipped-text file err))))
+                   (display-warning 'toolspec (toolspec-gptel--skipped-text file err))))
              (when progress (progress-reporter-update progress i)))
     (when progress (progress-reporter-done progress))
     (when (called-interactively-p 'any)
@@ -835,16 +882,16 @@ files left are skipped with a `toolspec-limit-error' each."
 
 ;;;; Exporting
 
-(defun toolspec--as-tool (x)
+(defun toolspec-gptel--as-tool (x)
   "X, a tool plist, a gptel tool or a registered tool's name, as a tool.
 The name may be the one gptel knows or the original name of a tool
 toolspec registered under another."
   (if (stringp x)
-      (progn (toolspec--require-gptel)
-             (or (toolspec--by-original-name x) (gptel-get-tool x)))
+      (progn (toolspec-gptel--require-gptel)
+             (or (toolspec-gptel--by-original-name x) (gptel-get-tool x)))
     x))
 
-(defun toolspec--by-original-name (name)
+(defun toolspec-gptel--by-original-name (name)
   "The gptel tool toolspec registered whose original name is NAME, or nil."
   (cl-loop for (_category . entries) in gptel--known-tools
            thereis (cl-loop for (_name . tool) in entries
@@ -859,23 +906,23 @@ With FILE, write the document there; otherwise return it as a string.
 Interactively, ask for the tools, the dialect and the file; without
 a file, show the document in buffer *toolspec-export*."
   (interactive (progn (require 'toolspec-ui) (toolspec-ui--export-read-args)))
-  (let* ((tools (mapcar #'toolspec--as-tool tools))
+  (let* ((tools (mapcar #'toolspec-gptel--as-tool tools))
          (json (toolspec-tools-to-json tools dialect t)))
     (when file
       (let ((coding-system-for-write 'utf-8-unix))
         (write-region (concat json "\n") nil file)))
     (when (called-interactively-p 'any)
-      (toolspec-ui--export-report json dialect file (length tools) (toolspec--names-given-twice tools)))
+      (toolspec-ui--export-report json dialect file (length tools) (toolspec-gptel--names-given-twice tools)))
     (or file json)))
 
-(defun toolspec--names-given-twice (tools)
+(defun toolspec-gptel--names-given-twice (tools)
   "The names more than one of TOOLS has, in the order they come twice.
 Tools of different categories may share a name in gptel, but not in
 one request: providers refuse a list whose tools share a name."
   (let ((seen (make-hash-table :test #'equal))
         (twice nil))
     (dolist (tool tools)
-      (let ((name (plist-get (toolspec--export-key tool) :name)))
+      (let ((name (toolspec--export-name tool)))
         (when (and (gethash name seen) (not (member name twice)))
           (push name twice))
         (puthash name t seen)))
@@ -885,7 +932,7 @@ one request: providers refuse a list whose tools share a name."
 
 (declare-function gptel--parse-tools "ext:gptel-request")
 
-(defconst toolspec--gptel-backend-dialects
+(defconst toolspec-gptel--backend-dialects
   '((gptel--gh . nil)                   ; dispatches to a Responses or chat backend itself
     (gptel-openai-responses . "openai-responses")
     (gptel-openai . "openai")
@@ -897,24 +944,24 @@ one request: providers refuse a list whose tools share a name."
 A backend whose type is none of these (or includes none) is left to
 gptel.")
 
-(defun toolspec--gptel-dialect (backend)
+(defun toolspec-gptel--dialect (backend)
   "The dialect toolspec writes for gptel BACKEND, a backend struct, or nil."
-  (cl-loop for (type . dialect) in toolspec--gptel-backend-dialects
+  (cl-loop for (type . dialect) in toolspec-gptel--backend-dialects
            for pred = (intern (format "%s-p" type))
            when (and (fboundp pred) (funcall pred backend))
            return dialect))
 
-(defvar toolspec--gptel-json (make-hash-table :test #'eq :weakness 'key)
+(defvar toolspec-gptel--json (make-hash-table :test #'eq :weakness 'key)
   "The JSON toolspec wrote for gptel tools it registered.
 Each TOOL maps to ((DIALECT . TEXT) ...).")
 
-(defun toolspec--gptel-own (tool dialect)
+(defun toolspec-gptel--own (tool dialect)
   "What toolspec writes for TOOL, a gptel tool it registered, in DIALECT.
 A plist as `json-parse-string' makes it, fresh for gptel to use; nil
 when TOOL is not one toolspec registered, or toolspec cannot write it
 in DIALECT (a warning says why, once)."
   (when-let* ((plist (gethash tool toolspec--gptel-sources)))
-    (let* ((cached (assoc dialect (gethash tool toolspec--gptel-json)))
+    (let* ((cached (assoc dialect (gethash tool toolspec-gptel--json)))
            (text (or (cdr cached)
                      (let ((text (condition-case err
                                      (toolspec-to-json plist dialect)
@@ -924,22 +971,22 @@ in DIALECT (a warning says why, once)."
                                                      (format "Tool %s is sent as gptel writes it: %s"
                                                              (gptel-tool-name tool) (error-message-string err)))
                                     :gptel))))
-                       (push (cons dialect text) (gethash tool toolspec--gptel-json))
+                       (push (cons dialect text) (gethash tool toolspec-gptel--json))
                        text))))
       (and (stringp text)
            (json-parse-string text :object-type 'plist :array-type 'array
                               :null-object :null :false-object :json-false)))))
 
-(defun toolspec--parse-tools-advice (parse backend tools)
+(defun toolspec-gptel--parse-tools-advice (parse backend tools)
   "Around advice for `gptel--parse-tools' (PARSE) on BACKEND and TOOLS.
 With `toolspec-gptel-send-own-json', each tool toolspec registered
 is sent as toolspec writes it for BACKEND's dialect instead of as
 gptel makes it; gptel makes the others.  gptel's own serialisation
 is not run on toolspec's tools: its Gemini backend changes their
 arguments in place."
-  (let* ((dialect (and toolspec-gptel-send-own-json (toolspec--gptel-dialect backend)))
+  (let* ((dialect (and toolspec-gptel-send-own-json (toolspec-gptel--dialect backend)))
          (tools (ensure-list tools))
-         (own (and dialect (mapcar (lambda (tool) (toolspec--gptel-own tool dialect)) tools))))
+         (own (and dialect (mapcar (lambda (tool) (toolspec-gptel--own tool dialect)) tools))))
     (if (not (cl-some #'identity own))
         (funcall parse backend tools)
       (let* ((others (cl-loop for tool in tools for mine in own unless mine collect tool))
@@ -954,7 +1001,7 @@ arguments in place."
           merged)))))
 
 (with-eval-after-load 'gptel-request
-  (advice-add 'gptel--parse-tools :around #'toolspec--parse-tools-advice))
+  (advice-add 'gptel--parse-tools :around #'toolspec-gptel--parse-tools-advice))
 
 (provide 'toolspec-gptel)
 ;;; toolspec-gptel.el ends here

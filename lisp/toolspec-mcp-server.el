@@ -501,7 +501,7 @@ MODERN non-nil adds `resultType' as the 2026-07-28 revision wants."
   (let* ((now (toolspec-mcp-server-tool-plist tool))
          (kept (gethash tool toolspec-mcp-server--checkers))
          (plist (if (equal kept now) kept (puthash tool now toolspec-mcp-server--checkers))))
-    (toolspec--check-call (toolspec--checker plist) args-json "json")))
+    (toolspec-gptel--check-call (toolspec-gptel--checker plist) args-json "json")))
 
 (defun toolspec-mcp-server--values (tool args-json)
   "The positional values of TOOL's arguments in ARGS-JSON, as gptel gives them.
@@ -512,7 +512,7 @@ with `toolspec-normalize-arguments', false is nil too."
          (values (mapcar (lambda (arg)
                            (plist-get plist (intern (concat ":" (plist-get arg :name)))))
                          (gptel-tool-args tool))))
-    (if toolspec-normalize-arguments (mapcar #'toolspec--normalize-value values) values)))
+    (if toolspec-normalize-arguments (mapcar #'toolspec-gptel--normalize-value values) values)))
 
 (defun toolspec-mcp-server--result-text (value)
   "VALUE, what a tool returned, as the text the client gets."
@@ -562,7 +562,7 @@ with `toolspec-normalize-arguments', false is nil too."
             (progn
               (toolspec-mcp-server--count :errors)
               (toolspec-mcp-server--reply
-               conn id (toolspec-mcp-server--tool-result tool (toolspec--call-error name problems) t)
+               conn id (toolspec-mcp-server--tool-result tool (toolspec-gptel--call-error name problems) t)
                modern))
           ;; Run from a timer: the filter returns at once, and a
           ;; confirmation is asked outside of it.

@@ -554,7 +554,7 @@ bound to, and its problems.  Nothing is registered until you say so.
                             (when (and found (not resolver)) (setq resolver r))
                             found)))
                       toolspec-function-resolvers))
-             (binding (toolspec--resolve tool options)))
+             (binding (toolspec-gptel--resolve tool options)))
         (if (not (plist-get binding :bound))
             (format "unbound (returns an error to the model): %s binds it"
                     (toolspec-ui--keys 'toolspec-import-bind))
@@ -711,7 +711,7 @@ Return the plist kept in `toolspec-ui--preview'."
     (dolist (e entries)
       ;; As `toolspec-import-file' takes them: a name providers refuse
       ;; is registered under a valid one.
-      (plist-put e :problems (toolspec--unless-renamed (plist-get e :tool) (plist-get e :problems)))
+      (plist-put e :problems (toolspec-gptel--unless-renamed (plist-get e :tool) (plist-get e :problems)))
       (plist-put e :binding (toolspec-ui--binding-text
                              (plist-get e :tool)
                              ;; As `toolspec-import-register' will bind it.
@@ -951,17 +951,17 @@ QUIET non-nil means say nothing when there is none."
 (defun toolspec-ui--tool-candidates ()
   "Alist (\"CATEGORY/NAME\" . TOOL) of the tools gptel knows.
 They come in the order they were registered in."
-  (toolspec--require-gptel)
+  (toolspec-gptel--require-gptel)
   (cl-loop for (category . tools) in (reverse gptel--known-tools)
            append (cl-loop for (name . tool) in (reverse tools)
                            collect (cons (format "%s/%s" category name) tool))))
 
 (defun toolspec-ui--find-tool (tool)
   "TOOL, a gptel tool, \"CATEGORY/NAME\" or a tool name, as a gptel tool."
-  (toolspec--require-gptel)
+  (toolspec-gptel--require-gptel)
   (cond ((gptel-tool-p tool) tool)
         ((cdr (assoc tool (toolspec-ui--tool-candidates))))
-        ((and (stringp tool) (ignore-errors (toolspec--as-tool tool))))
+        ((and (stringp tool) (ignore-errors (toolspec-gptel--as-tool tool))))
         (t (user-error "No gptel tool %s" tool))))
 
 (defun toolspec-ui--read-tool (prompt)
@@ -1024,7 +1024,7 @@ top-level arguments (required unless `:optional')."
       (maphash (lambda (source entries)
                  (when (cl-some (lambda (e) (or (eq e tool) (equal e key))) entries)
                    (throw 'found source)))
-               toolspec--registered)
+               toolspec-gptel--registered)
       nil)))
 
 ;;;###autoload
@@ -1041,7 +1041,7 @@ interactively, ask for \"CATEGORY/NAME\"."
          (category (gptel-tool-category struct))
          (source (toolspec-ui--registered-source struct))
          (fn (gptel-tool-function struct))
-         (binding (gethash struct toolspec--bindings))
+         (binding (gethash struct toolspec-gptel--bindings))
          (bound (car binding))
          (problems (toolspec-validate struct)))
     (help-setup-xref (list #'toolspec-describe-tool (format "%s/%s" category name))

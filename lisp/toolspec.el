@@ -134,12 +134,15 @@ RULE is a dialect (a symbol or string among `toolspec-dialects') or
 one document or registration.  Returns a list as long as NAMES: nil
 for a name kept, else its new name, made from the old one
 deterministically (\"math.sum\" becomes \"math_sum\")."
+  (toolspec--safe-names-of-json (json-serialize (vconcat names)) (length names) rule))
+
+(defun toolspec--safe-names-of-json (json count rule)
+  "`toolspec-safe-names' of the COUNT names JSON, a JSON array, under RULE."
   (toolspec--ensure-module)
-  (let ((new (json-parse-string
-              (toolspec--mod-safe-names (json-serialize (vconcat names)) (toolspec--name rule nil))
-              :array-type 'array :null-object nil)))
+  (let ((new (json-parse-string (toolspec--mod-safe-names json (toolspec--name rule nil))
+                                :array-type 'array :null-object nil)))
     ;; null: every name is kept.
-    (if new (append new nil) (make-list (length names) nil))))
+    (if new (append new nil) (make-list count nil))))
 
 (defconst toolspec-formats
   '(auto openai openai-functions openai-responses anthropic mcp gemini bedrock openapi json-schema
@@ -734,10 +737,11 @@ next export, for as long as the tool lives and is `equal' to what it
 was (see `toolspec--export-cache')."
   (toolspec--ensure-module)
   (let ((dialect (toolspec--name dialect (symbol-name toolspec-default-dialect))))
-    (let* ((renames (toolspec--export-renames tools dialect))
+    (let* ((names (mapcar #'toolspec--export-name tools))
+           (renames (toolspec--export-renames tools dialect names))
            ;; A renamed tool's text is kept under its new name: a name
            ;; made valid in another document may differ.
-           (texts (and (not pretty) (toolspec--tool-texts tools dialect renames)))
+           (texts (and (not pretty) (toolspec--tool-texts tools dialect renames names)))
            ;; `json-serialize' failed on the tools already: not tried again.
            (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
                             (toolspec--serialize tools))))
@@ -755,14 +759,27 @@ was (see `toolspec--export-cache')."
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
            dialect t pretty))))))
 
-(defun toolspec--export-renames (tools dialect)
+(defun toolspec--export-renames (tools dialect &optional names)
   "Warn of the names of TOOLS that DIALECT refuses; return the new names.
+NAMES are the names TOOLS are exported under, when known.
 The writer gives them new names, made valid and different from the
 other tools' (see `toolspec-safe-names').  Return nil when every
 name is kept, else a list as long as TOOLS: nil for a name kept,
-else its new name."
-  (let* ((names (mapcar #'toolspec--export-name tools))
-         (new (and (cl-every #'stringp names) (toolspec-safe-names names dialect)))
+else its new name.  The new names depend on DIALECT and the names
+alone: those of the last export are kept in `toolspec--export-cache'
+and used again while the names are the same as that export's."
+  (let* ((names (or names (mapcar #'toolspec--export-name tools)))
+         ;; The names as the module takes them, also what they are
+         ;; compared by: a name changed in place is a new name.
+         (json (and (cl-every #'stringp names) (json-serialize (vconcat names))))
+         (kept (gethash 'toolspec--export-renames toolspec--export-cache))
+         (new (cond ((null json) nil)
+                    ((and kept (equal (car kept) dialect) (string= (cadr kept) json))
+                     (cddr kept))
+                    (t (let ((new (toolspec--safe-names-of-json json (length names) dialect)))
+                         (puthash 'toolspec--export-renames (cons dialect (cons json new))
+                                  toolspec--export-cache)
+                         new))))
          (count (cl-count-if #'identity new)))
     (when (> count 0)
       ;; The first ten pairs: a catalog may rename thousands.
@@ -791,7 +808,12 @@ else its new name."
 Its `:name' is the registered name.  Exports write the tool from it,
 with the original name, so that what gptel's struct has no slot for
 \(root schema keywords, tool-level keys) is not lost; what gptel sends
-for the tool is written from it too (see `toolspec-gptel-send-own-json').")
+for the tool is written from it too (see `toolspec-gptel-send-own-json').
+Nothing changes it once registered, and nothing outside toolspec holds
+it or a part of it (gptel's struct has its own copies of the
+description and args): so the text an export wrote from it stays
+right for as long as it is the tool's source, and the next export
+finds it without comparing the plist (see `toolspec--export-cache').")
 
 (defun toolspec--export-name (tool)
   "The name TOOL (a plist or struct) is exported under: its original name."
@@ -812,8 +834,8 @@ Nil if toolspec did not register TOOL."
 That is its plist without the keys that have no JSON form.  Signal
 `wrong-type-argument' if TOOL is not a tool."
   (cond
-   ((toolspec--source-plist tool)
-    (toolspec--export-key (toolspec--source-plist tool)))
+   ((when-let* ((source (toolspec--source-plist tool)))
+      (toolspec--export-key source)))
    ((and (fboundp 'gptel-tool-p) (gptel-tool-p tool))
     (list :name (toolspec--export-name tool) :description (gptel-tool-description tool)
           :args (gptel-tool-args tool)))
@@ -859,19 +881,50 @@ to print it instead."
 
 (defvar toolspec--export-cache (make-hash-table :test #'eq :weakness 'key)
   "The compact JSON of tools exported before, for the next export.
-Each TOOL maps to (KEY . ((DIALECT . TEXT) ...)), KEY a copy of its
-`toolspec--export-key' when TEXT was written, strings included.  A
-TEXT is used only while TOOL's key is still `equal' to KEY, so any
-change to TOOL, in place or not, makes it written again.  Keys are
-weak: a tool no longer referenced elsewhere leaves the table at the
-next garbage collection.")
+Each TOOL maps to (KEY . ((SLOT . TEXT) ...)).  SLOT is the dialect,
+or (DIALECT . NAME) for a text written under NAME instead of the
+tool's own name.  For a gptel tool toolspec registered, KEY is
+\(SOURCE . NAME): the plist it was registered from, which never
+changes (see `toolspec--gptel-sources'), and a copy of the name it
+was exported under; a TEXT is used while the tool has that source
+and is exported under a name `equal' to NAME.  For any other tool,
+KEY is a copy of its `toolspec--export-key' when TEXT was written,
+strings included, and a TEXT is used only while the tool's key is
+still `equal' to KEY, so any change to the tool, in place or not,
+makes it written again.  Keys are weak: a tool no longer referenced
+elsewhere leaves the table at the next garbage collection.  The
+entry under `toolspec--export-renames' is the last export's names:
+\(DIALECT NAMES-JSON . NEW-NAMES), see `toolspec--export-renames'.")
 
-(defun toolspec--tool-texts (tools dialect &optional new-names)
+(defun toolspec--registered-item (source name)
+  "The `toolspec--serial-item' of SOURCE, a registered tool's plist, named NAME.
+As that of its `toolspec--export-key' under NAME, made in one pass."
+  (nconc (cl-loop for (k v) on source by #'cddr
+                  unless (memq k '(:function :async :category :confirm :include))
+                  nconc (list k (pcase k
+                                  (:name name)
+                                  (:args (vconcat v))
+                                  (_ v))))
+         (and (not (plist-member source :name)) (list :name name))))
+
+(defun toolspec--kept-text (texts dialect name)
+  "The text in TEXTS, a cache entry's alist, for DIALECT and NAME.
+NAME is the name the tool is written under instead of its own, or
+nil for its own."
+  (if name
+      (cl-loop for (slot . text) in texts
+               when (and (consp slot) (equal (car slot) dialect) (equal (cdr slot) name))
+               return text)
+    (cdr (assoc dialect texts))))
+
+(defun toolspec--tool-texts (tools dialect &optional new-names names)
   "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
 NEW-NAMES, nil or a list as long as TOOLS, gives the name a tool is
 written under instead of its own (nil: its own); such a text is kept
-for that name.  Texts come from `toolspec--export-cache' where they
-can, the module writes the others and they are kept there.  Return
+for that name.  NAMES, when given, are the names TOOLS are exported
+under (`toolspec--export-name').  Texts come from
+`toolspec--export-cache' where they can, the module writes the
+others and they are kept there.  Return
 `unserializable' when `json-serialize' can't take a tool (a symbol
 in it, say), nil when TOOLS are not tools or the module fails on
 one: the caller takes the way that reports it."
@@ -879,19 +932,28 @@ one: the caller takes the way that reports it."
     (catch 'toolspec--tool-texts
       (condition-case nil
           (let* ((tools (vconcat tools))
-                 (keys (cl-map 'vector #'toolspec--export-key tools))
+                 (n (length tools))
                  (new (and new-names (vconcat new-names)))
-                 ;; Where a tool's text is kept: the dialect, and the
-                 ;; name it is written under when that is not its own.
-                 (slot (lambda (i)
-                         (let ((name (and new (aref new i))))
-                           (if name (concat dialect "\0" name) dialect))))
-                 (texts (make-vector (length keys) nil))
+                 (names (if names (vconcat names) (cl-map 'vector #'toolspec--export-name tools)))
+                 ;; Registered tools' source plists (see
+                 ;; `toolspec--export-cache'); the others' keys, made
+                 ;; only for them, and for the tools written.
+                 (marks (make-vector n nil))
+                 (keys (make-vector n nil))
+                 (texts (make-vector n nil))
                  (misses nil))
-            (dotimes (i (length tools))
-              (let* ((entry (gethash (aref tools i) toolspec--export-cache))
-                     (text (and entry (equal (car entry) (aref keys i))
-                                (cdr (assoc (funcall slot i) (cdr entry))))))
+            (dotimes (i n)
+              (let* ((tool (aref tools i))
+                     (mark (and (recordp tool) (gethash tool toolspec--gptel-sources)))
+                     (entry (gethash tool toolspec--export-cache))
+                     (text (and entry
+                                (if mark
+                                    (let ((key (car entry)))
+                                      (and (eq (car-safe key) mark)
+                                           (equal (cdr key) (aref names i))))
+                                  (equal (car entry) (aset keys i (toolspec--export-key tool))))
+                                (toolspec--kept-text (cdr entry) dialect (and new (aref new i))))))
+                (aset marks i mark)
                 (if text (aset texts i text) (push i misses))))
             (when misses
               (setq misses (nreverse misses))
@@ -899,41 +961,55 @@ one: the caller takes the way that reports it."
                                (toolspec--json-serialize
                                 (cl-map 'vector
                                         (lambda (i)
-                                          (let ((item (toolspec--serial-item (aref keys i))))
-                                            (if (and new (aref new i)) (plist-put item :name (aref new i)) item)))
+                                          (let ((mark (aref marks i))
+                                                (name (and new (aref new i))))
+                                            (if mark
+                                                (toolspec--registered-item mark (or name (aref names i)))
+                                              (let ((item (toolspec--serial-item
+                                                           (or (aref keys i)
+                                                               (aset keys i (toolspec--export-key (aref tools i)))))))
+                                                (if name (plist-put item :name name) item)))))
                                         misses))
                              (error (throw 'toolspec--tool-texts 'unserializable))))
                      ;; While the module writes the texts: fresh copies of
                      ;; the keys, strings and all, from the text they were
-                     ;; serialised to.
+                     ;; serialised to; not needed when every tool written
+                     ;; is a registered one.
                      (written (toolspec--mod-serialized-to-texts
                                json dialect
-                               (lambda ()
-                                 (json-parse-string json :object-type 'plist :array-type 'array
-                                                    :null-object :null :false-object :json-false))))
+                               (if (cl-some (lambda (i) (null (aref marks i))) misses)
+                                   (lambda ()
+                                     (json-parse-string json :object-type 'plist :array-type 'array
+                                                        :null-object :null :false-object :json-false))
+                                 #'ignore)))
                      (copies (cdr written))
                      (written (car written)))
                 (cl-loop for i in misses
+                         for k from 0
                          for text in written
-                         for copy across copies
-                         for args = (plist-member copy :args)
                          for tool = (aref tools i)
+                         for mark = (aref marks i)
                          for entry = (gethash tool toolspec--export-cache)
-                         for dialect-slot = (funcall slot i)
+                         for slot = (if (and new (aref new i)) (cons dialect (aref new i)) dialect)
+                         for key = (if mark
+                                       (cons mark (copy-sequence (aref names i)))
+                                     (let* ((copy (aref copies k))
+                                            (args (plist-member copy :args)))
+                                       (when args
+                                         (setcar (cdr args) (append (cadr args) nil)))
+                                       (if (and new (aref new i))
+                                           (plist-put copy :name (plist-get (aref keys i) :name))
+                                         copy)))
                          do (aset texts i text)
-                         (when args
-                           (setcar (cdr args) (append (cadr args) nil)))
-                         (when (and new (aref new i))
-                           (setq copy (plist-put copy :name (plist-get (aref keys i) :name))))
                          ;; A copy serialises as its key did, so its text
                          ;; is the text of any key `equal' to it.  A key
                          ;; whose copy differs from it (an alist read back
                          ;; as a plist, say) is not found again, and is
                          ;; written again at each export.
-                         (if (and entry (equal (car entry) copy))
-                             (unless (assoc dialect-slot (cdr entry))
-                               (setcdr entry (cons (cons dialect-slot text) (cdr entry))))
-                           (puthash tool (list copy (cons dialect-slot text)) toolspec--export-cache)))))
+                         (if (and entry (equal (car entry) key))
+                             (unless (assoc slot (cdr entry))
+                               (setcdr entry (cons (cons slot text) (cdr entry))))
+                           (puthash tool (list key (cons slot text)) toolspec--export-cache)))))
             (append texts nil))
         (error nil)))))
 

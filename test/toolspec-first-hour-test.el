@@ -121,7 +121,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
       (should (string-match-p "a: register and activate (add to `gptel-tools')"
                               (toolspec-test-helpers-preview-text)))
       (toolspec-test-helpers-keys "y")
-      (should (= 2 (length (gethash file toolspec--registered))))
+      (should (= 2 (length (gethash file toolspec-gptel--registered))))
       (should-not gptel-tools)
       (should (string-match-p "2 tools registered in category mcp-tools-list, not active yet: pick them in .gptel-menu. (Tools), or register with a next time"
                               (toolspec-test-helpers-messages)))
@@ -129,7 +129,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
       (toolspec-test-helpers-keys "a")
       (should (equal (sort (mapcar #'gptel-tool-name gptel-tools) #'string<)
                      '("create_issue" "read_text_file")))
-      (should (cl-every (lambda (tool) (memq tool (gethash file toolspec--registered))) gptel-tools))
+      (should (cl-every (lambda (tool) (memq tool (gethash file toolspec-gptel--registered))) gptel-tools))
       (should (string-match-p "2 tools registered in category mcp-tools-list, and active" (toolspec-test-helpers-messages))))
     (setq gptel-tools nil)
     (let ((toolspec-activate-tools t))
@@ -192,7 +192,7 @@ JSON path once and the type probably meant, in the list and in Flymake."
             (let ((toolspec-tool-directories (list dir)))
               (toolspec-test-helpers-mx "toolspec-load-tool-directories"))
             (should (string-match-p "toolspec: 2 tools registered" (toolspec-test-helpers-messages)))
-            (should (= 2 (length (gethash file toolspec--registered))))
+            (should (= 2 (length (gethash file toolspec-gptel--registered))))
             (should (string-prefix-p "issue " (toolspec-hour-test--call-create-issue "issues"))))
         (delete-directory dir t)))))
 

@@ -370,7 +370,7 @@ MARKER is the file a planted form would write."
   "An argument error quotes a long value cut, with a marker: not 1 MB for the model."
   (let* ((tool '(:name "t" :description "d" :args ((:name "a" :type integer :description "A"))))
          (big (make-string 1000000 ?x))
-         (wrapped (toolspec--wrap tool (lambda (&rest _) "ran") nil)))
+         (wrapped (toolspec-gptel--wrap tool (lambda (&rest _) "ran") nil)))
     (dolist (problems (list (toolspec-validate-arguments tool (list :a big))
                             (toolspec-validate-arguments tool (json-encode `((a . ,big))))
                             (toolspec-validate-arguments tool (json-encode (vector big)))))

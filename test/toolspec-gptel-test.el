@@ -799,6 +799,65 @@ is the one printing the changed tool gives."
             ;; ...until it has been written again.
             (should (equal after (toolspec-gptel-test--cached-json tools 'openai)))))))))
 
+;; Registered tools' texts are kept by their source plist, never
+;; compared deeply: each check below fails if a kept text is served
+;; once the tool it was written for is no longer what exports write.
+(ert-deftest toolspec-gptel-test-export-registered-kept-texts-follow-registration ()
+  "A registered tool's kept JSON is served only while it is still right.
+Exports of a tool toolspec registered are written from the plist it
+was registered from.  Changes to gptel's struct in place (the
+description, an arg's description, an enum value) or not (new args)
+leave that plist as it was: the export is still what printing the
+tool gives.  A new name, in place or not, and registering the
+source again with a changed tool make the tool written again; a
+name refused by the dialect is written under the same new name."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((source "colours")
+           (plists (lambda (description)
+                     (list (list :name "pick_colour" :description description
+                                 :args (list (list :name "colour" :type 'string :description "The colour."
+                                                   :enum (vector "red" "green"))
+                                             (list :name "shades" :type 'array :description "Shades."
+                                                   :items (list :type 'number) :optional t)))
+                           (list :name "math.sum" :description "Add."
+                                 :args (list (list :name "x" :type 'number :description "X."))))))
+           (tools (let ((inhibit-message t))
+                    (toolspec-register (funcall plists "Pick a colour.") :source source
+                                       :category toolspec-gptel-test--category)))
+           (tool (car tools))
+           (right (lambda (tools)
+                    ;; The export is what printing the tools gives, and
+                    ;; the next one is served from the kept texts.
+                    (let ((json (toolspec-tools-to-json tools 'openai)))
+                      (should (equal json (toolspec-gptel-test--printed-json tools 'openai)))
+                      (should (equal json (toolspec-gptel-test--cached-json tools 'openai)))
+                      json))))
+      (clrhash toolspec--export-cache)
+      (let ((first (funcall right tools)))
+        (should (string-match-p "\"name\":\"math_sum\"" first))
+        (should (string-match-p "Pick a colour\\." first))
+        ;; gptel's struct changed: the plist exported from is not.
+        (aset (gptel-tool-description tool) 0 ?Z)
+        (aset (plist-get (car (gptel-tool-args tool)) :description) 0 ?Z)
+        (aset (plist-get (car (gptel-tool-args tool)) :enum) 1 "blue")
+        (setcar (cdr (plist-member (plist-get (cadr (gptel-tool-args tool)) :items) :type)) "integer")
+        (setf (gptel-tool-args tool) (list (car (gptel-tool-args tool))))
+        (should (equal (funcall right tools) first))
+        (should-not (string-match-p "Zick\\|Zhe colour\\|blue\\|integer" first)))
+      ;; A new name, in place, then not.
+      (aset (gptel-tool-name tool) 0 ?k)
+      (should (string-match-p "\"kick_colour\"" (funcall right tools)))
+      (setf (gptel-tool-name tool) "choose_colour")
+      (should (string-match-p "\"choose_colour\"" (funcall right tools)))
+      ;; Registered again, changed: the new tools are written.
+      (let* ((again (let ((inhibit-message t))
+                      (toolspec-register (funcall plists "Choose a colour.") :source source
+                                         :category toolspec-gptel-test--category)))
+             (json (funcall right again)))
+        (should (string-match-p "Choose a colour\\." json))
+        (should-not (string-match-p "Pick a colour" json))
+        (should (string-match-p "\"name\":\"math_sum\"" json))))))
+
 ;; Documents joined from the kept texts: `concat' copies a unibyte string
 ;; into a multibyte result byte by byte.
 (ert-deftest toolspec-gptel-test-export-kept-texts-are-multibyte ()
@@ -886,7 +945,7 @@ as an error would make every registered tool invalid."
   "A :function the caller put in a tool plist is the tool's function."
   (require 'toolspec-gptel)
   (let ((gptel--known-tools nil)
-        (toolspec--registered (make-hash-table :test 'equal))
+        (toolspec-gptel--registered (make-hash-table :test 'equal))
         (toolspec-function-alist nil)
         (plist '(:name "own_weather" :description "Weather."
                  :args ((:name "city" :type string :description "City.")))))
@@ -910,7 +969,7 @@ as an error would make every registered tool invalid."
 (ert-deftest toolspec-gptel-test-llm-args-carry-a-type-symbol ()
   "llm needs a :type symbol on each argument: untyped ones get one."
   (require 'toolspec-gptel)
-  (should (equal (toolspec--llm-args
+  (should (equal (toolspec-gptel--llm-args
                   '((:name "a" :description "Any.")
                     (:name "b" :type ["boolean" "string"])
                     (:name "c" :type ["null" "integer"])
@@ -994,7 +1053,7 @@ A type must be one string; recurses through properties, items, anyOf."
   (declare (indent 0) (debug t))
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
-         (toolspec--registered (make-hash-table :test 'equal)))
+         (toolspec-gptel--registered (make-hash-table :test 'equal)))
      ,@body))
 
 (defun toolspec-gptel-test--sent-all (tools backend)
@@ -1016,7 +1075,7 @@ A type must be one string; recurses through properties, items, anyOf."
       (should (equal (toolspec-original-name (nth 0 tools)) "math.sum"))
       (should (equal (toolspec-original-name (nth 1 tools)) "math_sum"))
       ;; Found, exported and unregistered under the original name.
-      (should (eq (toolspec--as-tool "math.sum") (nth 0 tools)))
+      (should (eq (toolspec-gptel--as-tool "math.sum") (nth 0 tools)))
       (should (string-match-p "\"name\":\"math.sum\"" (toolspec-to-json (nth 0 tools) 'mcp)))
       ;; Exported from the plist it was read as: root keywords kept.
       (should (string-match-p "\\$schema" (toolspec-to-json (nth 0 tools) 'mcp)))
@@ -1049,6 +1108,39 @@ with a tool named math_sum, it must get another name."
                            (alist-get 'tools (toolspec-gptel-test--json-read
                                               (toolspec-tools-to-json (list dot underscore) 'mcp))))
                    '("math.sum" "math_sum")))))
+
+(ert-deftest toolspec-gptel-test-export-renames-follow-names ()
+  "The new names of an export are those of its own names.
+Those of the last export are used again only for the same names in
+the same order: other names, or the same changed in place, get their
+own, as printing the tools gives them."
+  (let* ((a (list :name "math.sum" :description "A."))
+         (b (list :name "ok" :description "B."))
+         (names (lambda (tools)
+                  (let ((json (toolspec-tools-to-json tools 'openai)))
+                    (should (equal json (toolspec-gptel-test--printed-json tools 'openai)))
+                    (mapcar (lambda (tool) (alist-get 'name (alist-get 'function tool)))
+                            (toolspec-gptel-test--json-read json))))))
+    (clrhash toolspec--export-cache)
+    (should (equal (funcall names (list a b)) '("math_sum" "ok")))
+    (should (equal (funcall names (list a b)) '("math_sum" "ok")))
+    (should (equal (funcall names (list b a)) '("ok" "math_sum")))
+    (should (equal (funcall names (list a b)) '("math_sum" "ok")))
+    (aset (plist-get b :name) 1 ?.)
+    (should (equal (funcall names (list a b)) '("math_sum" "o_")))
+    (aset (plist-get a :name) 4 ?_)
+    (should (equal (funcall names (list a b)) '("math_sum" "o_")))
+    (aset (plist-get b :name) 1 ?k)
+    (should (equal (funcall names (list a b)) '("math_sum" "ok")))
+    ;; A name changed in place to the new name of another: that one
+    ;; gets another new name, though its text under the first is kept.
+    (let ((c (list :name "math_sux" :description "C."))
+          (d (list :name "math.sum" :description "D.")))
+      (should (equal (funcall names (list d c)) '("math_sum" "math_sux")))
+      (aset (plist-get c :name) 7 ?m)
+      (let ((both (funcall names (list d c))))
+        (should (string-match-p "\\`math_sum_[0-9a-f]\\{8\\}\\'" (nth 0 both)))
+        (should (equal (nth 1 both) "math_sum"))))))
 
 (ert-deftest toolspec-gptel-test-gptel-sends-its-own-when-toolspec-cannot ()
   "A tool toolspec cannot write for the backend is sent as gptel makes it.

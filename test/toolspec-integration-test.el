@@ -67,7 +67,7 @@ The global registries are left as they were."
   `(let ((gptel--known-tools nil)
          (gptel-tools nil)
          (toolspec-function-alist nil)
-         (toolspec--registered (make-hash-table :test 'equal)))
+         (toolspec-gptel--registered (make-hash-table :test 'equal)))
      ,@body))
 
 ;;;; Talking to the scripted model
@@ -381,7 +381,7 @@ and its own function."
 
 ;; Registering thousands of tools at once, or registering a file again,
 ;; is done in one pass over gptel's registry (see
-;; `toolspec--gptel-add'): what that pass leaves must be what
+;; `toolspec-gptel--add'): what that pass leaves must be what
 ;; `gptel-make-tool', one tool at a time, would leave.
 (ert-deftest toolspec-it-register-leaves-what-gptel-make-tool-would ()
   "Tools registered at once are in gptel's registry as `gptel-make-tool' puts them one by one."
@@ -494,7 +494,7 @@ and its own function."
   "Registering compiles no argument checker: the first call does.
 A tool whose schema cannot be compiled refuses its calls and says why."
   (toolspec-it--with-registry
-    (let* ((toolspec--checkers (make-hash-table :test 'eq :weakness 'key))
+    (let* ((toolspec-gptel--checkers (make-hash-table :test 'eq :weakness 'key))
            (calls 0)
            (fn (lambda (&rest _) (cl-incf calls) "ran"))
            (arg (lambda (&rest more) (append (list :name "x" :type 'string :description "X.") more)))
@@ -504,9 +504,9 @@ A tool whose schema cannot be compiled refuses its calls and says why."
                    :functions (lambda (_) fn)))
            (good (gptel-tool-function (car tools)))
            (bad (gptel-tool-function (cadr tools))))
-      (should (= (hash-table-count toolspec--checkers) 0))
+      (should (= (hash-table-count toolspec-gptel--checkers) 0))
       (should (equal (funcall good "ok") "ran"))
-      (should (= (hash-table-count toolspec--checkers) 1))
+      (should (= (hash-table-count toolspec-gptel--checkers) 1))
       (should (string-match-p "invalid arguments for tool good" (funcall good 3)))
       (when (get-buffer "*Warnings*") (kill-buffer "*Warnings*"))
       (let ((answer (funcall bad "ok")))
@@ -725,7 +725,7 @@ Known bug: the readers keep every unknown tool-level JSON field as a
 plist key, so \"function\": \"shell-command\" becomes `:function'
 \"shell-command\" (`toolspec-check' then rejects the file), and
 \"async\": true / \"confirm\": false become `:async' t / `:confirm'
-`:json-false', which `toolspec--bind' obeys: a bound synchronous
+`:json-false', which `toolspec-gptel--bind' obeys: a bound synchronous
 function is called with a callback first, an unbound tool never
 answers, and gptel asks for confirmation because `:json-false' is
 non-nil."
@@ -749,7 +749,7 @@ non-nil."
 (ert-deftest toolspec-it-null-arguments ()
   "JSON null in a nullable argument is accepted and reaches the function as nil.
 Known bug: gptel parses tool call arguments with null as nil, and
-`toolspec--wrap' (via `toolspec--args-object') treats a nil
+`toolspec-gptel--wrap' (via `toolspec--args-object') treats a nil
 top-level value as a missing argument and serialises a nested nil as
 {}: a required nullable argument sent as null is rejected as
 missing, a nested null as \"{} is not of type string\".  The same

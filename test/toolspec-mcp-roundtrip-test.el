@@ -152,7 +152,7 @@ Tool calls run without confirmation.  Return the final response."
                 (toolspec-mcp-trusted-servers nil)
                 (gptel--known-tools nil)
                 (gptel-tools nil)
-                (toolspec--registered (make-hash-table :test 'equal)))
+                (toolspec-gptel--registered (make-hash-table :test 'equal)))
             (unwind-protect
                 (progn
                   (toolspec-mcp-connect "emacs")

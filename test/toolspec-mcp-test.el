@@ -85,7 +85,7 @@ Every server connected is disconnected at the end."
          (toolspec-mcp-trusted-servers nil)
          (gptel--known-tools nil)
          (gptel-tools nil)
-         (toolspec--registered (make-hash-table :test 'equal)))
+         (toolspec-gptel--registered (make-hash-table :test 'equal)))
      (unwind-protect
          (progn ,@body)
        (let (names)

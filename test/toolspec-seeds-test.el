@@ -64,7 +64,7 @@ The global ones are left as they were."
          (gptel-tools nil)
          (gptel--tool-preview-alist nil)
          (toolspec-function-alist nil)
-         (toolspec--registered (make-hash-table :test 'equal))
+         (toolspec-gptel--registered (make-hash-table :test 'equal))
          (toolspec-seeds--tools (make-hash-table :test 'equal))
          (toolspec-log-buffer " *toolspec-seeds-test-log*")
          (toolspec-http-timeout 5)

@@ -720,7 +720,7 @@ A Gloodata tool's executor loads the HTTP transport with it."
             '(princ (format "BEFORE %s %s " (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))
             `(let ((tool (car (toolspec-read-file ,(toolspec-test--example "gloodata.json")))))
                (princ (format "BOUND %s AFTER %s %s"
-                              (plist-get (toolspec--resolve tool nil) :bound)
+                              (plist-get (toolspec-gptel--resolve tool nil) :bound)
                               (featurep 'toolspec-gloodata) (featurep 'toolspec-http)))))))
     (should (eq (car r) 0))
     (should (string-match-p "BEFORE nil nil BOUND t AFTER t t" (cdr r)))))

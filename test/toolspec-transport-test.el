@@ -53,7 +53,7 @@
           (gptel-tools nil)
           (gptel--tool-preview-alist nil)
           (toolspec-function-alist nil)
-          (toolspec--registered (make-hash-table :test 'equal))
+          (toolspec-gptel--registered (make-hash-table :test 'equal))
           (toolspec-seeds--tools (make-hash-table :test 'equal))
           (toolspec-http--operations (make-hash-table :test 'equal))
           (toolspec-http-servers nil)

@@ -75,7 +75,7 @@ The place is the start of GROUP (default the whole match)."
       (toolspec-test-helpers-keys (kbd "C-c C-c"))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "create_issue"))))
       (should (gptel-tool-p (gptel-get-tool '("mcp-tools-list" "read_text_file"))))
-      (should (= 2 (length (gethash file toolspec--registered))))
+      (should (= 2 (length (gethash file toolspec-gptel--registered))))
       (should (string-match-p "2 tools registered in category mcp-tools-list" (toolspec-test-helpers-messages)))
       (should-not (get-buffer "*toolspec-import*")))))
 
@@ -289,7 +289,7 @@ with :strict, the import's error names the JSON path's place."
       (should (string-match-p "^get_weather$" text)))
     (toolspec-test-helpers-keys (kbd "C-c C-c"))
     (should (gptel-tool-p (gptel-get-tool '("my-tools" "get_weather"))))
-    (should (= 2 (length (gethash "my-tools" toolspec--registered))))
+    (should (= 2 (length (gethash "my-tools" toolspec-gptel--registered))))
     (should (string-match-p "2 tools registered in category my-tools" (toolspec-test-helpers-messages)))))
 
 (ert-deftest toolspec-ui-import-region-places-are-in-the-buffer ()
