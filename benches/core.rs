@@ -103,7 +103,14 @@ fn mcp_catalog(n: usize) -> String {
 /// `n` tools made from the examples of every JSON tool format.
 fn tool_catalog(n: usize) -> Vec<Tool> {
     let mut base = Vec::new();
-    for f in ["openai-chat.json", "mcp-tools-list.json", "anthropic.json", "gemini.json", "bedrock.json", "openai-responses.json"] {
+    for f in [
+        "openai-chat.json",
+        "mcp-tools-list.json",
+        "anthropic.json",
+        "gemini.json",
+        "bedrock.json",
+        "openai-responses.json",
+    ] {
         base.extend(read(&example(f)));
     }
     (0..n)
@@ -176,18 +183,25 @@ fn readers(c: &mut Criterion) {
     for n in SIZES {
         g.throughput(Throughput::Elements(n as u64));
         let text = openai_catalog(n);
-        g.bench_function(format!("openai-chat/{n}"), |b| b.iter(|| read_str(black_box(&text), &ReadOptions::default()).unwrap()));
+        g.bench_function(format!("openai-chat/{n}"), |b| {
+            b.iter(|| read_str(black_box(&text), &ReadOptions::default()).unwrap())
+        });
         let text = mcp_catalog(n);
-        g.bench_function(format!("mcp-tools-list/{n}"), |b| b.iter(|| read_str(black_box(&text), &ReadOptions::default()).unwrap()));
+        g.bench_function(format!("mcp-tools-list/{n}"), |b| {
+            b.iter(|| read_str(black_box(&text), &ReadOptions::default()).unwrap())
+        });
         // The format named: no detection.
         let opts = ReadOptions { format: Format::Mcp, ..ReadOptions::default() };
-        g.bench_function(format!("mcp-tools-list-forced/{n}"), |b| b.iter(|| read_str(black_box(&text), &opts).unwrap()));
+        g.bench_function(format!("mcp-tools-list-forced/{n}"), |b| {
+            b.iter(|| read_str(black_box(&text), &opts).unwrap())
+        });
         // As Emacs reads it: item by item as the text is parsed, each tool
         // handed over (and here freed) as it is read.
         g.bench_function(format!("mcp-tools-list-streamed/{n}"), |b| {
             b.iter(|| {
                 let (mut tools, mut restarts) = (0, 0);
-                read_str_each(black_box(&text), &ReadOptions::default(), &mut |_, _| tools += 1, &mut || restarts += 1).unwrap();
+                read_str_each(black_box(&text), &ReadOptions::default(), &mut |_, _| tools += 1, &mut || restarts += 1)
+                    .unwrap();
                 (tools, restarts)
             })
         });
@@ -204,8 +218,12 @@ fn values(c: &mut Criterion) {
     let text = mcp_catalog(2000);
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.bench_function("parse/toolspec", |b| b.iter(|| serde_json::from_str::<Value>(black_box(&text)).unwrap()));
-    g.bench_function("parse/serde_json", |b| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap()));
-    g.bench_function("parse/nothing-made", |b| b.iter(|| serde_json::from_str::<serde::de::IgnoredAny>(black_box(&text)).unwrap()));
+    g.bench_function("parse/serde_json", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
+    });
+    g.bench_function("parse/nothing-made", |b| {
+        b.iter(|| serde_json::from_str::<serde::de::IgnoredAny>(black_box(&text)).unwrap())
+    });
     let v: Value = serde_json::from_str(&text).unwrap();
     g.bench_function("clone/toolspec", |b| b.iter(|| black_box(&v).clone()));
     let sv: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -235,7 +253,8 @@ fn normalise(c: &mut Criterion) {
         let next = if i == 29 { json!({"type": "string"}) } else { json!({"$ref": format!("#/$defs/d{}", i + 1)}) };
         defs.insert(format!("d{i}"), json!({"type": "object", "properties": {"v": next, "n": {"type": "integer"}}}));
     }
-    let props: toolspec::value::Map<String, Value> = (0..20).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d0"}))).collect();
+    let props: toolspec::value::Map<String, Value> =
+        (0..20).map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/d0"}))).collect();
     let deep = json!({"type": "object", "properties": props, "$defs": defs});
     g.bench_function("normalise-ref-chain-30x20", |b| {
         b.iter(|| {
@@ -281,7 +300,9 @@ fn writers(c: &mut Criterion) {
     }
     let tools = tool_catalog(2000);
     g.throughput(Throughput::Elements(2000));
-    g.bench_function("openai/2000", |b| b.iter(|| to_text(&write_tools(black_box(&tools), Dialect::OpenAi).unwrap(), false)));
+    g.bench_function("openai/2000", |b| {
+        b.iter(|| to_text(&write_tools(black_box(&tools), Dialect::OpenAi).unwrap(), false))
+    });
     g.bench_function("openai-strict/2000", |b| {
         b.iter(|| to_text(&write_tools(black_box(&tools), Dialect::OpenAiStrict).unwrap(), false))
     });
@@ -299,7 +320,9 @@ fn validator(c: &mut Criterion) {
         let sexps: Vec<_> = texts.iter().map(|t| parse_sexp(t).unwrap()).collect();
         assert!(sexps.iter().all(|s| validate(s).iter().all(|p| p.severity != toolspec::Severity::Error)));
         g.throughput(Throughput::Elements(n as u64));
-        g.bench_function(format!("parsed/{n}"), |b| b.iter(|| sexps.iter().map(|s| validate(black_box(s)).len()).sum::<usize>()));
+        g.bench_function(format!("parsed/{n}"), |b| {
+            b.iter(|| sexps.iter().map(|s| validate(black_box(s)).len()).sum::<usize>())
+        });
         sexps.into_iter().for_each(plist::dispose);
         // As imports do it: a tool of the model, seen as its plist.
         g.bench_function(format!("model/{n}"), |b| {

@@ -7,8 +7,8 @@
 //! [`crate::envelope`]); the worker's URL is given when importing.
 
 use crate::error::{Error, Result};
-use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::Imported;
+use crate::model::{index, join, Arg, Code, Field, Problem, Schema, Tool};
 use crate::schema::{canonical_type, kind_of};
 use crate::seeds_common::{opt_obj, opt_str, provider_name};
 use crate::value::{Map, Value};
@@ -49,7 +49,10 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
         None | Some(Value::Null) => None,
         Some(v @ (Value::String(_) | Value::Number(_))) => Some(v.clone()),
         Some(other) => {
-            return Err(Error::shape(&join(path, "version"), format!("`version` must be a string, found {}", kind_of(other))))
+            return Err(Error::shape(
+                &join(path, "version"),
+                format!("`version` must be a string, found {}", kind_of(other)),
+            ))
         }
     };
     let mut tool = Tool { name, description: opt_str(o, "description", path)?.map(String::from), ..Tool::default() };
@@ -63,7 +66,10 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
                 for (i, p) in params.iter().enumerate() {
                     let arg = parameter(p, &index(&ppath, i), &mut out.warnings)?;
                     if !names.insert(arg.name.clone()) {
-                        return Err(Error::shape(&index(&ppath, i), format!("two parameters are named \"{}\"", arg.name)));
+                        return Err(Error::shape(
+                            &index(&ppath, i),
+                            format!("two parameters are named \"{}\"", arg.name),
+                        ));
                     }
                     tool.args.push(arg);
                 }
@@ -88,7 +94,9 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
 }
 
 fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> {
-    let o = p.as_object().ok_or_else(|| Error::shape(path, format!("a parameter must be an object, found {}", kind_of(p))))?;
+    let o = p
+        .as_object()
+        .ok_or_else(|| Error::shape(path, format!("a parameter must be an object, found {}", kind_of(p))))?;
     let name = match o.get("name") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
         _ => return Err(Error::shape(&join(path, "name"), "a parameter needs a `name` (a non-empty string)")),
@@ -96,11 +104,18 @@ fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> 
     let required = match o.get("required") {
         Some(Value::Bool(b)) => *b,
         None | Some(Value::Null) => {
-            warnings.push(Problem::warning(Code::Assumed, join(path, "required"), format!("parameter \"{name}\" does not say whether it is required: read as optional")));
+            warnings.push(Problem::warning(
+                Code::Assumed,
+                join(path, "required"),
+                format!("parameter \"{name}\" does not say whether it is required: read as optional"),
+            ));
             false
         }
         Some(other) => {
-            return Err(Error::shape(&join(path, "required"), format!("`required` must be true or false, found {}", kind_of(other))))
+            return Err(Error::shape(
+                &join(path, "required"),
+                format!("`required` must be true or false, found {}", kind_of(other)),
+            ))
         }
     };
     // `schema: {type, enum}` or, later, `value_schema: {val_type, inner_val_type, enum}`.
@@ -131,7 +146,10 @@ fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> 
                 schema.insert("enum".into(), e.clone());
             }
             other => {
-                return Err(Error::shape(&join(&spath, "enum"), format!("`enum` must be an array, found {}", kind_of(other))))
+                return Err(Error::shape(
+                    &join(&spath, "enum"),
+                    format!("`enum` must be an array, found {}", kind_of(other)),
+                ))
             }
         }
     }
@@ -162,7 +180,11 @@ fn parameter(p: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Arg> 
 
 fn type_of(raw: Option<&str>, path: &str, name: &str, warnings: &mut Vec<Problem>) -> Result<&'static str> {
     let Some(raw) = raw else {
-        warnings.push(Problem::warning(Code::Assumed, path, format!("parameter \"{name}\" has no type: read as string")));
+        warnings.push(Problem::warning(
+            Code::Assumed,
+            path,
+            format!("parameter \"{name}\" has no type: read as string"),
+        ));
         return Ok("string");
     };
     if let Some(t) = schema_type(raw) {
@@ -170,9 +192,16 @@ fn type_of(raw: Option<&str>, path: &str, name: &str, warnings: &mut Vec<Problem
     }
     match canonical_type(raw) {
         Some((t, _)) if t != "null" => {
-            warnings.push(Problem::warning(Code::TypeAlias, path, format!("non-standard Arcade type \"{raw}\" read as \"{t}\"")));
+            warnings.push(Problem::warning(
+                Code::TypeAlias,
+                path,
+                format!("non-standard Arcade type \"{raw}\" read as \"{t}\""),
+            ));
             Ok(t)
         }
-        _ => Err(Error::shape(path, format!("unknown Arcade type \"{raw}\": expected string, integer, float, boolean or json"))),
+        _ => Err(Error::shape(
+            path,
+            format!("unknown Arcade type \"{raw}\": expected string, integer, float, boolean or json"),
+        )),
     }
 }

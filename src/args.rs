@@ -7,7 +7,7 @@ use jsonschema::Validator;
 use lexpr::Value as Sexp;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Field, Code, Problem, Schema, Tool};
+use crate::model::{Code, Field, Problem, Schema, Tool};
 use crate::plist::{dispose, is_nil, list_items, parse_sexp, plist_pairs, sexp_to_json};
 use crate::value::{Map, Value};
 use crate::write::{parameters, Dialect};
@@ -25,9 +25,8 @@ impl ArgChecker {
     /// Compile the checker for `tool`'s parameters schema.
     pub fn new(tool: &Tool) -> Result<ArgChecker> {
         let schema = parameters(tool, Dialect::JsonSchema);
-        let validator = jsonschema::validator_for(&Value::Object(schema.clone()).to_serde()).map_err(|e| {
-            Error::new(ErrorKind::Write, format!("the tool's schema is not a valid JSON Schema: {e}"))
-        })?;
+        let validator = jsonschema::validator_for(&Value::Object(schema.clone()).to_serde())
+            .map_err(|e| Error::new(ErrorKind::Write, format!("the tool's schema is not a valid JSON Schema: {e}")))?;
         let names = tool.args.iter().map(|a| a.name.clone()).collect();
         Ok(ArgChecker { validator, schema, names })
     }
@@ -70,7 +69,11 @@ impl ArgChecker {
     pub fn check_text(&self, text: &str) -> Result<Vec<Problem>> {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::from_json(&e))?;
         if !v.is_object() {
-            return Ok(vec![Problem::error(Code::InvalidArgument, "", shorten(&format!("the arguments must be a JSON object, got {v}"), &v))]);
+            return Ok(vec![Problem::error(
+                Code::InvalidArgument,
+                "",
+                shorten(&format!("the arguments must be a JSON object, got {v}"), &v),
+            )]);
         }
         Ok(self.check_serde(&v))
     }
@@ -83,8 +86,8 @@ impl ArgChecker {
     pub fn check_lisp(&self, text: &str, positional: bool) -> Result<Vec<Problem>> {
         let sexp = parse_sexp(text)?;
         let args = if positional {
-            let items = list_items(&sexp)
-                .ok_or_else(|| Error::new(ErrorKind::Plist, "the arguments must be a list"))?;
+            let items =
+                list_items(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the arguments must be a list"))?;
             let mut obj = Map::new();
             for (name, v) in self.names.iter().zip(items) {
                 let sub = self.property(name);
@@ -147,7 +150,8 @@ fn types_of(schema: Option<&Schema>) -> Vec<&str> {
 fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>> {
     let types = types_of(schema);
     if is_nil(v) {
-        let nullable = types.contains(&"null") || schema.is_some_and(|s| s.field("nullable") == Some(&Value::Bool(true)));
+        let nullable =
+            types.contains(&"null") || schema.is_some_and(|s| s.field("nullable") == Some(&Value::Bool(true)));
         return Ok(if nullable {
             Some(Value::Null)
         } else if types.contains(&"boolean") {
@@ -163,9 +167,8 @@ fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>>
     let sub = |key: &str| schema.and_then(|s| s.get(key)).and_then(Value::as_object);
     // Objects: plists as gptel parses them, alists as llm does.
     if types.contains(&"object") || types.is_empty() {
-        let pairs: Option<Vec<(String, &Sexp)>> = plist_pairs(v)
-            .map(|p| p.into_iter().map(|(k, x)| (k.to_string(), x)).collect())
-            .or_else(|| {
+        let pairs: Option<Vec<(String, &Sexp)>> =
+            plist_pairs(v).map(|p| p.into_iter().map(|(k, x)| (k.to_string(), x)).collect()).or_else(|| {
                 let items = list_items(v)?;
                 items
                     .iter()
@@ -190,13 +193,16 @@ fn typed(v: &Sexp, schema: Option<&Schema>, path: &str) -> Result<Option<Value>>
         }
     }
     // Arrays: vectors, or lists.
-    let items: Option<Vec<&Sexp>> = v.as_slice().map(|s| s.iter().collect()).or_else(|| {
-        if types.contains(&"array") {
-            list_items(v)
-        } else {
-            None
-        }
-    });
+    let items: Option<Vec<&Sexp>> =
+        v.as_slice().map(|s| s.iter().collect()).or_else(
+            || {
+                if types.contains(&"array") {
+                    list_items(v)
+                } else {
+                    None
+                }
+            },
+        );
     if let Some(items) = items {
         let item_schema = sub("items");
         let mut out = Vec::with_capacity(items.len());
@@ -221,7 +227,13 @@ mod tests {
         assert!(m.ends_with("... [1048578 characters in all] is not of type \"integer\""), "{}", &m[..300]);
         assert!(m.chars().count() < QUOTED_MAX + 100);
         let m = shorten(&format!("Additional properties are not allowed ('{}' was unexpected)", "k".repeat(5000)), &v);
-        assert!(m.chars().count() < MESSAGE_MAX + 100 && m.contains("characters cut]") && m.ends_with("was unexpected)"), "{m}");
-        assert_eq!(shorten("\"x\" is not of type \"integer\"", &serde_json::json!("x")), "\"x\" is not of type \"integer\"");
+        assert!(
+            m.chars().count() < MESSAGE_MAX + 100 && m.contains("characters cut]") && m.ends_with("was unexpected)"),
+            "{m}"
+        );
+        assert_eq!(
+            shorten("\"x\" is not of type \"integer\"", &serde_json::json!("x")),
+            "\"x\" is not of type \"integer\""
+        );
     }
 }

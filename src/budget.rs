@@ -52,7 +52,13 @@ pub struct Budget {
 
 impl Budget {
     pub fn new(limit: usize) -> Budget {
-        Budget { limit, used: AtomicUsize::new(0), pattern_nanos: AtomicU64::new(0), patterns_over: AtomicBool::new(false), unchecked_told: AtomicBool::new(false) }
+        Budget {
+            limit,
+            used: AtomicUsize::new(0),
+            pattern_nanos: AtomicU64::new(0),
+            patterns_over: AtomicBool::new(false),
+            unchecked_told: AtomicBool::new(false),
+        }
     }
 
     /// The output size allowed.
@@ -199,7 +205,8 @@ pub fn pattern_compiles(pattern: &str) -> Option<bool> {
 /// kept).
 fn compiles(pattern: &str) -> bool {
     use std::sync::{Mutex, OnceLock};
-    static KEPT: OnceLock<Mutex<std::collections::HashMap<String, bool, foldhash::fast::RandomState>>> = OnceLock::new();
+    static KEPT: OnceLock<Mutex<std::collections::HashMap<String, bool, foldhash::fast::RandomState>>> =
+        OnceLock::new();
     let keep = pattern.len() <= PATTERN_KEPT_LEN;
     let kept = KEPT.get_or_init(Default::default);
     if keep {

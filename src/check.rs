@@ -3,14 +3,14 @@
 //! module (Flymake in Lisp buffers) share this.
 
 use crate::elisp_source::Source;
-use crate::elisp_tools::{analyze, FunctionSource, SourceTool};
-use crate::value::Value;
 pub use crate::elisp_tools::Level;
+use crate::elisp_tools::{analyze, FunctionSource, SourceTool};
 use crate::error::{Error, ErrorKind, Result};
 use crate::locate::{steps, Step as JsonStep};
 use crate::model::{Field, Tool};
 use crate::path::{Path, Step};
 use crate::read::{self, Format, ReadOptions};
+use crate::value::Value;
 
 /// A problem at a line and column of a text.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,8 +143,15 @@ fn value_at<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// Where the formats keep a tool's parameter schema, relative to the tool.
-const SCHEMA_KEYS: &[&str] =
-    &["function.parameters", "parameters", "parametersJsonSchema", "input_schema", "inputSchema", "toolSpec.inputSchema.json", ""];
+const SCHEMA_KEYS: &[&str] = &[
+    "function.parameters",
+    "parameters",
+    "parametersJsonSchema",
+    "input_schema",
+    "inputSchema",
+    "toolSpec.inputSchema.json",
+    "",
+];
 
 /// The steps `steps` below the JSON path `at`, written out for [`crate::locate`].
 fn below(at: &Path, steps: &[Step]) -> String {
@@ -227,7 +234,14 @@ fn check_json_within(text: &str, opts: &ReadOptions) -> Checked {
             .find_map(|end| tool_at.get(&p[..end]))
             .map(|t| t.name.clone());
         places.push(w.path.to_string());
-        out.push(Diagnostic { level: w.severity.into(), line: 0, column: 0, path: w.path.to_string(), message: w.message.clone(), tool });
+        out.push(Diagnostic {
+            level: w.severity.into(),
+            line: 0,
+            column: 0,
+            path: w.path.to_string(),
+            message: w.message.clone(),
+            tool,
+        });
     }
     for (tool, tool_path) in imp.tools.iter().zip(&imp.paths) {
         let mut printed = String::new();
@@ -274,7 +288,14 @@ pub fn check_elisp(text: &str) -> Checked {
         .iter()
         .map(|f| {
             let (line, column) = src.line_column(f.at);
-            Diagnostic { level: f.level, line, column, path: f.path.to_string(), message: f.message.clone(), tool: f.tool.clone() }
+            Diagnostic {
+                level: f.level,
+                line,
+                column,
+                path: f.path.to_string(),
+                message: f.message.clone(),
+                tool: f.tool.clone(),
+            }
         })
         .collect();
     let unusable = src.error.is_some();
@@ -416,8 +437,11 @@ mod tests {
 
     #[test]
     fn detects_formats() {
-        let d = detect(None, "[{\"name\": \"a\", \"input_schema\": {}}, {\"type\": \"function\", \"function\": {\"name\": \"b\"}}]")
-            .unwrap();
+        let d = detect(
+            None,
+            "[{\"name\": \"a\", \"input_schema\": {}}, {\"type\": \"function\", \"function\": {\"name\": \"b\"}}]",
+        )
+        .unwrap();
         assert_eq!(d.describe(), "mixed (anthropic, openai)");
         let g = detect(None, "{\"functionDeclarations\": [{\"name\": \"a\"}]}").unwrap();
         assert_eq!(g.describe(), "gemini");

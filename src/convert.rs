@@ -25,16 +25,9 @@ pub fn tools_from_elisp(text: &str) -> Result<Vec<Tool>> {
         if plist::plist_pairs(&sexp).is_some() {
             return Ok(vec![plist::tool_from_sexp(&sexp)?]);
         }
-        let items = plist::list_items(&sexp).ok_or_else(|| {
-            Error::new(ErrorKind::Plist, "expected a tool plist or a list of tool plists")
-        })?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                plist::tool_from_sexp(t).map_err(|e| e.in_item(i))
-            })
-            .collect()
+        let items = plist::list_items(&sexp)
+            .ok_or_else(|| Error::new(ErrorKind::Plist, "expected a tool plist or a list of tool plists"))?;
+        items.iter().enumerate().map(|(i, t)| plist::tool_from_sexp(t).map_err(|e| e.in_item(i))).collect()
     })();
     plist::dispose(sexp);
     result
@@ -61,9 +54,15 @@ pub fn serialized_plists_to_json(text: &str, dialect: Dialect, pretty: bool) -> 
         let items = serialized_plists(text)?;
         // As for the printed form: the first tool that cannot be read,
         // placed at its item, else the first that cannot be written.
-        let mut tools = par::map(&items, |item| serialized_tool(item)).into_iter().enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+        let mut tools = par::map(&items, |item| serialized_tool(item))
+            .into_iter()
+            .enumerate()
+            .map(in_item)
+            .collect::<Result<Vec<Tool>>>()?;
         write::rename_for(&mut tools, dialect, &mut Vec::new());
-        let list = par::map(&tools, |t| write::write_tool(t, dialect)).into_iter().collect::<Result<Vec<crate::value::Value>>>()?;
+        let list = par::map(&tools, |t| write::write_tool(t, dialect))
+            .into_iter()
+            .collect::<Result<Vec<crate::value::Value>>>()?;
         Ok(write::to_text(&write::document(list, dialect), true))
     } else {
         Ok(write::document_text(&serialized_plists_to_texts(text, dialect)?, dialect))
@@ -81,7 +80,11 @@ pub fn serialized_plists_to_texts(text: &str, dialect: Dialect) -> Result<Vec<St
 /// [`serialized_plists_to_texts`], with `beside` run on this thread while
 /// the texts are written on others (and on this one, once it is done):
 /// `beside`'s result and the texts.
-pub fn serialized_plists_to_texts_beside<B>(text: &str, dialect: Dialect, beside: impl FnOnce() -> B) -> (B, Result<Vec<String>>) {
+pub fn serialized_plists_to_texts_beside<B>(
+    text: &str,
+    dialect: Dialect,
+    beside: impl FnOnce() -> B,
+) -> (B, Result<Vec<String>>) {
     let items = match serialized_plists(text) {
         Ok(items) => items,
         Err(e) => return (beside(), Err(e)),
@@ -107,12 +110,23 @@ pub fn serialized_plists_to_texts_beside<B>(text: &str, dialect: Dialect, beside
 /// The texts of [`serialized_plists_to_texts`] when some tools' names
 /// must change: every tool's name made valid and unique in the document
 /// ([`write::rename_for`]), the tools already written (`done`) kept.
-fn renamed_texts(items: &[&serde_json::value::RawValue], done: Vec<Option<String>>, dialect: Dialect) -> Result<Vec<String>> {
-    let mut tools = par::map(items, |item| serialized_tool(item)).into_iter().enumerate().map(in_item).collect::<Result<Vec<Tool>>>()?;
+fn renamed_texts(
+    items: &[&serde_json::value::RawValue],
+    done: Vec<Option<String>>,
+    dialect: Dialect,
+) -> Result<Vec<String>> {
+    let mut tools = par::map(items, |item| serialized_tool(item))
+        .into_iter()
+        .enumerate()
+        .map(in_item)
+        .collect::<Result<Vec<Tool>>>()?;
     write::rename_for(&mut tools, dialect, &mut Vec::new());
-    let todo: Vec<(usize, &Tool)> = done.iter().enumerate().filter(|(_, d)| d.is_none()).map(|(i, _)| (i, &tools[i])).collect();
-    let mut written = par::map(&todo, |(i, t)| write::write_tool(t, dialect).map(|v| write::to_text(&v, false)).map_err(|e| e.in_item(*i)))
-        .into_iter();
+    let todo: Vec<(usize, &Tool)> =
+        done.iter().enumerate().filter(|(_, d)| d.is_none()).map(|(i, _)| (i, &tools[i])).collect();
+    let mut written = par::map(&todo, |(i, t)| {
+        write::write_tool(t, dialect).map(|v| write::to_text(&v, false)).map_err(|e| e.in_item(*i))
+    })
+    .into_iter();
     done.into_iter().map(|d| d.map(Ok).unwrap_or_else(|| written.next().unwrap_or_else(|| Ok(String::new())))).collect()
 }
 

@@ -414,7 +414,10 @@ impl Reader<'_> {
                 }
                 Some(c @ (')' | ']')) => {
                     if c != close {
-                        return err(self.i, format!("`{c}' closes what `{}' opened", if close == ')' { '(' } else { '[' }));
+                        return err(
+                            self.i,
+                            format!("`{c}' closes what `{}' opened", if close == ')' { '(' } else { '[' }),
+                        );
                     }
                     self.i += 1;
                     break;
@@ -701,7 +704,9 @@ impl Reader<'_> {
                     _ => return err(start, "invalid `#' syntax"),
                 }
             }
-            Some('<') => return err(start, "`#<...>' is how Emacs prints an object it cannot read back, not source code"),
+            Some('<') => {
+                return err(start, "`#<...>' is how Emacs prints an object it cannot read back, not source code")
+            }
             Some('@') => return err(start, "`#@' (skip bytes) belongs in compiled files, not in source"),
             None => return err(start, "`#' at the end of the file"),
             Some(other) => return err(start, format!("invalid read syntax `#{other}'")),
@@ -926,7 +931,9 @@ mod tests {
         }
         // A form missing its `)' swallows those after it: the error is at
         // its opening paren, not at the last list open at the end.
-        let src = Source::read("(a)\n\n(gptel-make-tool\n :name \"x\"\n :args (list 1)\n\n(defun f () (g 1)\n(defun h () 2)\n");
+        let src = Source::read(
+            "(a)\n\n(gptel-make-tool\n :name \"x\"\n :args (list 1)\n\n(defun f () (g 1)\n(defun h () 2)\n",
+        );
         let e = src.error.unwrap();
         assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
         assert!(e.message.contains("this form is never closed"), "{e}");

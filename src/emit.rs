@@ -3,11 +3,11 @@
 //! Lisp objects.  An import is `(TOOLS WARNINGS PATHS [PROBLEMS])`; a
 //! large one is emitted as it is read ([`emit_streamed_import`]).
 
+use crate::error::Result;
 use crate::model::{Problem, Tool};
 use crate::read::Imported;
 use crate::sink::{Sink, Text};
 use crate::{node, par, plist, validate};
-use crate::error::Result;
 
 /// What `emit` writes through a [`Text`] sink: elisp text for `read`.
 pub fn elisp_text(emit: impl FnOnce(&mut Text<'_>)) -> String {

@@ -94,10 +94,17 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
             let msg = match e.kind() {
                 jsonschema::error::ValidationErrorKind::Required { property } => {
                     let name = property.as_str().map(String::from).unwrap_or_else(|| property.to_string());
-                    return (if path.is_empty() { name } else { format!("{path}.{name}") }, "required member missing".to_string());
+                    return (
+                        if path.is_empty() { name } else { format!("{path}.{name}") },
+                        "required member missing".to_string(),
+                    );
                 }
                 jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                    format!("unexpected member{} {}", if unexpected.len() > 1 { "s" } else { "" }, unexpected.join(", "))
+                    format!(
+                        "unexpected member{} {}",
+                        if unexpected.len() > 1 { "s" } else { "" },
+                        unexpected.join(", ")
+                    )
                 }
                 _ => e.to_string(),
             };
@@ -110,8 +117,7 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
         if out.iter().any(|(p, _)| p == "output") {
             out.retain(|(p, _)| p != "output");
             let kinds: Vec<&str> = OUTPUT_KINDS.iter().copied().filter(|k| output.contains_key(k)).collect();
-            let others: Vec<&str> =
-                output.keys().map(String::as_str).filter(|k| !OUTPUT_KINDS.contains(k)).collect();
+            let others: Vec<&str> = output.keys().map(String::as_str).filter(|k| !OUTPUT_KINDS.contains(k)).collect();
             if kinds.len() != 1 || !others.is_empty() {
                 let found: Vec<&str> = output.keys().map(String::as_str).collect();
                 out.insert(
@@ -139,7 +145,10 @@ pub fn problems(v: &Value) -> Vec<(String, String)> {
                             }
                             _ if kind == "value" => (
                                 path,
-                                format!("a value must be an object, a number, a string or a boolean, found {}", kind_of(&output[kind])),
+                                format!(
+                                    "a value must be an object, a number, a string or a boolean, found {}",
+                                    kind_of(&output[kind])
+                                ),
                             ),
                             _ => (path, e.to_string()),
                         }
@@ -178,9 +187,21 @@ pub enum Outcome {
     Void,
     /// An object, number, string or boolean.
     Value(Value),
-    Error { message: String, developer_message: Option<String> },
-    Authorization { message: String, url: Option<String>, scope: Option<String> },
-    Artifact { url: String, content_type: String, size: u64, description: String },
+    Error {
+        message: String,
+        developer_message: Option<String>,
+    },
+    Authorization {
+        message: String,
+        url: Option<String>,
+        scope: Option<String>,
+    },
+    Artifact {
+        url: String,
+        content_type: String,
+        size: u64,
+        description: String,
+    },
 }
 
 impl Outcome {
@@ -242,7 +263,8 @@ pub fn make_from_printed(printed: &str, invocation_id: Option<&str>, finished_at
         if plist::is_nil(&sexp) {
             return Ok(None);
         }
-        let pairs = plist::plist_pairs(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the outcome must be a plist"))?;
+        let pairs =
+            plist::plist_pairs(&sexp).ok_or_else(|| Error::new(ErrorKind::Plist, "the outcome must be a plist"))?;
         let mut m = Map::new();
         for (k, v) in pairs {
             m.insert(k.to_string(), plist::sexp_to_json(v, Some(k), k, false)?);
@@ -253,7 +275,11 @@ pub fn make_from_printed(printed: &str, invocation_id: Option<&str>, finished_at
     make_from_output(output?, invocation_id, finished_at)
 }
 
-pub fn make_from_output(output: Option<Value>, invocation_id: Option<&str>, finished_at: Option<&str>) -> Result<Value> {
+pub fn make_from_output(
+    output: Option<Value>,
+    invocation_id: Option<&str>,
+    finished_at: Option<&str>,
+) -> Result<Value> {
     let success = match &output {
         None => true,
         Some(Value::Object(o)) => !(o.has("error") || o.has("requires_authorization")),
@@ -315,12 +341,7 @@ pub fn rfc3339(secs: i64, millis: u32) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
 // ------------------------------------------------------------------ reading
@@ -352,7 +373,11 @@ impl Reading {
         s.keyword("text");
         s.string(&self.text);
         s.keyword("success");
-        if self.success { s.t() } else { s.nil() }
+        if self.success {
+            s.t()
+        } else {
+            s.nil()
+        }
         s.keyword("kind");
         s.symbol(self.kind);
         s.keyword("invocation-id");

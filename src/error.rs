@@ -141,10 +141,7 @@ pub fn check_utf8(bytes: &[u8]) -> Result<&str> {
         let (line, column) = line_column(bytes, e.valid_up_to());
         Error::new(
             ErrorKind::Json,
-            format!(
-                "invalid UTF-8 at byte {}: JSON text must be UTF-8 (re-save the file as UTF-8)",
-                e.valid_up_to()
-            ),
+            format!("invalid UTF-8 at byte {}: JSON text must be UTF-8 (re-save the file as UTF-8)", e.valid_up_to()),
         )
         .with_position(line, column)
     })

@@ -7,11 +7,11 @@
 //! a tool.  The HTTP side is elisp (`toolspec-seeds.el`).
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::Imported;
+use crate::model::{index, join, Arg, Code, Field, Problem, Schema, Tool};
 use crate::schema::{kind_of, Normalizer};
-use crate::sink::Sink;
 use crate::seeds_common::{executor_of, opt_obj, opt_str, opt_strings, provider_name};
+use crate::sink::Sink;
 use crate::value::{Map, Value};
 
 /// Field types Gloodata supports.
@@ -34,7 +34,12 @@ pub fn tool_name(ns: &str, id: &str) -> String {
 pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()> {
     let ns = match o.get("ns") {
         Some(Value::String(s)) if !s.is_empty() => s.as_str(),
-        _ => return Err(Error::shape(&join(path, "ns"), "an extension info document needs an `ns` (a non-empty string)")),
+        _ => {
+            return Err(Error::shape(
+                &join(path, "ns"),
+                "an extension info document needs an `ns` (a non-empty string)",
+            ))
+        }
     };
     let ext_title = opt_str(o, "title", path)?;
     let ext_description = opt_str(o, "description", path)?;
@@ -49,9 +54,8 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
         out.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     for (id, t) in tools {
         let p = join(&tpath, id);
-        let t = t
-            .as_object()
-            .ok_or_else(|| Error::shape(&p, format!("a tool must be an object, found {}", kind_of(t))))?;
+        let t =
+            t.as_object().ok_or_else(|| Error::shape(&p, format!("a tool must be an object, found {}", kind_of(t))))?;
         let name = tool_name(ns, id);
         if name != format!("{ns}_{id}") {
             out.warnings.push(Problem::warning(Code::Renamed,
@@ -60,7 +64,10 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
             ));
         }
         if let Some(&other) = named.get(&name) {
-            return Err(Error::shape(&p, format!("two tools are named \"{name}\" (the other is {})", out.paths[other])));
+            return Err(Error::shape(
+                &p,
+                format!("two tools are named \"{name}\" (the other is {})", out.paths[other]),
+            ));
         }
         named.insert(name.clone(), out.tools.len());
         let mut tool = read_tool(t, ns, id, &p, &doc, &mut out.warnings)?;
@@ -82,7 +89,14 @@ pub fn read(o: &Map<String, Value>, path: &str, out: &mut Imported) -> Result<()
     Ok(())
 }
 
-fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value, warnings: &mut Vec<Problem>) -> Result<Tool> {
+fn read_tool(
+    t: &Map<String, Value>,
+    ns: &str,
+    id: &str,
+    path: &str,
+    doc: &Value,
+    warnings: &mut Vec<Problem>,
+) -> Result<Tool> {
     let title = opt_str(t, "title", path)?;
     let description = opt_str(t, "description", path)?;
     let examples = opt_strings(t, "examples", path, warnings)?;
@@ -107,7 +121,8 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
             if fields.contains_key(key) {
                 order.push(key);
             } else {
-                warnings.push(Problem::warning(Code::Ignored,
+                warnings.push(Problem::warning(
+                    Code::Ignored,
                     join(&join(&upath, "args"), key),
                     format!("ui.args names \"{key}\", which is not among schema.fields: ignored"),
                 ));
@@ -126,13 +141,15 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
             return Err(Error::shape(&fp, format!("a field must be an object, found {}", kind_of(field))));
         };
         // Null keywords (a `description` or `default` left unset) say nothing.
-        let cleaned: Map<String, Value> = fo.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let cleaned: Map<String, Value> =
+            fo.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
         let mut norm = Normalizer::new(vec![field, doc], false);
         let mut schema = norm.node(&Value::Object(cleaned), &fp, 0)?;
         warnings.append(&mut norm.warnings);
         match schema.get("type").and_then(Value::as_str) {
             Some(t) if SCALARS.contains(&t) => {}
-            other => warnings.push(Problem::warning(Code::Unsupported,
+            other => warnings.push(Problem::warning(
+                Code::Unsupported,
                 join(&fp, "type"),
                 format!(
                     "Gloodata fields are string, integer, number or boolean; found {}",
@@ -142,7 +159,8 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
         }
         if !schema.contains_key("description") {
             // The argument's label in the UI is the best description left.
-            if let Some(label) = ui_args.and_then(|u| u.get(name)).and_then(|a| a.get("prefix")).and_then(Value::as_str) {
+            if let Some(label) = ui_args.and_then(|u| u.get(name)).and_then(|a| a.get("prefix")).and_then(Value::as_str)
+            {
                 schema.insert("description".into(), Value::from(label));
             }
         }
@@ -173,7 +191,12 @@ fn read_tool(t: &Map<String, Value>, ns: &str, id: &str, path: &str, doc: &Value
 }
 
 /// Title, description and the example requests, for the model.
-fn compose_description(id: &str, title: Option<&str>, description: Option<&str>, examples: Option<&[String]>) -> String {
+fn compose_description(
+    id: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    examples: Option<&[String]>,
+) -> String {
     let title = title.map(str::trim).filter(|s| !s.is_empty());
     let description = description.map(str::trim).filter(|s| !s.is_empty());
     let mut text = match (title, description) {
@@ -218,8 +241,10 @@ pub fn write_info(tools: &[Tool], opts: &InfoOptions) -> Result<Value> {
         .map(String::from)
         .or_else(|| ext.and_then(|x| x.get("title")).and_then(Value::as_str).map(String::from))
         .unwrap_or_else(|| ns.clone());
-    let description =
-        opts.description.map(String::from).or_else(|| ext.and_then(|x| x.get("description")).and_then(Value::as_str).map(String::from));
+    let description = opts
+        .description
+        .map(String::from)
+        .or_else(|| ext.and_then(|x| x.get("description")).and_then(Value::as_str).map(String::from));
 
     let mut out = Map::new();
     out.insert("ns".into(), Value::from(ns));
@@ -250,12 +275,8 @@ pub fn write_info(tools: &[Tool], opts: &InfoOptions) -> Result<Value> {
 }
 
 fn write_tool(tool: &Tool, exec: Option<&Map<String, Value>>) -> Result<Map<String, Value>> {
-    let title = tool
-        .extra
-        .get("title")
-        .and_then(Value::as_str)
-        .map(String::from)
-        .unwrap_or_else(|| humanize(&tool.name));
+    let title =
+        tool.extra.get("title").and_then(Value::as_str).map(String::from).unwrap_or_else(|| humanize(&tool.name));
     let mut entry = Map::new();
     entry.insert("title".into(), Value::from(title.clone()));
     // A tool read from Gloodata has its own description apart from the
@@ -323,7 +344,9 @@ fn field(arg: &Arg, path: &str) -> Result<Schema> {
         let found = match arg.schema.get("type") {
             Some(Value::String(t)) => format!("is of type {t}"),
             Some(other) => format!("has type {other}"),
-            None if arg.schema.contains_key("anyOf") || arg.schema.contains_key("oneOf") => "is a union of types".to_string(),
+            None if arg.schema.contains_key("anyOf") || arg.schema.contains_key("oneOf") => {
+                "is a union of types".to_string()
+            }
             None => "has no type".to_string(),
         };
         return Err(Error::at(
@@ -403,7 +426,11 @@ impl Rendered {
         s.keyword("text");
         s.string(&self.text);
         s.keyword("error");
-        if self.error { s.t() } else { s.nil() }
+        if self.error {
+            s.t()
+        } else {
+            s.nil()
+        }
         s.close();
     }
 }
@@ -449,7 +476,12 @@ fn column(c: &Value) -> (Option<String>, String) {
     match c {
         Value::String(s) => (Some(s.clone()), s.clone()),
         Value::Object(o) => {
-            let id = o.get("id").or_else(|| o.get("key")).or_else(|| o.get("name")).and_then(Value::as_str).map(String::from);
+            let id = o
+                .get("id")
+                .or_else(|| o.get("key"))
+                .or_else(|| o.get("name"))
+                .and_then(Value::as_str)
+                .map(String::from);
             let label = ["label", "title", "name", "id"]
                 .iter()
                 .find_map(|k| o.get(k).and_then(Value::as_str))
@@ -457,7 +489,9 @@ fn column(c: &Value) -> (Option<String>, String) {
                 .unwrap_or_default();
             (id, label)
         }
-        Value::Array(a) if a.len() == 2 => (a[0].as_str().map(String::from), a[1].as_str().unwrap_or_default().to_string()),
+        Value::Array(a) if a.len() == 2 => {
+            (a[0].as_str().map(String::from), a[1].as_str().unwrap_or_default().to_string())
+        }
         other => (None, other.to_string()),
     }
 }
@@ -469,7 +503,9 @@ fn cell(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Bool(_) | Value::Number(_) => v.to_string(),
         // Data tags: ["link", {"url", "label"}], ["date", ...], enum values.
-        Value::Array(a) if a.len() == 2 && a[0].is_string() && a[1].is_object() => tag(&a[1]).unwrap_or_else(|| v.to_string()),
+        Value::Array(a) if a.len() == 2 && a[0].is_string() && a[1].is_object() => {
+            tag(&a[1]).unwrap_or_else(|| v.to_string())
+        }
         Value::Object(_) => tag(v).unwrap_or_else(|| v.to_string()),
         other => other.to_string(),
     };
@@ -514,7 +550,9 @@ fn table(o: &Map<String, Value>) -> String {
         let cells: Vec<String> = match row {
             Value::Array(a) => (0..width).map(|i| a.get(i).map(cell).unwrap_or_default()).collect(),
             Value::Object(r) => (0..width)
-                .map(|i| cols.get(i).and_then(|(id, _)| id.as_ref()).and_then(|id| r.get(id)).map(cell).unwrap_or_default())
+                .map(|i| {
+                    cols.get(i).and_then(|(id, _)| id.as_ref()).and_then(|id| r.get(id)).map(cell).unwrap_or_default()
+                })
                 .collect(),
             other => {
                 let mut v = vec![cell(other)];
@@ -562,8 +600,14 @@ mod tests {
 
     #[test]
     fn descriptions() {
-        assert_eq!(compose_description("x", Some("Hello World"), None, Some(&["Say hello".into()])), "Hello World\nExample requests: \"Say hello\"");
-        assert_eq!(compose_description("x", Some("Show Issues"), Some("Show issues in a table"), None), "Show Issues: Show issues in a table");
+        assert_eq!(
+            compose_description("x", Some("Hello World"), None, Some(&["Say hello".into()])),
+            "Hello World\nExample requests: \"Say hello\""
+        );
+        assert_eq!(
+            compose_description("x", Some("Show Issues"), Some("Show issues in a table"), None),
+            "Show Issues: Show issues in a table"
+        );
         assert_eq!(compose_description("x", None, None, None), "x");
     }
 }

@@ -568,9 +568,12 @@ mod tests {
 
     #[test]
     fn multi_line_strings_end_their_line() {
-        let text = form(r#"(:name "t" :description "line one
+        let text = form(
+            r#"(:name "t" :description "line one
 line two" :args ((:name "q" :type string :description "a
-b" :optional t)))"#, &FormOptions::default());
+b" :optional t)))"#,
+            &FormOptions::default(),
+        );
         assert!(text.contains(" :args (list '(:name \"q\"\n                     :type string\n                     :description \"a\nb\"\n                     :optional t)))"), "{text}");
     }
 
@@ -599,8 +602,11 @@ b" :optional t)))"#, &FormOptions::default());
                 ]),
             ])]),
         ]);
-        let text = gptel_form(&tool, &FormOptions { function: "#'my-fn", comments: true, define: true, ..FormOptions::default() })
-            .unwrap();
+        let text = gptel_form(
+            &tool,
+            &FormOptions { function: "#'my-fn", comments: true, define: true, ..FormOptions::default() },
+        )
+        .unwrap();
         assert!(!text.contains(['\0', '\u{1b}', '\r']), "{text}");
         assert!(!text.to_lowercase().contains("local variables:"), "{text}");
         let mut lines = text.lines();
@@ -608,7 +614,10 @@ b" :optional t)))"#, &FormOptions::default());
         assert_eq!(lines.next(), Some(";;   (defun my-fn (a\\\\n\\(setq\\ pwned\\ t\\))"));
         // Every line before the form is a comment.
         assert!(text.split("(gptel-make-tool").next().unwrap().lines().all(|l| l.starts_with(";;")), "{text}");
-        assert!(text.contains(":properties (,(intern \":k\\N{U+0}\\e$B\\\"\n(setq pwned t)\") (:type string))"), "{text}");
+        assert!(
+            text.contains(":properties (,(intern \":k\\N{U+0}\\e$B\\\"\n(setq pwned t)\") (:type string))"),
+            "{text}"
+        );
         assert!(text.contains("`(:name \"a\n(setq pwned t)\""), "{text}");
         // What lexpr reads, as Emacs reads it (less the quotes).
         let form = parse_sexp(&text.replace('`', "'").replace(",(intern ", "(intern ").replace("#'", "'")).unwrap();
@@ -623,6 +632,9 @@ b" :optional t)))"#, &FormOptions::default());
         assert_eq!(function_text("#'my-fn").unwrap(), "#'my-fn");
         assert_eq!(function_text("#'my\\\u{1b}fn").unwrap(), "(intern \"my\\efn\")");
         assert_eq!(function_text("#'my\\\n\\(x\\)").unwrap(), "(intern \"my\n(x)\")");
-        assert_eq!(function_text("(lambda (x) \"Local Variables:\" x)").unwrap(), "(lambda (x) \"Local Variables\\N{U+3A}\" x)");
+        assert_eq!(
+            function_text("(lambda (x) \"Local Variables:\" x)").unwrap(),
+            "(lambda (x) \"Local Variables\\N{U+3A}\" x)"
+        );
     }
 }

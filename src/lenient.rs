@@ -110,12 +110,7 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
                 if last == Last::Comma {
                     if let Some((at, orig)) = pending_comma.take() {
                         out.remove(at);
-                        warn(
-                            &mut warnings,
-                            &stack,
-                            orig,
-                            format!("trailing comma before `{}` removed", b as char),
-                        );
+                        warn(&mut warnings, &stack, orig, format!("trailing comma before `{}` removed", b as char));
                     }
                 }
                 stack.pop();
@@ -147,7 +142,8 @@ pub fn repair(text: &str) -> (String, Vec<Problem>) {
                 }
                 let is_key = in_object && matches!(last, Last::Open | Last::Comma) && b == b'"';
                 if is_key {
-                    let key = serde_json::from_str::<String>(&text[i..end]).unwrap_or_else(|_| text[i..end].to_string());
+                    let key =
+                        serde_json::from_str::<String>(&text[i..end]).unwrap_or_else(|_| text[i..end].to_string());
                     if let Some(f) = stack.last_mut() {
                         f.key = Some(key);
                     }
@@ -208,7 +204,8 @@ fn token_end(bytes: &[u8], i: usize) -> usize {
         b'{' | b'[' => i + 1,
         _ => {
             let mut j = i;
-            while j < bytes.len() && !matches!(bytes[j], b' ' | b'\t' | b'\r' | b'\n' | b',' | b':' | b'}' | b']' | b'{' | b'[' | b'"')
+            while j < bytes.len()
+                && !matches!(bytes[j], b' ' | b'\t' | b'\r' | b'\n' | b',' | b':' | b'}' | b']' | b'{' | b'[' | b'"')
             {
                 j += 1;
             }

@@ -120,7 +120,13 @@ impl Scanner<'_> {
                     }
                     self.i += 1;
                     self.ws();
-                    let n = if key == *k { Some(1) } else if dots { key_steps(&key, steps) } else { None };
+                    let n = if key == *k {
+                        Some(1)
+                    } else if dots {
+                        key_steps(&key, steps)
+                    } else {
+                        None
+                    };
                     if let Some(n) = n {
                         // A key given twice: the parser keeps the last value.
                         if best.is_none_or(|(m, _)| n >= m) {
@@ -394,7 +400,8 @@ mod tests {
 
     #[test]
     fn finds_nested_values() {
-        let text = "{\n \"tools\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ]\n}";
+        let text =
+            "{\n \"tools\": [\n  {\"name\": \"a\"},\n  {\"name\": \"b\", \"x\": {\"y\": [1, {\"z\": 2}]}}\n ]\n}";
         assert_eq!(locate(text, "tools[1].name"), (4, 12));
         assert_eq!(locate(text, "tools[1].x.y[1].z"), (4, 38));
         // A missing key stops at the deepest part found.

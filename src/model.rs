@@ -442,7 +442,9 @@ impl<K: Hash + Eq + Clone> Seen<K> {
             Some(set) => {
                 set.insert(name.clone());
             }
-            None if self.names.len() >= Self::FEW => self.set = Some(self.names.iter().cloned().chain([name.clone()]).collect()),
+            None if self.names.len() >= Self::FEW => {
+                self.set = Some(self.names.iter().cloned().chain([name.clone()]).collect())
+            }
             None => {}
         }
         self.names.push(name);
@@ -541,7 +543,10 @@ mod tests {
         let props = base.key("properties");
         let x = props.key("x");
         let item = x.key("anyOf");
-        assert_eq!(item.index(1).key("type").to_string(), join(&index(&join(&join(&join("tools[0].inputSchema", "properties"), "x"), "anyOf"), 1), "type"));
+        assert_eq!(
+            item.index(1).key("type").to_string(),
+            join(&index(&join(&join(&join("tools[0].inputSchema", "properties"), "x"), "anyOf"), 1), "type")
+        );
         assert_eq!(root.index(0).key("b").to_string(), "[0].b");
         for i in [0, 9, 10, 1234567, usize::MAX] {
             assert_eq!(index("a.b", i), format!("a.b[{i}]"));

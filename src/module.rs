@@ -317,7 +317,13 @@ fn read_file<'e>(
 /// Convert printed tool plist(s) TEXT to JSON in DIALECT.  MANY non-nil
 /// writes a document of many tools; PRETTY indents.
 #[defun]
-fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, many: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+fn to_json<'e>(
+    env: &'e Env,
+    text: Value<'e>,
+    dialect: Value<'e>,
+    many: Value<'e>,
+    pretty: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let many = many.is_not_nil();
     let pretty = pretty.is_not_nil();
     guard(env, || {
@@ -330,7 +336,12 @@ fn to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, many: Value<'e
 /// Convert TEXT, tool plists serialised by `json-serialize` (see
 /// `serialized_plists_to_json`), to a JSON document in DIALECT.
 #[defun]
-fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pretty: Value<'e>) -> emacs::Result<Value<'e>> {
+fn serialized_to_json<'e>(
+    env: &'e Env,
+    text: Value<'e>,
+    dialect: Value<'e>,
+    pretty: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let pretty = pretty.is_not_nil();
     guard(env, || {
         let dialect = self::text(dialect, "the dialect name")?;
@@ -351,7 +362,12 @@ fn serialized_to_json<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, pre
 /// slower than it copies a multibyte one (`make bench`,
 /// `toolspec-bench-export`).
 #[defun]
-fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, beside: Value<'e>) -> emacs::Result<Value<'e>> {
+fn serialized_to_texts<'e>(
+    env: &'e Env,
+    text: Value<'e>,
+    dialect: Value<'e>,
+    beside: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let (s, dialect) = run(env, || {
         let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
         Ok((self::text(text, "the serialised plists")?, dialect))
@@ -368,7 +384,8 @@ fn serialized_to_texts<'e>(env: &'e Env, text: Value<'e>, dialect: Value<'e>, be
 /// commas.
 #[defun]
 fn document_frame<'e>(env: &'e Env, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
-    let (open, close) = run(env, || Ok(crate::write::document_frame(Dialect::parse(&self::text(dialect, "the dialect name")?)?)))?;
+    let (open, close) =
+        run(env, || Ok(crate::write::document_frame(Dialect::parse(&self::text(dialect, "the dialect name")?)?)))?;
     env.cons(open, close)
 }
 
@@ -497,8 +514,12 @@ fn gptel_form<'e>(
     let category = opt_text(category);
     let comments = comments.is_not_nil();
     guard(env, || {
-        let opts =
-            crate::gptel_form::FormOptions { function: &function, category: category.as_deref(), comments, define: comments };
+        let opts = crate::gptel_form::FormOptions {
+            function: &function,
+            category: category.as_deref(),
+            comments,
+            define: comments,
+        };
         crate::gptel_form::gptel_form_of_text(&self::text(text, "the printed plist")?, &opts)
     })
 }
@@ -525,10 +546,11 @@ fn source_bytes(source: Value<'_>, file_p: bool, max: usize) -> crate::Result<Ve
         return Ok(without_bom(s.into_bytes()));
     }
     let file = self::text(source, "the file name")?;
-    let meta = std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+    let meta =
+        std::fs::metadata(&file).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
     file_size_fits(meta.len(), max)?;
-    let bytes =
-        crate::alloc::read_file(file.as_ref()).map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
+    let bytes = crate::alloc::read_file(file.as_ref())
+        .map_err(|e| Error::new(ErrorKind::Shape, format!("cannot read {file}: {e}")))?;
     Ok(without_bom(bytes))
 }
 
@@ -568,7 +590,9 @@ fn openapi_read<'e>(
     // The operations are read and checked on other threads while the
     // Lisp objects of the tools read so far are made here.
     let out = crate::budget::within(import_limit(env)?, || {
-        streamed(env, validate.is_not_nil(), doc.big, |each, _| doc.read_each(&opts, &mut crate::alloc::releasing(each)))
+        streamed(env, validate.is_not_nil(), doc.big, |each, _| {
+            doc.read_each(&opts, &mut crate::alloc::releasing(each))
+        })
     });
     doc.free_later();
     out
@@ -578,7 +602,12 @@ fn openapi_read<'e>(
 /// as elisp text: a list of plists (:name :method :path :tags
 /// :operationId :summary :deprecated).
 #[defun]
-fn openapi_operations<'e>(env: &'e Env, source: Value<'e>, file_p: Value<'e>, max: Value<'e>) -> emacs::Result<Value<'e>> {
+fn openapi_operations<'e>(
+    env: &'e Env,
+    source: Value<'e>,
+    file_p: Value<'e>,
+    max: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let file_p = file_p.is_not_nil();
     let max = max_size(max);
     guard(env, || {

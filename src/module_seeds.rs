@@ -34,7 +34,11 @@ fn gloodata_info<'e>(
 ) -> emacs::Result<Value<'e>> {
     let (ns, title, description) = (opt_text(ns), opt_text(title), opt_text(description));
     tools_document(env, tools, pretty, |tools| {
-        let opts = crate::gloodata::InfoOptions { ns: ns.as_deref(), title: title.as_deref(), description: description.as_deref() };
+        let opts = crate::gloodata::InfoOptions {
+            ns: ns.as_deref(),
+            title: title.as_deref(),
+            description: description.as_deref(),
+        };
         crate::gloodata::write_info(tools, &opts)
     })
 }
@@ -60,7 +64,12 @@ fn skydeck_document<'e>(env: &'e Env, tools: Value<'e>, pretty: Value<'e>) -> em
 /// as a plist (nil for a void result); ID and FINISHED-AT are strings or
 /// nil (a new id, now).
 #[defun]
-fn result_envelope<'e>(env: &'e Env, output: Value<'e>, id: Value<'e>, finished_at: Value<'e>) -> emacs::Result<Value<'e>> {
+fn result_envelope<'e>(
+    env: &'e Env,
+    output: Value<'e>,
+    id: Value<'e>,
+    finished_at: Value<'e>,
+) -> emacs::Result<Value<'e>> {
     let (id, finished_at) = (opt_text(id), opt_text(finished_at));
     guard(env, || {
         let s = text(output, "the printed outcome")?;

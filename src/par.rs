@@ -286,7 +286,11 @@ fn pipeline_on<T: Send, C: Send, R: Send>(
 
 /// [`pipeline`] on the calling thread: each item checked and taken as it
 /// is made.
-fn in_turn<T, C, R>(make: impl FnOnce(&mut dyn FnMut(T)) -> R, check: &impl Fn(&T) -> C, take: &mut impl FnMut(&mut T, C)) -> R {
+fn in_turn<T, C, R>(
+    make: impl FnOnce(&mut dyn FnMut(T)) -> R,
+    check: &impl Fn(&T) -> C,
+    take: &mut impl FnMut(&mut T, C),
+) -> R {
     make(&mut |mut t: T| {
         let c = check(&t);
         take(&mut t, c)
@@ -388,7 +392,10 @@ mod tests {
             let here = freed.iter().filter(|&&t| t == std::thread::current().id()).count();
             assert_eq!((taken, freed.len()), (n, n), "on {cores} cores");
             let queues = if cores >= 3 { 2 } else { 1 };
-            assert!(here <= queues * QUEUED + 4 * BATCH, "{here} of {n} items freed on the taking thread, on {cores} cores");
+            assert!(
+                here <= queues * QUEUED + 4 * BATCH,
+                "{here} of {n} items freed on the taking thread, on {cores} cores"
+            );
         }
     }
 
@@ -431,11 +438,30 @@ mod tests {
     fn pipeline_raises_a_panic_of_make_or_check() {
         for cores in [2, 3] {
             let r = std::panic::catch_unwind(|| {
-                pipeline_on(cores, |each: &mut dyn FnMut(u8)| { each(1); panic!("make") }, |_: &u8| (), |_, _| (), &mut || false)
+                pipeline_on(
+                    cores,
+                    |each: &mut dyn FnMut(u8)| {
+                        each(1);
+                        panic!("make")
+                    },
+                    |_: &u8| (),
+                    |_, _| (),
+                    &mut || false,
+                )
             });
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"make"));
             let r = std::panic::catch_unwind(|| {
-                pipeline_on(cores, |each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each), |x: &u8| if *x == 5 { panic!("check") }, |_, _| (), &mut || false)
+                pipeline_on(
+                    cores,
+                    |each: &mut dyn FnMut(u8)| (0..10).for_each(&mut *each),
+                    |x: &u8| {
+                        if *x == 5 {
+                            panic!("check")
+                        }
+                    },
+                    |_, _| (),
+                    &mut || false,
+                )
             });
             assert_eq!(r.unwrap_err().downcast_ref::<&str>(), Some(&"check"));
         }
@@ -488,7 +514,16 @@ mod tests {
             assert_eq!((r, asked), (Err(Stopped), 1), "on {cores} cores");
         }
         // Without a thread, never asked.
-        let r = pipeline_on(1, |each: &mut dyn FnMut(u8)| { each(1); "made" }, |_: &u8| (), |_, _| (), &mut || panic!("asked"));
+        let r = pipeline_on(
+            1,
+            |each: &mut dyn FnMut(u8)| {
+                each(1);
+                "made"
+            },
+            |_: &u8| (),
+            |_, _| (),
+            &mut || panic!("asked"),
+        );
         assert_eq!(r, Ok("made"));
     }
 
@@ -515,7 +550,8 @@ mod tests {
     #[test]
     fn join_map_raises_a_panic_of_f() {
         let items: Vec<usize> = (0..1000).collect();
-        let r = std::panic::catch_unwind(|| join_map(|| (), &items, |&x| if x == 700 { panic!("boom {x}") } else { x }));
+        let r =
+            std::panic::catch_unwind(|| join_map(|| (), &items, |&x| if x == 700 { panic!("boom {x}") } else { x }));
         assert_eq!(r.unwrap_err().downcast_ref::<String>().map(String::as_str), Some("boom 700"));
     }
 

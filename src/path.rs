@@ -10,7 +10,6 @@
 
 use std::fmt;
 
-
 /// One step of a [`Path`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Step {
@@ -227,7 +226,6 @@ impl From<At<'_>> for Path {
     }
 }
 
-
 /// A path in a document as a walk descends it, made into a [`Path`] (or
 /// written out, as [`crate::model::join`] and [`crate::model::index`] write it) only when a problem
 /// needs it: formatting the path of every node made up a tenth of
@@ -286,7 +284,10 @@ mod tests {
     fn paths_are_shown_as_join_and_index_write_them() {
         let p = Path::root().key("args").index(1).key("items").key("type");
         assert_eq!(p, "args[1].items.type");
-        assert_eq!(p.steps(), [Step::Key("args".into()), Step::Index(1), Step::Key("items".into()), Step::Key("type".into())]);
+        assert_eq!(
+            p.steps(),
+            [Step::Key("args".into()), Step::Index(1), Step::Key("items".into()), Step::Key("type".into())]
+        );
         assert_eq!(Path::root().index(0).key("b"), "[0].b");
         assert_eq!(Path::written("tools[2].x").key("a.b").index(3), index(&join("tools[2].x", "a.b"), 3));
         assert_eq!(Path::written(""), Path::root());

@@ -13,11 +13,11 @@
 use lexpr::Value as Sexp;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{At, Arg, Schema, Tool};
+use crate::model::{Arg, At, Schema, Tool};
 use crate::node::Node;
 use crate::schema::{slot, Slot};
-use crate::value::{Map, Number, Value};
 pub use crate::sink::{ends_with_local_variables, print_keyword, print_string, print_symbol, Sink, Text};
+use crate::value::{Map, Number, Value};
 
 /// Tool keys that belong to gptel or llm and have no JSON form.
 pub const EMACS_KEYS: &[&str] = &["function", "async", "category", "confirm", "include"];
@@ -28,7 +28,12 @@ const ARRAY_KEYWORDS: &[&str] = &["enum", "required", "examples", "anyOf", "oneO
 
 // ---------------------------------------------------------------- printing
 /// Emit `items` as a list or vector; an empty list is nil.
-fn emit_seq<'a, T, S: Sink<'a>>(s: &mut S, vector: bool, items: impl ExactSizeIterator<Item = T>, mut each: impl FnMut(T, &mut S)) {
+fn emit_seq<'a, T, S: Sink<'a>>(
+    s: &mut S,
+    vector: bool,
+    items: impl ExactSizeIterator<Item = T>,
+    mut each: impl FnMut(T, &mut S),
+) {
     if items.len() == 0 && !vector {
         s.nil();
         return;
@@ -634,7 +639,11 @@ fn node_to_json(v: &Node<'_>, key: Option<&str>, path: &At<'_>, schema: bool) ->
                     } else {
                         "-1.0e+INF"
                     };
-                    Error::at(ErrorKind::Plist, &path.to_string(), format!("{shown} has no JSON form: JSON numbers are finite"))
+                    Error::at(
+                        ErrorKind::Plist,
+                        &path.to_string(),
+                        format!("{shown} has no JSON form: JSON numbers are finite"),
+                    )
                 })?)
             }
         }
@@ -700,7 +709,11 @@ fn node_to_json(v: &Node<'_>, key: Option<&str>, path: &At<'_>, schema: bool) ->
         // Every kind of value the reader makes is handled above; one it
         // may make in a later version is refused, not written as null.
         Node::Other(other) => {
-            return Err(Error::at(ErrorKind::Plist, &path.to_string(), format!("{} has no JSON form", Node::Other(other))))
+            return Err(Error::at(
+                ErrorKind::Plist,
+                &path.to_string(),
+                format!("{} has no JSON form", Node::Other(other)),
+            ))
         }
     })
 }
@@ -753,13 +766,20 @@ pub fn tool_from_node(v: &Node<'_>) -> Result<Tool> {
         }
         match *k {
             "name" => {
-                tool.name = name_of(val).ok_or_else(|| Error::at(ErrorKind::Plist, "name", "the tool's :name must be a string"))?
+                tool.name = name_of(val)
+                    .ok_or_else(|| Error::at(ErrorKind::Plist, "name", "the tool's :name must be a string"))?
             }
             "description" => {
                 tool.description = match val {
                     Node::Str(s) => Some(s.to_string()),
                     Node::Nil => None,
-                    _ => return Err(Error::at(ErrorKind::Plist, "description", "the tool's :description must be a string")),
+                    _ => {
+                        return Err(Error::at(
+                            ErrorKind::Plist,
+                            "description",
+                            "the tool's :description must be a string",
+                        ))
+                    }
                 }
             }
             "args" => {
@@ -800,7 +820,11 @@ fn name_of(v: &Node<'_>) -> Option<String> {
 
 fn arg_from_node(v: &Node<'_>, path: &At<'_>) -> Result<Arg> {
     let pairs = v.plist_pairs().ok_or_else(|| {
-        Error::at(ErrorKind::Plist, &path.to_string(), "an argument must be a plist like (:name \"x\" :type string :description \"...\")")
+        Error::at(
+            ErrorKind::Plist,
+            &path.to_string(),
+            "an argument must be a plist like (:name \"x\" :type string :description \"...\")",
+        )
     })?;
     let mut name = None;
     let mut optional = None;
@@ -816,8 +840,9 @@ fn arg_from_node(v: &Node<'_>, path: &At<'_>) -> Result<Arg> {
             _ => rest.push((k, val)),
         }
     }
-    let name =
-        name.ok_or_else(|| Error::at(ErrorKind::Plist, &path.key("name").to_string(), "the argument has no :name string"))?;
+    let name = name.ok_or_else(|| {
+        Error::at(ErrorKind::Plist, &path.key("name").to_string(), "the argument has no :name string")
+    })?;
     Ok(Arg { name, optional: optional.unwrap_or(false), schema: plist_to_map(&rest, path, true)? })
 }
 

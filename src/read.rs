@@ -27,7 +27,11 @@ fn leave_out(e: Error, opts: &ReadOptions, at: &str, out: &mut Imported) -> Resu
     }
     let path = e.path.clone().unwrap_or_else(|| at.to_string());
     let what = if at.is_empty() { "the tool definition".to_string() } else { format!("the tool definition at {at}") };
-    out.warnings.push(Problem::error(crate::model::Code::ToolLeftOut, path, format!("{}: {what} is left out", e.message)));
+    out.warnings.push(Problem::error(
+        crate::model::Code::ToolLeftOut,
+        path,
+        format!("{}: {what} is left out", e.message),
+    ));
     out.skipped.get_or_insert(e);
     Ok(())
 }
@@ -53,7 +57,8 @@ impl Names {
     /// Note a tool named `name`, read at `path`.
     fn note(&mut self, name: &str, path: &str) {
         match self.first.get(name) {
-            Some(first) => self.warnings.push(Problem::warning(crate::model::Code::DuplicateToolName,
+            Some(first) => self.warnings.push(Problem::warning(
+                crate::model::Code::DuplicateToolName,
                 path,
                 format!(
                     "the tool name \"{name}\" is also the name of the tool at {}: gptel keeps only the last \
@@ -310,7 +315,11 @@ fn read_listed(
 /// go on; the items after one that stops it are only checked as JSON.
 /// Items are parsed through [`crate::scan::Noting`] with `flag`.  An
 /// error when the text is not JSON, or not such a list.
-fn stream_items(text: &str, flag: &std::cell::Cell<bool>, item: &mut dyn FnMut(usize, Value) -> bool) -> serde_json::Result<()> {
+fn stream_items(
+    text: &str,
+    flag: &std::cell::Cell<bool>,
+    item: &mut dyn FnMut(usize, Value) -> bool,
+) -> serde_json::Result<()> {
     use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
     use std::fmt;
 
@@ -437,7 +446,13 @@ fn read_value_each(doc: &Value, opts: &ReadOptions, each: &mut dyn FnMut(Tool, S
 /// Read the tool definitions `jobs` found in `doc` in turn, handing each
 /// tool and its path to `each` and adding the warnings to `out`; whether
 /// there was any tool.
-fn hand_over(doc: &Value, opts: &ReadOptions, jobs: &[Job], out: &mut Imported, each: &mut dyn FnMut(Tool, String)) -> Result<bool> {
+fn hand_over(
+    doc: &Value,
+    opts: &ReadOptions,
+    jobs: &[Job],
+    out: &mut Imported,
+    each: &mut dyn FnMut(Tool, String),
+) -> Result<bool> {
     let mut any = false;
     for job in jobs {
         match read_job(doc, opts, job) {
@@ -471,7 +486,12 @@ fn find_jobs<'a>(doc: &'a Value, opts: &'a ReadOptions) -> Result<(Imported, Vec
 
 /// [`find_jobs`] for a document found at `path`, `depth` levels down
 /// (an item of a list read item by item).
-fn find_jobs_at<'a>(doc: &'a Value, opts: &'a ReadOptions, path: &str, depth: usize) -> Result<(Imported, Vec<Job<'a>>)> {
+fn find_jobs_at<'a>(
+    doc: &'a Value,
+    opts: &'a ReadOptions,
+    path: &str,
+    depth: usize,
+) -> Result<(Imported, Vec<Job<'a>>)> {
     let mut r = Reader { doc, opts, out: Imported::default(), jobs: Vec::new() };
     r.any(doc, path, depth)?;
     Ok((r.out, r.jobs))
@@ -642,7 +662,9 @@ impl<'a> Reader<'a> {
         })?;
         self.out.tools.extend(imp.tools);
         self.out.paths.extend(imp.paths.iter().map(|p| join(path, p)));
-        self.out.warnings.extend(imp.warnings.into_iter().map(|w| Problem { path: crate::path::Path::written(path).then(&w.path), ..w }));
+        self.out.warnings.extend(
+            imp.warnings.into_iter().map(|w| Problem { path: crate::path::Path::written(path).then(&w.path), ..w }),
+        );
         Ok(())
     }
 
@@ -662,7 +684,8 @@ impl<'a> Reader<'a> {
         let mut p = parts(v, o, path, format)?;
         for key in RESERVED_KEYS {
             if p.extra.shift_remove(key).is_some() {
-                self.out.warnings.push(Problem::warning(crate::model::Code::ReservedKey,
+                self.out.warnings.push(Problem::warning(
+                    crate::model::Code::ReservedKey,
                     join(path, key),
                     format!("\"{key}\" ignored: a spec file cannot choose what runs a tool or how Emacs calls it"),
                 ));
@@ -814,7 +837,8 @@ impl<'a> Reader<'a> {
             // In the document's order, for stable warnings; each name once.
             for &r in required.names() {
                 if !names.contains(r) {
-                    self.out.warnings.push(Problem::warning(crate::model::Code::UnknownRequired,
+                    self.out.warnings.push(Problem::warning(
+                        crate::model::Code::UnknownRequired,
                         join(path, "required"),
                         format!("\"{r}\" is required but not among the properties: dropped"),
                     ));
@@ -872,7 +896,11 @@ fn in_order<'k>(keys: impl Iterator<Item = &'k str>, firsts: &[&str]) -> bool {
 /// `description`, `args` for the parameters, and the keys kept among
 /// `tool.extra`; None for the others (a dialect's own, such as the
 /// Responses API's `type`, or a key left out).
-fn tool_keys<'k>(o: &'k Map<String, Value>, tool: &'k Tool, params_key: &'k str) -> impl Iterator<Item = &'k str> + Clone {
+fn tool_keys<'k>(
+    o: &'k Map<String, Value>,
+    tool: &'k Tool,
+    params_key: &'k str,
+) -> impl Iterator<Item = &'k str> + Clone {
     o.keys().map(String::as_str).filter_map(move |k| match k {
         k if k == params_key => Some("args"),
         "name" => Some("name"),
@@ -1014,18 +1042,20 @@ fn parts<'v>(v: &'v Value, o: &'v Map<String, Value>, path: &str, format: Format
             }
         }
         // OpenAPI documents are read in `Reader::object`.
-        Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck | Format::OpenApi => Parts {
-            base: path.to_string(),
-            name: o.field("title"),
-            description: o.field("description"),
-            params: Some(v),
-            params_path: path.to_string(),
-            extra: Schema::new(),
-            gemini: false,
-            bare: true,
-            object: None,
-            params_key: "",
-        },
+        Format::JsonSchema | Format::Auto | Format::Gloodata | Format::Arcade | Format::SkyDeck | Format::OpenApi => {
+            Parts {
+                base: path.to_string(),
+                name: o.field("title"),
+                description: o.field("description"),
+                params: Some(v),
+                params_path: path.to_string(),
+                extra: Schema::new(),
+                gemini: false,
+                bare: true,
+                object: None,
+                params_key: "",
+            }
+        }
     })
 }
 

@@ -17,8 +17,8 @@ use std::cell::Cell;
 use serde::de::DeserializeSeed;
 
 use crate::model::{index, join, Code, Problem, Seen};
-use crate::value::Value;
 pub use crate::value::Noting;
+use crate::value::Value;
 
 /// Warnings of each kind reported before the rest are counted only.
 pub const MAX_NOTES: usize = 50;
@@ -35,7 +35,6 @@ enum Frame<'t> {
         item: usize,
     },
 }
-
 
 /// `parse()` of JSON `text`, and, if it parsed, the [`notes`] of the
 /// text.  A text of [`crate::par::BIG`] or more is scanned on another
@@ -139,7 +138,8 @@ pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
                         if dups <= MAX_NOTES {
                             let path = path_of(&stack);
                             let k = path_key(&stack);
-                            out.push(Problem::warning(Code::DuplicateKey,
+                            out.push(Problem::warning(
+                                Code::DuplicateKey,
                                 path,
                                 format!("duplicate key \"{k}\": the last value is used, the earlier ones are ignored"),
                             ));
@@ -283,7 +283,8 @@ mod tests {
 
     #[test]
     fn clean_text_has_no_notes() {
-        let text = r#"{"a": [1, -2, 3.5e300, 18446744073709551615, -9223372036854775808], "b": {"a": "x\"y", "c": {}}}"#;
+        let text =
+            r#"{"a": [1, -2, 3.5e300, 18446744073709551615, -9223372036854775808], "b": {"a": "x\"y", "c": {}}}"#;
         assert!(notes_of(text).is_empty());
     }
 
@@ -298,12 +299,17 @@ mod tests {
         assert_eq!(notes_of(r#"{"ab": 1, "a\u0062": 2}"#).len(), 1);
         let mut wide: Vec<String> = (0..100).map(|i| format!("\"k{i}\": {i}")).collect();
         wide.push("\"k7\": 0".into());
-        assert_eq!(notes_of(&format!("{{{}}}", wide.join(","))), vec!["k7|duplicate key \"k7\": the last value is used, the earlier ones are ignored"]);
+        assert_eq!(
+            notes_of(&format!("{{{}}}", wide.join(","))),
+            vec!["k7|duplicate key \"k7\": the last value is used, the earlier ones are ignored"]
+        );
     }
 
     #[test]
     fn big_integers_with_paths() {
-        let n = notes_of(r#"{"p": {"x": {"minimum": 123456789012345678901234567890, "enum": [1, -99999999999999999999]}}}"#);
+        let n = notes_of(
+            r#"{"p": {"x": {"minimum": 123456789012345678901234567890, "enum": [1, -99999999999999999999]}}}"#,
+        );
         assert_eq!(n.len(), 2, "{n:?}");
         assert!(n[0].starts_with("p.x.minimum|the integer 123456789012345678901234567890 is beyond 64 bits: read as the number 1.2345678901234568e+29, which"), "{n:?}");
         assert!(n[1].starts_with("p.x.enum[1]|the integer -99999999999999999999"), "{n:?}");
@@ -340,9 +346,17 @@ mod tests {
                     key.insert_str(at, "\\\"");
                 }
                 let pad = " ".repeat(n % 21);
-                let text = format!("{{\n{pad}\"{key}\": \"{key}\",\n{pad}\"{key}\": [\"{key}\"],\n{pad}\"z\": {{\"{key}\": 1}}}}");
+                let text = format!(
+                    "{{\n{pad}\"{key}\": \"{key}\",\n{pad}\"{key}\": [\"{key}\"],\n{pad}\"z\": {{\"{key}\": 1}}}}"
+                );
                 let decoded: String = serde_json::from_str(&format!("\"{key}\"")).unwrap();
-                assert_eq!(notes_of(&text), vec![format!("{decoded}|duplicate key \"{decoded}\": the last value is used, the earlier ones are ignored")], "{text}");
+                assert_eq!(
+                    notes_of(&text),
+                    vec![format!(
+                        "{decoded}|duplicate key \"{decoded}\": the last value is used, the earlier ones are ignored"
+                    )],
+                    "{text}"
+                );
             }
         }
     }
@@ -357,7 +371,17 @@ mod tests {
 
     #[test]
     fn text_that_is_not_json_never_panics() {
-        for text in ["\"", "{\"", "{\"\u{e9}", "{\"a\\", "{\"a\\\u{e9}", "}}]]", "{\"a\": 1, \"a\"", "[1e99999999999999999999", "{\"\u{1F600}\\\""] {
+        for text in [
+            "\"",
+            "{\"",
+            "{\"\u{e9}",
+            "{\"a\\",
+            "{\"a\\\u{e9}",
+            "}}]]",
+            "{\"a\": 1, \"a\"",
+            "[1e99999999999999999999",
+            "{\"\u{1F600}\\\"",
+        ] {
             let _ = notes(text);
         }
     }

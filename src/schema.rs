@@ -2,7 +2,7 @@
 //! the way in, and finishing them on the way out.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{At, Field, Code, Problem, Schema};
+use crate::model::{At, Code, Field, Problem, Schema};
 use crate::value::{Map, Value};
 
 /// How a keyword's value relates to schemas.
@@ -22,8 +22,17 @@ pub enum Slot {
 pub fn slot(key: &str) -> Slot {
     match key {
         "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Slot::Map,
-        "items" | "additionalProperties" | "additionalItems" | "not" | "if" | "then" | "else" | "contains"
-        | "propertyNames" | "unevaluatedItems" | "unevaluatedProperties" => Slot::Single,
+        "items"
+        | "additionalProperties"
+        | "additionalItems"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contains"
+        | "propertyNames"
+        | "unevaluatedItems"
+        | "unevaluatedProperties" => Slot::Single,
         "anyOf" | "oneOf" | "allOf" | "prefixItems" => Slot::List,
         _ => Slot::Data,
     }
@@ -40,16 +49,16 @@ pub fn canonical_type(name: &str) -> Option<(&'static str, bool)> {
     }
     let lower = name.trim().to_ascii_lowercase();
     let t = match lower.as_str() {
-        "string" | "str" | "text" | "char" | "character" | "varchar" | "uuid" | "date"
-        | "datetime" | "date-time" | "time" | "uri" | "url" | "email" => "string",
-        "integer" | "int" | "long" | "short" | "int8" | "int16" | "int32" | "int64" | "uint"
-        | "uint32" | "uint64" | "bigint" | "i32" | "i64" | "u32" | "u64" | "usize" => "integer",
-        "number" | "float" | "double" | "decimal" | "real" | "num" | "numeric" | "f32" | "f64"
-        | "float32" | "float64" => "number",
+        "string" | "str" | "text" | "char" | "character" | "varchar" | "uuid" | "date" | "datetime" | "date-time"
+        | "time" | "uri" | "url" | "email" => "string",
+        "integer" | "int" | "long" | "short" | "int8" | "int16" | "int32" | "int64" | "uint" | "uint32" | "uint64"
+        | "bigint" | "i32" | "i64" | "u32" | "u64" | "usize" => "integer",
+        "number" | "float" | "double" | "decimal" | "real" | "num" | "numeric" | "f32" | "f64" | "float32"
+        | "float64" => "number",
         "boolean" | "bool" => "boolean",
         "array" | "list" | "tuple" | "set" | "vector" | "sequence" | "seq" => "array",
-        "object" | "dict" | "dictionary" | "map" | "hash" | "hashmap" | "struct" | "record"
-        | "obj" | "json" | "mapping" => "object",
+        "object" | "dict" | "dictionary" | "map" | "hash" | "hashmap" | "struct" | "record" | "obj" | "json"
+        | "mapping" => "object",
         "null" | "none" | "nil" | "void" => "null",
         _ => return None,
     };
@@ -57,11 +66,7 @@ pub fn canonical_type(name: &str) -> Option<(&'static str, bool)> {
 }
 
 /// Visit every schema node below and including `node`, parents first.
-pub fn walk_mut(
-    node: &mut Schema,
-    path: &At,
-    f: &mut dyn FnMut(&mut Schema, &At) -> Result<()>,
-) -> Result<()> {
+pub fn walk_mut(node: &mut Schema, path: &At, f: &mut dyn FnMut(&mut Schema, &At) -> Result<()>) -> Result<()> {
     f(node, path)?;
     for (key, value) in node.iter_mut() {
         match (slot(key), value) {
@@ -320,7 +325,9 @@ impl<'a> Normalizer<'a> {
     fn not_object(&mut self, value: &Value, path: &At) -> Result<Schema> {
         match value {
             Value::Bool(true) => Ok(Schema::new()),
-            other => Err(Error::shape(&path.to_string(), format!("expected a schema object, found {}", kind_of(other)))),
+            other => {
+                Err(Error::shape(&path.to_string(), format!("expected a schema object, found {}", kind_of(other))))
+            }
         }
     }
 
@@ -400,9 +407,9 @@ impl<'a> Normalizer<'a> {
                 let mut types = Vec::with_capacity(list.len());
                 let mut any = false;
                 for (i, item) in list.iter().enumerate() {
-                    let s = item.as_str().ok_or_else(|| {
-                        Error::shape(&path.index(i).to_string(), "type names must be strings")
-                    })?;
+                    let s = item
+                        .as_str()
+                        .ok_or_else(|| Error::shape(&path.index(i).to_string(), "type names must be strings"))?;
                     match self.type_name(s, &path.index(i))? {
                         Some(t) if !types.contains(&t) => types.push(t),
                         Some(_) => {}
@@ -449,7 +456,8 @@ impl<'a> Normalizer<'a> {
             Some((t, false)) => {
                 let gemini_style = self.gemini && s.eq_ignore_ascii_case(t);
                 if !gemini_style {
-                    self.warnings.push(Problem::warning(Code::TypeAlias,
+                    self.warnings.push(Problem::warning(
+                        Code::TypeAlias,
                         path,
                         format!("non-standard type name \"{s}\" read as \"{t}\""),
                     ));
@@ -457,7 +465,8 @@ impl<'a> Normalizer<'a> {
                 Ok(Some(t))
             }
             None => {
-                self.warnings.push(Problem::warning(Code::UnknownType,
+                self.warnings.push(Problem::warning(
+                    Code::UnknownType,
                     path,
                     format!(
                         "unknown type \"{s}\"{}: read as no type constraint (any value); the JSON types are \
@@ -480,7 +489,8 @@ impl<'a> Normalizer<'a> {
                     if let Some(Value::Bool(b)) = s.field("required") {
                         let b = *b;
                         s.shift_remove("required");
-                        self.warnings.push(Problem::warning(Code::Moved,
+                        self.warnings.push(Problem::warning(
+                            Code::Moved,
                             path.key("properties").key(name),
                             "boolean `required` moved into the parent's `required` list",
                         ));
@@ -532,10 +542,8 @@ impl<'a> Normalizer<'a> {
         if let Some(at) = self.ref_stack.iter().position(|s| s == r) {
             let mut chain = self.ref_stack[at..].to_vec();
             chain.push(r.to_string());
-            let msg = format!(
-                "recursive $ref cycle {} cannot be inlined: tool schemas must be finite",
-                chain.join(" -> ")
-            );
+            let msg =
+                format!("recursive $ref cycle {} cannot be inlined: tool schemas must be finite", chain.join(" -> "));
             let target = self.target(r);
             self.depends_on = self.depends_on.min(at);
             return self.unresolved(obj, target, r, path, msg);
@@ -636,10 +644,7 @@ impl<'a> Normalizer<'a> {
         }
         let name = r.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(r);
         let field = |k: &str| obj.get(k).or_else(|| target.and_then(|t| t.get(k)));
-        let ty = field("type")
-            .and_then(Value::as_str)
-            .and_then(canonical_type)
-            .map_or("object", |(t, _)| t);
+        let ty = field("type").and_then(Value::as_str).and_then(canonical_type).map_or("object", |(t, _)| t);
         let recursive = target.is_some();
         let what = if recursive { "recursive, not expanded again" } else { "unresolved reference" };
         let description = match field("description").and_then(Value::as_str) {
@@ -707,7 +712,9 @@ pub(crate) fn data_weight(v: &Value) -> usize {
         Value::Null | Value::Bool(_) | Value::Number(_) => 0,
         Value::String(s) => STRING_WEIGHT + s.len(),
         Value::Array(a) => ARRAY_WEIGHT + a.iter().map(|x| ENTRY_WEIGHT / 2 + data_weight(x)).sum::<usize>(),
-        Value::Object(o) => OBJECT_WEIGHT + o.iter().map(|(k, x)| ENTRY_WEIGHT + k.len() + data_weight(x)).sum::<usize>(),
+        Value::Object(o) => {
+            OBJECT_WEIGHT + o.iter().map(|(k, x)| ENTRY_WEIGHT + k.len() + data_weight(x)).sum::<usize>()
+        }
     }
 }
 
@@ -818,8 +825,7 @@ fn restore_refs(root: &mut Schema, put_back: bool) {
     for (pointer, original) in kept {
         // Written by `At::pointer`: escaped, never percent-encoded.
         let Value::Object(original) = original else { continue };
-        let tokens: Vec<String> =
-            pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+        let tokens: Vec<String> = pointer.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
         let mut n = Normalizer::new(vec![&snapshot], false);
         let expected = n.node_at(&Value::Object(original.clone()), &At::Root(""), 1);
         let here = value_at(&snapshot, &tokens).and_then(Value::as_object);
@@ -865,9 +871,10 @@ pub fn resolve_optional(node: &mut Schema) {
             }
         }
     }
-    let listed: Option<Vec<String>> = node.field("required").and_then(Value::as_array).map(|a| {
-        a.iter().filter_map(|v| v.as_str().map(String::from)).collect()
-    });
+    let listed: Option<Vec<String>> = node
+        .field("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect());
     let required: Vec<Value> = match listed {
         Some(listed) => listed.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect(),
         None => names.into_iter().filter(|n| !optional.contains(n)).map(Value::from).collect(),

@@ -8,9 +8,9 @@
 use crate::error::{Error, Result};
 use crate::imported::{Format, Imported, ReadOptions};
 use crate::schema::kind_of;
+pub use crate::seeds_common::{executor_of, property_name, provider_name, snake_name};
 use crate::value::{Map, Value};
 use crate::{arcade, gloodata, skydeck};
-pub use crate::seeds_common::{executor_of, property_name, provider_name, snake_name};
 
 /// The seed format of a tool object, when its keys say so.
 pub fn detect(o: &Map<String, Value>) -> Option<Format> {

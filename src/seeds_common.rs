@@ -13,7 +13,9 @@ pub(crate) fn opt_str<'v>(o: &'v Map<String, Value>, key: &str, path: &str) -> R
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(Error::shape(&join(path, key), format!("`{key}` must be a string, found {}", kind_of(other)))),
+        Some(other) => {
+            Err(Error::shape(&join(path, key), format!("`{key}` must be a string, found {}", kind_of(other))))
+        }
     }
 }
 
@@ -22,13 +24,20 @@ pub(crate) fn opt_obj<'v>(o: &'v Map<String, Value>, key: &str, path: &str) -> R
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(m)) => Ok(Some(m)),
-        Some(other) => Err(Error::shape(&join(path, key), format!("`{key}` must be an object, found {}", kind_of(other)))),
+        Some(other) => {
+            Err(Error::shape(&join(path, key), format!("`{key}` must be an object, found {}", kind_of(other))))
+        }
     }
 }
 
 /// The strings of an optional array member; other items are dropped
 /// with a warning.
-pub(crate) fn opt_strings(o: &Map<String, Value>, key: &str, path: &str, warnings: &mut Vec<Problem>) -> Result<Option<Vec<String>>> {
+pub(crate) fn opt_strings(
+    o: &Map<String, Value>,
+    key: &str,
+    path: &str,
+    warnings: &mut Vec<Problem>,
+) -> Result<Option<Vec<String>>> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(items)) => {
@@ -36,7 +45,8 @@ pub(crate) fn opt_strings(o: &Map<String, Value>, key: &str, path: &str, warning
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::String(s) => out.push(s.clone()),
-                    other => warnings.push(Problem::warning(Code::Ignored,
+                    other => warnings.push(Problem::warning(
+                        Code::Ignored,
                         format!("{}[{i}]", join(path, key)),
                         format!("{} ignored: `{key}` holds strings", kind_of(other)),
                     )),
@@ -44,7 +54,10 @@ pub(crate) fn opt_strings(o: &Map<String, Value>, key: &str, path: &str, warning
             }
             Ok(Some(out))
         }
-        Some(other) => Err(Error::shape(&join(path, key), format!("`{key}` must be an array of strings, found {}", kind_of(other)))),
+        Some(other) => Err(Error::shape(
+            &join(path, key),
+            format!("`{key}` must be an array of strings, found {}", kind_of(other)),
+        )),
     }
 }
 

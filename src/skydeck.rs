@@ -12,8 +12,8 @@
 //! when strict parsing fails.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{index, join, Arg, Field, Code, Problem, Schema, Tool};
 use crate::imported::{Imported, ReadOptions};
+use crate::model::{index, join, Arg, Code, Field, Problem, Schema, Tool};
 use crate::schema::kind_of;
 use crate::seeds_common::{executor_of, opt_obj, opt_str, property_name, snake_name};
 use crate::value::{Map, Value};
@@ -50,9 +50,11 @@ pub fn placeholders(prompt: &str) -> Vec<String> {
 fn show_default(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            items.iter().map(|x| x.as_str().map(String::from).unwrap_or_else(|| x.to_string())).collect::<Vec<_>>().join(", ")
-        }
+        Value::Array(items) => items
+            .iter()
+            .map(|x| x.as_str().map(String::from).unwrap_or_else(|| x.to_string()))
+            .collect::<Vec<_>>()
+            .join(", "),
         other => other.to_string(),
     }
 }
@@ -77,8 +79,10 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
     let name = match prompt_name.map(snake_name).filter(|n| !n.is_empty()) {
         Some(n) => n,
         None => {
-            let fallback = opts.default_name.map(snake_name).filter(|n| !n.is_empty()).unwrap_or_else(|| "prompt".into());
-            out.warnings.push(Problem::warning(Code::Renamed,
+            let fallback =
+                opts.default_name.map(snake_name).filter(|n| !n.is_empty()).unwrap_or_else(|| "prompt".into());
+            out.warnings.push(Problem::warning(
+                Code::Renamed,
                 join(&mpath, "prompt_name"),
                 format!("no usable `prompt_name`: the tool is named \"{fallback}\""),
             ));
@@ -103,7 +107,8 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
                 let p = index(&vpath, i);
                 if let Some((arg, placeholder)) = variable(var, &p, &mut out.warnings)? {
                     if !names.insert(arg.name.clone()) {
-                        out.warnings.push(Problem::warning(Code::Ignored,
+                        out.warnings.push(Problem::warning(
+                            Code::Ignored,
                             join(&p, "name"),
                             format!("a second variable named \"{}\" ignored", arg.name),
                         ));
@@ -127,7 +132,8 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         if let Some(ph) = declared.as_str() {
             declared_placeholders.insert(ph.to_string());
             if !in_prompt.contains(ph) {
-                out.warnings.push(Problem::warning(Code::Unused,
+                out.warnings.push(Problem::warning(
+                    Code::Unused,
                     vpath.clone(),
                     format!("variable \"{ph}\" (argument {var_name}) does not appear in model_prompt as {{{{{ph}}}}}"),
                 ));
@@ -140,7 +146,8 @@ pub fn read(o: &Map<String, Value>, path: &str, opts: &ReadOptions, out: &mut Im
         }
         let arg_name = property_name(&ph);
         if !names.insert(arg_name.clone()) {
-            out.warnings.push(Problem::warning(Code::Unsupported,
+            out.warnings.push(Problem::warning(
+                Code::Unsupported,
                 join(path, "model_prompt"),
                 format!("placeholder {{{{{ph}}}}} clashes with argument \"{arg_name}\": it is left unfilled"),
             ));
@@ -213,7 +220,8 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
     };
     let name = property_name(raw);
     if name != raw {
-        warnings.push(Problem::warning(Code::Renamed,
+        warnings.push(Problem::warning(
+            Code::Renamed,
             join(path, "name"),
             format!("variable \"{raw}\" is the argument \"{name}\" (argument names allow letters, digits, _ . -)"),
         ));
@@ -224,7 +232,11 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
         Some(Value::Array(a)) => {
             let strings: Vec<Value> = a.iter().filter(|x| x.is_string()).cloned().collect();
             if strings.len() != a.len() {
-                warnings.push(Problem::warning(Code::Ignored, join(path, "allowed_values"), "values that are not strings ignored"));
+                warnings.push(Problem::warning(
+                    Code::Ignored,
+                    join(path, "allowed_values"),
+                    "values that are not strings ignored",
+                ));
             }
             Some(strings)
         }
@@ -250,7 +262,8 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
         }
         "single-select" | "multi-select" => {
             if allowed.as_ref().is_none_or(Vec::is_empty) {
-                warnings.push(Problem::warning(Code::Assumed,
+                warnings.push(Problem::warning(
+                    Code::Assumed,
                     join(path, "allowed_values"),
                     format!("a {kind} variable without `allowed_values`: any text is accepted"),
                 ));
@@ -263,9 +276,12 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             }
         }
         other => {
-            warnings.push(Problem::warning(Code::UnknownType,
+            warnings.push(Problem::warning(
+                Code::UnknownType,
                 join(path, "type"),
-                format!("unknown variable type \"{other}\" read as text (expected text, single-select or multi-select)"),
+                format!(
+                    "unknown variable type \"{other}\" read as text (expected text, single-select or multi-select)"
+                ),
             ));
             schema.insert("type".into(), Value::from("string"));
         }
@@ -283,9 +299,13 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             _ => false,
         };
         if !ok {
-            warnings.push(Problem::warning(Code::BadDefault,
+            warnings.push(Problem::warning(
+                Code::BadDefault,
                 join(path, "default"),
-                format!("the default of a {kind} variable should be {}", if kind == "multi-select" { "an array of strings" } else { "a string" }),
+                format!(
+                    "the default of a {kind} variable should be {}",
+                    if kind == "multi-select" { "an array of strings" } else { "a string" }
+                ),
             ));
         }
         if let (Some(allowed), true) = (&allowed, kind != "text") {
@@ -296,7 +316,11 @@ fn variable(var: &Value, path: &str, warnings: &mut Vec<Problem>) -> Result<Opti
             let allowed: std::collections::HashSet<&str> = allowed.iter().filter_map(Value::as_str).collect();
             for x in values {
                 if !x.as_str().is_some_and(|s| allowed.contains(s)) {
-                    warnings.push(Problem::warning(Code::BadDefault, join(path, "default"), format!("default {x} is not among `allowed_values`")));
+                    warnings.push(Problem::warning(
+                        Code::BadDefault,
+                        join(path, "default"),
+                        format!("default {x} is not among `allowed_values`"),
+                    ));
                 }
             }
         }
@@ -329,7 +353,9 @@ pub fn write(tool: &Tool) -> Result<Value> {
         )
     })?;
     match exec.get("document") {
-        Some(Value::Object(doc)) if doc.get("model_prompt").is_some_and(Value::is_string) => Ok(Value::Object(doc.clone())),
+        Some(Value::Object(doc)) if doc.get("model_prompt").is_some_and(Value::is_string) => {
+            Ok(Value::Object(doc.clone()))
+        }
         _ => Err(Error::at(
             ErrorKind::Write,
             "executor.document",
@@ -346,9 +372,7 @@ pub fn write_many(tools: &[Tool]) -> Result<Value> {
     tools
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            write(t).map_err(|e| e.in_item(i))
-        })
+        .map(|(i, t)| write(t).map_err(|e| e.in_item(i)))
         .collect::<Result<Vec<_>>>()
         .map(Value::Array)
 }

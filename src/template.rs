@@ -117,7 +117,8 @@ pub fn check(template: &str) -> Result<()> {
         tokens.push((toks, t.start));
     }
     for (toks, start) in &tokens {
-        let definition = matches!(toks.as_slice(), [a, _, c, d, ..] if a.text == "set" && c.text == "=" && d.text == "namespace");
+        let definition =
+            matches!(toks.as_slice(), [a, _, c, d, ..] if a.text == "set" && c.text == "=" && d.text == "namespace");
         for (i, k) in toks.iter().enumerate() {
             if !k.ident || k.after_dot {
                 continue;
@@ -251,7 +252,10 @@ fn tokenize(s: &str) -> Vec<Token<'_>> {
             continue;
         }
         i += 1;
-        let operator = matches!(c, b'+' | b'-' | b'*' | b'/' | b'%' | b'~' | b'|' | b'.' | b'(' | b'[' | b'<' | b'>' | b'!' | b'=');
+        let operator = matches!(
+            c,
+            b'+' | b'-' | b'*' | b'/' | b'%' | b'~' | b'|' | b'.' | b'(' | b'[' | b'<' | b'>' | b'!' | b'='
+        );
         out.push(Token { text: &s[start..i], ident: false, operator, after_dot: false });
     }
     out
@@ -306,10 +310,9 @@ fn convert(e: minijinja::Error, overflow: bool, limits: &Limits) -> Error {
     use minijinja::ErrorKind as K;
     let detail = e.detail().unwrap_or_default().to_string();
     let (kind, message) = match e.kind() {
-        K::WriteFailure if overflow => (
-            ErrorKind::TemplateLimit,
-            format!("the output is larger than {} bytes", limits.max_output),
-        ),
+        K::WriteFailure if overflow => {
+            (ErrorKind::TemplateLimit, format!("the output is larger than {} bytes", limits.max_output))
+        }
         K::OutOfFuel => (
             ErrorKind::TemplateLimit,
             format!(
@@ -317,17 +320,15 @@ fn convert(e: minijinja::Error, overflow: bool, limits: &Limits) -> Error {
                 limits.fuel
             ),
         ),
-        K::InvalidOperation if detail.contains("recursion limit") => (
-            ErrorKind::TemplateLimit,
-            format!("recursion deeper than {} levels", limits.recursion),
-        ),
+        K::InvalidOperation if detail.contains("recursion limit") => {
+            (ErrorKind::TemplateLimit, format!("recursion deeper than {} levels", limits.recursion))
+        }
         K::SyntaxError if detail.contains("recursion limit") => {
             (ErrorKind::TemplateLimit, "the template is nested too deeply".to_string())
         }
-        K::TemplateNotFound | K::BadInclude => (
-            ErrorKind::Template,
-            format!("{}: templates cannot include, import or extend other templates", e.kind()),
-        ),
+        K::TemplateNotFound | K::BadInclude => {
+            (ErrorKind::Template, format!("{}: templates cannot include, import or extend other templates", e.kind()))
+        }
         kind if detail.is_empty() => (ErrorKind::Template, kind.to_string()),
         kind => (ErrorKind::Template, format!("{kind}: {detail}")),
     };
@@ -371,8 +372,7 @@ fn render_here(template: &str, json: &str, limits: &Limits) -> Result<String> {
     let overflow = Rc::new(Cell::new(false));
     let tmpl = env.template_from_str(template).map_err(|e| convert(e, false, limits))?;
     let mut out = Capped { out: Vec::new(), max: limits.max_output, overflow: overflow.clone() };
-    tmpl.render_captured_to(context(&data), &mut out)
-        .map_err(|e| convert(e, overflow.get(), limits))?;
+    tmpl.render_captured_to(context(&data), &mut out).map_err(|e| convert(e, overflow.get(), limits))?;
     String::from_utf8(out.out)
         .map_err(|_| Error::new(ErrorKind::Template, "the template produced text that is not UTF-8"))
 }
@@ -547,7 +547,8 @@ mod tests {
         let e = render(deep, "{}", &Limits::default()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::TemplateLimit);
         let limits = Limits { fuel: 300_000, ..Limits::default() };
-        let t = "{% set ns = namespace(x=[]) %}{% for i in range(30) %}{% for j in range(1000) %}{% set ns.x = [ns.x] %}\
+        let t =
+            "{% set ns = namespace(x=[]) %}{% for i in range(30) %}{% for j in range(1000) %}{% set ns.x = [ns.x] %}\
                  {% endfor %}{% endfor %}{{ ns.x | tojson | length }} {{ ns.x == ns.x }} {{ ns.x | string | length }}";
         match render(t, "{}", &limits) {
             Ok(out) => assert_eq!(out, "60002 True 60002"),

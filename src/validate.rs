@@ -123,13 +123,18 @@ impl Validator {
                         None => p[..i].iter().any(|(before, _)| before == k),
                     };
                     if again {
-                        self.warning(Code::DuplicateKey, path.key(k), format!(":{k} appears twice: only the first is used"));
+                        self.warning(
+                            Code::DuplicateKey,
+                            path.key(k),
+                            format!(":{k} appears twice: only the first is used"),
+                        );
                     }
                 }
                 Some(p)
             }
             None => {
-                self.error(Code::NotPlist,
+                self.error(
+                    Code::NotPlist,
                     path,
                     format!("{what} must be a plist of keywords and values, found {}", describe(v)),
                 );
@@ -152,10 +157,15 @@ impl Validator {
             }
         }
         match get(&pairs, "name") {
-            None => self.error(Code::MissingKey, key("name"), "missing :name: every tool needs a name string such as \"get_weather\""),
+            None => self.error(
+                Code::MissingKey,
+                key("name"),
+                "missing :name: every tool needs a name string such as \"get_weather\"",
+            ),
             Some(Node::Str(n)) => {
                 if !name_is_valid(n) {
-                    self.error(Code::InvalidName,
+                    self.error(
+                        Code::InvalidName,
                         key("name"),
                         format!(
                             "\"{n}\" is not a valid tool name: providers accept ^[a-zA-Z0-9_-]{{1,64}}$, e.g. \"{}\"",
@@ -163,22 +173,40 @@ impl Validator {
                         ),
                     );
                 } else if !is_snake_case(n) {
-                    self.warning(Code::NameStyle, key("name"), format!("\"{n}\" is not snake_case, which is recommended"));
+                    self.warning(
+                        Code::NameStyle,
+                        key("name"),
+                        format!("\"{n}\" is not snake_case, which is recommended"),
+                    );
                 }
             }
-            Some(other) => self.error(Code::WrongKind, key("name"), format!(":name must be a string, found {}", describe(other))),
+            Some(other) => {
+                self.error(Code::WrongKind, key("name"), format!(":name must be a string, found {}", describe(other)))
+            }
         }
         match get(&pairs, "description") {
-            None => self.warning(Code::NoDescription, key("description"), "no :description: the model chooses tools by their description"),
+            None => self.warning(
+                Code::NoDescription,
+                key("description"),
+                "no :description: the model chooses tools by their description",
+            ),
             Some(Node::Str(_)) => {}
-            Some(other) => self.error(Code::WrongKind, key("description"), format!(":description must be a string, found {}", describe(other))),
+            Some(other) => self.error(
+                Code::WrongKind,
+                key("description"),
+                format!(":description must be a string, found {}", describe(other)),
+            ),
         }
         let async_ = match get(&pairs, "async") {
             None => false,
             Some(Node::Nil) => false,
             Some(Node::Sym("t")) => true,
             Some(other) => {
-                self.warning(Code::NotBoolean, key("async"), format!(":async should be t or nil, found {}", describe(other)));
+                self.warning(
+                    Code::NotBoolean,
+                    key("async"),
+                    format!(":async should be t or nil, found {}", describe(other)),
+                );
                 true
             }
         };
@@ -191,7 +219,11 @@ impl Validator {
         }
         if let Some(c) = get(&pairs, "category") {
             if !matches!(c, Node::Str(_)) {
-                self.error(Code::WrongKind, key("category"), format!(":category must be a string, found {}", describe(c)));
+                self.error(
+                    Code::WrongKind,
+                    key("category"),
+                    format!(":category must be a string, found {}", describe(c)),
+                );
             }
         }
     }
@@ -202,7 +234,8 @@ impl Validator {
         let name = info.get(4).and_then(Node::as_str).filter(|s| !s.is_empty());
         match info.get(1) {
             Some(Node::Sym("unbound")) => {
-                self.warning(Code::UndefinedFunction,
+                self.warning(
+                    Code::UndefinedFunction,
                     key("function"),
                     format!("`{}' is not defined (yet): define it before the tool is called", name.unwrap_or("?")),
                 );
@@ -210,7 +243,11 @@ impl Validator {
             }
             Some(v) if !v.is_nil() => {}
             _ => {
-                self.error(Code::NotCallable, key("function"), ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)");
+                self.error(
+                    Code::NotCallable,
+                    key("function"),
+                    ":function is not callable: give a function, e.g. #'my-tool-function or (lambda (x) ...)",
+                );
                 return;
             }
         }
@@ -227,7 +264,8 @@ impl Validator {
             None => format!("at least {min}"),
         };
         if async_ {
-            self.error(Code::Arity,
+            self.error(
+                Code::Arity,
                 key("function"),
                 format!(
                     "with :async t the function is called with a callback first, then {nargs} argument(s), \
@@ -256,27 +294,44 @@ impl Validator {
             let path = at_args.index(i);
             let Some(pairs) = self.pairs(arg, &path, "an argument") else { continue };
             match get(&pairs, "name") {
-                None => self.error(Code::MissingKey, path.key("name"), "missing :name: every argument needs a name string"),
+                None => {
+                    self.error(Code::MissingKey, path.key("name"), "missing :name: every argument needs a name string")
+                }
                 Some(Node::Str(n)) => {
                     if !names.insert(*n) {
-                        self.error(Code::DuplicateArgument, path.key("name"), format!("duplicate argument name \"{n}\": names must be unique"));
+                        self.error(
+                            Code::DuplicateArgument,
+                            path.key("name"),
+                            format!("duplicate argument name \"{n}\": names must be unique"),
+                        );
                     }
                 }
-                Some(other) => self.error(Code::WrongKind, path.key("name"), format!(":name must be a string, found {}", describe(other))),
+                Some(other) => self.error(
+                    Code::WrongKind,
+                    path.key("name"),
+                    format!(":name must be a string, found {}", describe(other)),
+                ),
             }
             match get(&pairs, "description") {
-                None => self.warning(Code::MissingKey,
+                None => self.warning(
+                    Code::MissingKey,
                     path.key("description"),
                     "missing :description: gptel and llm require one, and the model relies on it",
                 ),
                 Some(Node::Str(_)) => {}
-                Some(other) => {
-                    self.error(Code::WrongKind, path.key("description"), format!(":description must be a string, found {}", describe(other)))
-                }
+                Some(other) => self.error(
+                    Code::WrongKind,
+                    path.key("description"),
+                    format!(":description must be a string, found {}", describe(other)),
+                ),
             }
             if let Some(o) = get(&pairs, "optional") {
                 if !o.is_nil() && o.as_symbol() != Some("t") {
-                    self.warning(Code::NotBoolean, path.key("optional"), format!(":optional should be t or nil, found {}", describe(o)));
+                    self.warning(
+                        Code::NotBoolean,
+                        path.key("optional"),
+                        format!(":optional should be t or nil, found {}", describe(o)),
+                    );
                 }
             }
             self.node(&pairs, &path, true, true);
@@ -298,8 +353,10 @@ impl Validator {
             // needs a symbol on a top-level argument, which
             // `toolspec-make-llm-tools' gives it.
             None => {
-                let llm = if top { "; llm needs one on an argument (`toolspec-make-llm-tools' gives it one)" } else { "" };
-                self.warning(Code::NoType,
+                let llm =
+                    if top { "; llm needs one on an argument (`toolspec-make-llm-tools' gives it one)" } else { "" };
+                self.warning(
+                    Code::NoType,
                     path.key("type"),
                     format!(
                         "no :type: any value is accepted{llm}; to constrain it add one of string, number, integer, \
@@ -326,14 +383,20 @@ impl Validator {
         if !top {
             if let Some(d) = get(pairs, "description") {
                 if !matches!(d, Node::Str(_)) {
-                    self.error(Code::WrongKind, path.key("description"), format!(":description must be a string, found {}", describe(d)));
+                    self.error(
+                        Code::WrongKind,
+                        path.key("description"),
+                        format!(":description must be a string, found {}", describe(d)),
+                    );
                 }
             }
         }
         match (ty, get(pairs, "items")) {
-            (Some("array"), None) if read => {
-                self.error(Code::NoItems, path.key("items"), "an array needs :items describing its elements, e.g. :items (:type string)")
-            }
+            (Some("array"), None) if read => self.error(
+                Code::NoItems,
+                path.key("items"),
+                "an array needs :items describing its elements, e.g. :items (:type string)",
+            ),
             (_, Some(items)) => {
                 let ipath = path.key("items");
                 if ty.is_some() && ty != Some("array") {
@@ -398,10 +461,15 @@ impl Validator {
                                     } else {
                                         format!("known keys: {}", crate::model::some_names(props_seen.names(), 10))
                                     };
-                                    self.error(Code::UnknownRequired, rpath.index(i), format!("\"{s}\" names no key of :properties ({known})"));
+                                    self.error(
+                                        Code::UnknownRequired,
+                                        rpath.index(i),
+                                        format!("\"{s}\" names no key of :properties ({known})"),
+                                    );
                                 }
                             }
-                            other => self.error(Code::WrongKind,
+                            other => self.error(
+                                Code::WrongKind,
                                 rpath.index(i),
                                 format!(":required holds strings, found {}{}", describe(other), name_hint(other)),
                             ),
@@ -409,7 +477,8 @@ impl Validator {
                     }
                 }
                 Node::Nil => {}
-                other => self.error(Code::WrongKind,
+                other => self.error(
+                    Code::WrongKind,
                     rpath,
                     format!(":required must be a vector of strings such as [\"a\" \"b\"], found {}", describe(other)),
                 ),
@@ -479,16 +548,17 @@ impl Validator {
                 if TYPES.contains(s) {
                     Some(s)
                 } else {
-                    let hint = canonical_type(s).map(|(c, _)| format!(": did you mean `{c}'?")).unwrap_or_else(|| {
-                        ": use one of string, number, integer, boolean, array, object, null".into()
-                    });
+                    let hint = canonical_type(s)
+                        .map(|(c, _)| format!(": did you mean `{c}'?"))
+                        .unwrap_or_else(|| ": use one of string, number, integer, boolean, array, object, null".into());
                     self.error(Code::UnknownType, path, format!("`{s}' is not a JSON type{hint}"));
                     canonical_type(s).map(|(c, _)| c)
                 }
             }
             Node::Str(s) => {
                 let sym = canonical_type(s).map_or(*s, |(c, _)| c);
-                self.error(Code::BadType,
+                self.error(
+                    Code::BadType,
                     path,
                     format!(":type must be a symbol: write {sym}, not the string \"{s}\" (llm rejects strings)"),
                 );
@@ -497,9 +567,12 @@ impl Validator {
             v if v.quoted().is_some() => {
                 let inner = v.quoted().unwrap();
                 let name = inner.as_symbol().unwrap_or("...");
-                self.error(Code::BadType,
+                self.error(
+                    Code::BadType,
                     path,
-                    format!("'{name} inside an already quoted list reads as (quote {name}): write {name} without the quote"),
+                    format!(
+                        "'{name} inside an already quoted list reads as (quote {name}): write {name} without the quote"
+                    ),
                 );
                 inner.as_symbol().filter(|s| TYPES.contains(s))
             }
@@ -512,7 +585,8 @@ impl Validator {
                         Node::Str(s) if TYPES.contains(s) => {}
                         Node::Str(s) | Node::Sym(s) => {
                             let name = canonical_type(s).map_or(*s, |(c, _)| c);
-                            self.error(Code::BadType,
+                            self.error(
+                                Code::BadType,
                                 path.index(i),
                                 format!(
                                     "the types of a union are strings naming JSON types: write \"{name}\" \
@@ -520,16 +594,28 @@ impl Validator {
                                 ),
                             );
                         }
-                        other => self.error(Code::WrongKind, path.index(i), format!("a type name must be a string, found {}", describe(other))),
+                        other => self.error(
+                            Code::WrongKind,
+                            path.index(i),
+                            format!("a type name must be a string, found {}", describe(other)),
+                        ),
                     }
                 }
                 if items.is_empty() {
-                    self.error(Code::BadType, path, "an empty type union allows no value: give one type, or no :type for any value");
+                    self.error(
+                        Code::BadType,
+                        path,
+                        "an empty type union allows no value: give one type, or no :type for any value",
+                    );
                 }
                 None
             }
             other => {
-                self.error(Code::WrongKind, path, format!(":type must be a symbol such as string, found {}", describe(other)));
+                self.error(
+                    Code::WrongKind,
+                    path,
+                    format!(":type must be a symbol such as string, found {}", describe(other)),
+                );
                 None
             }
         }
@@ -577,7 +663,11 @@ impl Validator {
                         s
                     })
                     .unwrap_or_else(|| "[\"a\" \"b\"]".into());
-                self.error(Code::WrongKind, path, format!(":enum must be a vector such as {as_vec}, found {}", describe(other)));
+                self.error(
+                    Code::WrongKind,
+                    path,
+                    format!(":enum must be a vector such as {as_vec}, found {}", describe(other)),
+                );
                 return;
             }
         };
@@ -597,12 +687,17 @@ impl Validator {
                 _ => false,
             };
             if ok_for_type {
-                self.warning(Code::EnumNotStrings,
+                self.warning(
+                    Code::EnumNotStrings,
                     path.index(i),
-                    format!("gptel and llm expect :enum to hold strings; {} works with providers but not with every client", describe(x)),
+                    format!(
+                        "gptel and llm expect :enum to hold strings; {} works with providers but not with every client",
+                        describe(x)
+                    ),
                 );
             } else {
-                self.error(Code::EnumType,
+                self.error(
+                    Code::EnumType,
                     path.index(i),
                     format!(":enum values must match :type {}: found {}", ty.unwrap_or("string"), describe(x)),
                 );
@@ -657,13 +752,20 @@ mod tests {
 
     #[test]
     fn problem_paths_are_steps() {
-        let sexp = crate::plist::parse_sexp("(:name \"x\" :description \"d\" :args ((:name \"a\" :type array :description \"a\")))").unwrap();
+        let sexp = crate::plist::parse_sexp(
+            "(:name \"x\" :description \"d\" :args ((:name \"a\" :type array :description \"a\")))",
+        )
+        .unwrap();
         let p = validate(&sexp);
         assert_eq!(p.len(), 1, "{p:?}");
         assert_eq!(p[0].code, Code::NoItems);
         assert_eq!(
             p[0].path.steps(),
-            [crate::path::Step::Key("args".into()), crate::path::Step::Index(0), crate::path::Step::Key("items".into())]
+            [
+                crate::path::Step::Key("args".into()),
+                crate::path::Step::Index(0),
+                crate::path::Step::Key("items".into())
+            ]
         );
         assert_eq!(p[0].path, "args[0].items");
     }

@@ -64,10 +64,13 @@ pub struct Map<K = String, V = Value> {
 }
 
 /// The members of an object, in order.
-pub type Iter<'a> = std::iter::Map<std::slice::Iter<'a, (String, Value)>, fn(&'a (String, Value)) -> (&'a String, &'a Value)>;
+pub type Iter<'a> =
+    std::iter::Map<std::slice::Iter<'a, (String, Value)>, fn(&'a (String, Value)) -> (&'a String, &'a Value)>;
 /// The members of an object, in order, values mutable.
-pub type IterMut<'a> =
-    std::iter::Map<std::slice::IterMut<'a, (String, Value)>, fn(&'a mut (String, Value)) -> (&'a String, &'a mut Value)>;
+pub type IterMut<'a> = std::iter::Map<
+    std::slice::IterMut<'a, (String, Value)>,
+    fn(&'a mut (String, Value)) -> (&'a String, &'a mut Value),
+>;
 /// The members of an object, in order, moved out.
 pub type IntoIter = std::vec::IntoIter<(String, Value)>;
 
@@ -988,7 +991,13 @@ mod tests {
             assert_eq!(o.get("k1"), Some(&Value::from("again")));
             assert_eq!(o.get(&format!("k{}", n - 1)), Some(&Value::from(n - 1)));
             assert_eq!(o.get("absent"), None);
-            assert_eq!(serde_json::to_string(&v).unwrap(), text.replace("\"k1\": 1, ", "\"k1\": \"again\", ").replace(", \"k1\": \"again\"}", "}").replace(": ", ":").replace(", ", ","));
+            assert_eq!(
+                serde_json::to_string(&v).unwrap(),
+                text.replace("\"k1\": 1, ", "\"k1\": \"again\", ")
+                    .replace(", \"k1\": \"again\"}", "}")
+                    .replace(": ", ":")
+                    .replace(", ", ",")
+            );
         }
     }
 
@@ -1034,6 +1043,9 @@ mod tests {
         assert_eq!(ours.pointer("/o/~1/~0/01"), None);
         assert_eq!(ours["n"], -3);
         assert_eq!(ours["missing"], Value::Null);
-        assert_eq!(json!({"a": [1, "b", null], "c": ours["o"]}).to_string(), r#"{"a":[1,"b",null],"c":{"/":{"~":[0,1]}}}"#);
+        assert_eq!(
+            json!({"a": [1, "b", null], "c": ours["o"]}).to_string(),
+            r#"{"a":[1,"b",null],"c":{"/":{"~":[0,1]}}}"#
+        );
     }
 }

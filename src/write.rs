@@ -116,7 +116,13 @@ pub fn rename_for(tools: &mut [Tool], dialect: Dialect, warnings: &mut Vec<Probl
             if tool.name.is_empty() {
                 continue;
             }
-            warnings.push(formats::rename_warning(&join(&index("", i), "name"), &tool.name, &new, profile.name, &profile.names));
+            warnings.push(formats::rename_warning(
+                &join(&index("", i), "name"),
+                &tool.name,
+                &new,
+                profile.name,
+                &profile.names,
+            ));
             tool.name = new;
         }
     }

@@ -233,7 +233,8 @@ fn pattern_compilation_is_bounded_for_the_whole_import() {
     });
     let took = started.elapsed();
     assert_eq!(imp.tools[0].args.len(), 20_000);
-    let unchecked: Vec<_> = problems.iter().filter(|p| p.message.contains("not checked: this import spent more than")).collect();
+    let unchecked: Vec<_> =
+        problems.iter().filter(|p| p.message.contains("not checked: this import spent more than")).collect();
     assert_eq!(unchecked.len(), 1, "{:?}", problems.iter().take(3).collect::<Vec<_>>());
     assert!(took < Duration::from_secs(20), "{took:?}");
 }

@@ -31,7 +31,11 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 
 /// The errors among an import's warnings, as (path, message).
 fn errors(imp: &Imported) -> Vec<(&str, &str)> {
-    imp.warnings.iter().filter(|w| w.severity == Severity::Error).map(|w| (w.path.as_str(), w.message.as_str())).collect()
+    imp.warnings
+        .iter()
+        .filter(|w| w.severity == Severity::Error)
+        .map(|w| (w.path.as_str(), w.message.as_str()))
+        .collect()
 }
 
 /// `imp` has the tools `readable` and exactly the problems `unreadable`,
@@ -109,7 +113,9 @@ fn every_readable_tool_of_a_catalog_is_read_and_each_other_reported_at_its_path(
     let (tools, _, imp) = read_each(&text, &opts);
     check_import(&with_tools(imp, tools), &READABLE, &UNREADABLE[..5], "read item by item");
     // Many times over, read on several threads: the same, in order.
-    for (text, unreadable) in [(big_catalog(CATALOG, 400), &UNREADABLE[..]), (big_catalog(&text, 400), &UNREADABLE[..5])] {
+    for (text, unreadable) in
+        [(big_catalog(CATALOG, 400), &UNREADABLE[..]), (big_catalog(&text, 400), &UNREADABLE[..5])]
+    {
         assert!(text.len() >= toolspec::read::BIG, "{} bytes", text.len());
         let per = serde_json::from_str::<Vec<Value>>(CATALOG).unwrap().len() - usize::from(unreadable.len() == 5);
         let readable: Vec<&str> = (0..400).flat_map(|_| READABLE).collect();
@@ -147,7 +153,12 @@ fn a_streamed_import_emits_every_readable_tool_and_the_errors_of_the_others() {
             .unwrap();
             let copies = if text.len() > CATALOG.len() * 2 { 400 } else { 1 };
             for name in READABLE {
-                assert_eq!(out.matches(&format!("(:name \"{name}\"")).count(), copies, "{name} in {} bytes", text.len());
+                assert_eq!(
+                    out.matches(&format!("(:name \"{name}\"")).count(),
+                    copies,
+                    "{name} in {} bytes",
+                    text.len()
+                );
             }
             assert_eq!(out.matches("is left out\")").count() % copies, 0);
             assert!(out.matches("is left out\")").count() >= 5 * copies, "{}", &out[out.len().saturating_sub(2000)..]);
@@ -163,7 +174,8 @@ fn strict_refuses_the_whole_catalog_at_its_first_unreadable_tool() {
         let e = read_str(&text, &strict).unwrap_err();
         assert_eq!((e.kind, e.path.as_deref()), (ErrorKind::Shape, Some("[1]")), "{e}");
         let handed = std::cell::Cell::new(0);
-        let e = read_str_each(&text, &strict, &mut |_, _| handed.set(handed.get() + 1), &mut || handed.set(0)).unwrap_err();
+        let e =
+            read_str_each(&text, &strict, &mut |_, _| handed.set(handed.get() + 1), &mut || handed.set(0)).unwrap_err();
         assert_eq!(e.path.as_deref(), Some("[1]"), "{e}");
     }
     // When nothing can be read, the first definition's error is the
@@ -283,7 +295,17 @@ fn kept_refs_are_put_back_only_in_json_schema_dialects_and_never_leak() {
     let doc = mcp_doc();
     let imp = read_str(&compact(&doc), &ReadOptions::default()).unwrap();
     let tool = &imp.tools[0];
-    for d in [Dialect::OpenAi, Dialect::OpenAiResponses, Dialect::OpenAiStrict, Dialect::Anthropic, Dialect::Bedrock, Dialect::Ollama, Dialect::JsonSchema, Dialect::Mcp, Dialect::Gemini] {
+    for d in [
+        Dialect::OpenAi,
+        Dialect::OpenAiResponses,
+        Dialect::OpenAiStrict,
+        Dialect::Anthropic,
+        Dialect::Bedrock,
+        Dialect::Ollama,
+        Dialect::JsonSchema,
+        Dialect::Mcp,
+        Dialect::Gemini,
+    ] {
         let text = compact(&write_tool(tool, d).unwrap());
         assert!(!text.contains(toolspec::schema::INLINED_REFS), "{d:?}: {text}");
         // Gemini's schema has no `$ref`: it keeps the expansions.

@@ -227,7 +227,11 @@ fn check_invalid_json_is_unusable() {
     dir.file("unknown.json", "{\"swaggerish\": 1}");
     let o = run_in(&dir.0, &["check", "unknown.json"], None);
     assert_eq!(code(&o), 2);
-    assert!(stdout(&o).starts_with("unknown.json:1:1: error: not a tool definition in any known format"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("unknown.json:1:1: error: not a tool definition in any known format"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -242,7 +246,10 @@ fn check_unreadable_and_mixed_files() {
     assert_eq!(lines(&o), BAD_JSON_LINES);
     let err = stderr(&o);
     assert!(err.contains("toolspec: missing.json: cannot read: No such file"), "{err}");
-    assert!(err.contains("toolspec: latin1.json: cannot read: not UTF-8 text (invalid byte at line 1, column 14)"), "{err}");
+    assert!(
+        err.contains("toolspec: latin1.json: cannot read: not UTF-8 text (invalid byte at line 1, column 14)"),
+        "{err}"
+    );
     // Without the unusable files, the problems decide.
     let o = run_in(&dir.0, &["check", &clean, "bad.json"], None);
     assert_eq!(code(&o), 1);
@@ -338,7 +345,10 @@ fn check_elisp_sources() {
     assert_eq!((code(&o), stdout(&o)), (0, String::new()));
     // --from elisp reads any file name as Lisp.
     let t = TempDir::new("from");
-    let f = t.file("tools.txt", "(gptel-make-tool :name \"x\" :description \"d\" :args (list '(:name \"a\" :type strin :description \"A\")))");
+    let f = t.file(
+        "tools.txt",
+        "(gptel-make-tool :name \"x\" :description \"d\" :args (list '(:name \"a\" :type strin :description \"A\")))",
+    );
     let o = run(&["check", "--from", "elisp", &f]);
     assert_eq!(code(&o), 1);
     assert!(stdout(&o).contains(":1:75: error: args[0].type: `strin' is not a JSON type"), "{}", stdout(&o));
@@ -388,7 +398,11 @@ fn detect_names_formats() {
     assert_eq!(code(&o), 2);
     assert_eq!(
         lines(&o),
-        [format!("{}: bedrock", example("bedrock.json")), format!("{}: elisp", elisp("runtime.el")), "nope.json: unknown".into()]
+        [
+            format!("{}: bedrock", example("bedrock.json")),
+            format!("{}: elisp", elisp("runtime.el")),
+            "nope.json: unknown".into()
+        ]
     );
     let o = run_stdin(&["detect", "-"], "{\"hello\": 1}");
     assert_eq!(code(&o), 2);
@@ -422,7 +436,11 @@ fn convert_everything_to_every_dialect() {
             let o = run(&["convert", f, "--to", "openai", "--compact"]);
             assert_eq!(code(&o), 0, "{f}: {}", stderr(&o));
             let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
-            doc.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+            doc.as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
         })
         .collect();
     for (dialect, _) in toolspec::write::DIALECT_NAMES {
@@ -462,7 +480,8 @@ fn convert_from_a_forced_format_and_stdin_to_a_file() {
     let dir2 = TempDir::new("convert-warn");
     dir2.file("bad.json", BAD_JSON_SPEC);
     let o = run_in(&dir2.0, &["convert", "--force", "bad.json", "--to", "openai"], None);
-    assert!(stderr(&o).contains("bad.json:14:29: warning: tools[1].inputSchema.properties.count.type: non-standard type name"));
+    assert!(stderr(&o)
+        .contains("bad.json:14:29: warning: tools[1].inputSchema.properties.count.type: non-standard type name"));
     let o = run_in(&dir2.0, &["convert", "-q", "--force", "bad.json", "--to", "openai"], None);
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
 }
@@ -510,7 +529,11 @@ fn convert_refuses_unusable_input() {
     assert!(stderr(&o).contains("broken.json:1:10: error: invalid JSON: EOF while parsing a value"), "{}", stderr(&o));
     let o = run(&["convert", &elisp("broken.el"), "--to", "openai"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("broken.el:9:1: error: cannot read the Lisp: this list is never closed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("broken.el:9:1: error: cannot read the Lisp: this list is never closed"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -518,7 +541,12 @@ fn convert_elisp_skips_what_runs_only_at_run_time() {
     let o = run(&["convert", &elisp("runtime.el"), &elisp("clean-tools.el"), "--to", "mcp"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains("runtime.el:7:3: warning: tool skipped: the value of (format ...) is known only when the code runs"), "{err}");
+    assert!(
+        err.contains(
+            "runtime.el:7:3: warning: tool skipped: the value of (format ...) is known only when the code runs"
+        ),
+        "{err}"
+    );
     assert!(err.contains("runtime.el:16:1: warning: tool \"summarize\" skipped: the variable `my-summarize-args' is known only when the code runs"), "{err}");
     let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let names: Vec<&str> = doc["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -538,7 +566,10 @@ fn convert_to_elisp_reads_back_and_checks_clean() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.starts_with(";; record_summary: define `my-record-summary-function', e.g.\n"), "{text}");
-    assert!(text.contains("\n(gptel-make-tool\n :name \"record_summary\"\n :function #'my-record-summary-function\n"), "{text}");
+    assert!(
+        text.contains("\n(gptel-make-tool\n :name \"record_summary\"\n :function #'my-record-summary-function\n"),
+        "{text}"
+    );
     assert!(text.contains("\n :category \"demo\"\n"));
     // The forms check clean...
     let o = run_stdin(&["check", "--from", "elisp", "-"], &text);
@@ -548,7 +579,10 @@ fn convert_to_elisp_reads_back_and_checks_clean() {
     let mut originals = Vec::new();
     for f in &files {
         let json = std::fs::read_to_string(f).unwrap();
-        let opts = toolspec::ReadOptions { default_name: Path::new(f).file_stem().and_then(|s| s.to_str()), ..Default::default() };
+        let opts = toolspec::ReadOptions {
+            default_name: Path::new(f).file_stem().and_then(|s| s.to_str()),
+            ..Default::default()
+        };
         originals.extend(toolspec::parse_json(&json, &opts).unwrap().tools);
     }
     assert_eq!(from_elisp.len(), originals.len());
@@ -570,7 +604,10 @@ fn convert_elisp_to_elisp_keeps_functions() {
     assert_eq!(code(&o), 0);
     let text = stdout(&o);
     assert!(text.starts_with("(gptel-make-tool\n :name \"get_weather\"\n :function #'my-get-weather\n"), "{text}");
-    assert!(text.contains(" :function (lambda (callback query) (funcall callback (format \"results for %s\" query)))\n"), "{text}");
+    assert!(
+        text.contains(" :function (lambda (callback query) (funcall callback (format \"results for %s\" query)))\n"),
+        "{text}"
+    );
     assert!(text.contains(" :async t\n"));
     // A lambda over several lines becomes a placeholder to define.
     assert!(text.contains(";; read_buffer: define `my-read-buffer-function', e.g.\n"), "{text}");
@@ -630,7 +667,10 @@ fn input_size_limit_and_bytes_that_are_not_text() {
     let o = run_in(&dir.0, &["check", "nul.json"], None);
     assert_eq!(code(&o), 2);
     assert!(stdout(&o).starts_with("nul.json:1:12: error: invalid JSON: control character"), "{}", stdout(&o));
-    dir.file("escaped.json", "{\"name\": \"a\\u0000b\", \"description\": \"d\\u0000\", \"input_schema\": {\"type\": \"object\"}}");
+    dir.file(
+        "escaped.json",
+        "{\"name\": \"a\\u0000b\", \"description\": \"d\\u0000\", \"input_schema\": {\"type\": \"object\"}}",
+    );
     let o = run_in(&dir.0, &["check", "escaped.json"], None);
     assert_eq!(code(&o), 1, "{}", stdout(&o));
     // The NUL is shown escaped: a diagnostic line holds no control character.
@@ -656,7 +696,8 @@ const DOUBLING_TO_JSON: &str =
     "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l | tojson | length }}";
 const DOUBLING_JOINED: &str =
     "{% set ns = namespace(l=['x']) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | join(',') | length }}";
-const DOUBLING_COMPARED: &str = "{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}\
+const DOUBLING_COMPARED: &str =
+    "{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}\
                                  {% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }}";
 
 /// The JSON error line of a `render --request` that failed.
@@ -700,7 +741,9 @@ fn render_prints_the_template_over_the_data() {
 #[test]
 fn render_help_describes_it() {
     let help = stdout(&run(&["render", "--help"]));
-    for word in ["TEMPLATE-FILE", "DATA-FILE", "--request", "--max-memory", "--max-cpu-seconds", "Exit status", "x-filter"] {
+    for word in
+        ["TEMPLATE-FILE", "DATA-FILE", "--request", "--max-memory", "--max-cpu-seconds", "Exit status", "x-filter"]
+    {
         assert!(help.contains(word), "render --help lacks {word}:\n{help}");
     }
     assert!(!help.contains("--limited"), "{help}");
@@ -717,7 +760,8 @@ fn render_reports_what_fails() {
     assert_eq!(stdout(&o), "");
     assert!(stderr(&o).starts_with("toolspec: bad.j2: template line 2: syntax error"), "{}", stderr(&o));
     // Beyond the template's bounds: exit status 1 too.
-    let endless = dir.file("endless.j2", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}");
+    let endless =
+        dir.file("endless.j2", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}");
     let o = run_in(&dir.0, &["render", &endless, &d], None);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("needs more work than allowed (fuel 2000000)"), "{}", stderr(&o));
@@ -743,8 +787,18 @@ fn render_requests_report_errors_as_json() {
     let cases = [
         (request("{{ 1 + }}", "{}"), 1, "toolspec-template-error", "template line 1: syntax error"),
         (request("{% include '/etc/passwd' %}", "{}"), 1, "toolspec-template-error", "unknown statement include"),
-        (request("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "{}"), 1, "toolspec-template-limit-error", "recursion deeper than 200 levels"),
-        (request("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "{}"), 1, "toolspec-template-limit-error", "larger than 1048576 bytes"),
+        (
+            request("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "{}"),
+            1,
+            "toolspec-template-limit-error",
+            "recursion deeper than 200 levels",
+        ),
+        (
+            request("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "{}"),
+            1,
+            "toolspec-template-limit-error",
+            "larger than 1048576 bytes",
+        ),
         (request("{{ x }}", "[1,"), 2, "toolspec-json-error", "line 1, column 3: EOF while parsing"),
         ("{\"template\": 1}".to_string(), 2, "toolspec-json-error", "the render request is not a JSON object"),
         (
@@ -771,7 +825,10 @@ fn render_requests_report_errors_as_json() {
 fn render_ends_doubling_templates_at_the_memory_limit() {
     for template in [DOUBLING_TO_JSON, DOUBLING_JOINED] {
         // Enough CPU time to reach the memory limit in a debug build.
-        let o = run_stdin(&["render", "--request", "--max-memory", "64", "--max-cpu-seconds", "60"], &request(template, "{}"));
+        let o = run_stdin(
+            &["render", "--request", "--max-memory", "64", "--max-cpu-seconds", "60"],
+            &request(template, "{}"),
+        );
         assert_eq!(code(&o), 1, "{template}: {}", stderr(&o));
         assert_eq!(stdout(&o), "");
         let e = request_error(&o);
@@ -781,7 +838,8 @@ fn render_ends_doubling_templates_at_the_memory_limit() {
     // For people: the same message, on one line.
     let dir = TempDir::new("render-memory");
     dir.file("doubling.j2", DOUBLING_JOINED);
-    let o = run_in(&dir.0, &["render", "--max-memory", "64", "--max-cpu-seconds", "60", "doubling.j2", "-"], Some("{}"));
+    let o =
+        run_in(&dir.0, &["render", "--max-memory", "64", "--max-cpu-seconds", "60", "doubling.j2", "-"], Some("{}"));
     assert_eq!(code(&o), 1);
     assert_eq!(stderr(&o), "toolspec: doubling.j2: the template needed more than 64 MiB of memory\n");
 }
@@ -846,5 +904,9 @@ fn diagnostics_escape_names_that_would_forge_lines() {
     let o = run_in(&dir.0, &["render", name, "-"], Some("{}"));
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
-    assert!(stderr(&o).starts_with("toolspec: t\\nforged.j2:5:1: error: x\\r\\u{1b}[2K\\u{202e}.j2: template line 1"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("toolspec: t\\nforged.j2:5:1: error: x\\r\\u{1b}[2K\\u{202e}.j2: template line 1"),
+        "{}",
+        stderr(&o)
+    );
 }

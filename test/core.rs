@@ -5,10 +5,10 @@
 use std::time::{Duration, Instant};
 
 use toolspec::json;
-use toolspec::value::Value;
 use toolspec::plist::{parse_sexp, print_tool, print_tools, tool_from_sexp};
 use toolspec::read::{read_bytes, read_str, Format, ReadOptions};
 use toolspec::validate::validate;
+use toolspec::value::Value;
 use toolspec::write::{parameters, write_tool, write_tools, Dialect};
 use toolspec::{
     elisp_to_json, imported_to_elisp, tools_from_elisp, validate_elisp, Error, ErrorKind, Imported, Problem, Severity,
@@ -839,7 +839,11 @@ fn unknown_type_names_are_no_type_constraint() {
     let typos = import(&mcp(object(json!({"x": {"type": "strng"}, "y": {"type": "integr"}, "z": {"type": "Bool"}}))));
     for (at, hint) in [("x", "string"), ("y", "integer")] {
         let w = warning_at(&typos, &format!("inputSchema.properties.{at}.type"));
-        assert!(w.message.contains(&format!("(did you mean \"{hint}\"?): read as no type constraint")), "{}", w.message);
+        assert!(
+            w.message.contains(&format!("(did you mean \"{hint}\"?): read as no type constraint")),
+            "{}",
+            w.message
+        );
     }
     assert!(!warning_at(&imp, "inputSchema.properties.f.items.type").message.contains("did you mean"));
     // The plist has no :type for them, and gives them back without one.
@@ -1472,9 +1476,8 @@ fn a_key_given_again_is_reported_at_each_repeat_in_short_and_long_plists() {
             .filter(|p| p.message.contains("appears twice"))
             .map(|p| (p.path.to_string(), p.message))
             .collect();
-        let want = [("name", ":name"), ("name", ":name"), ("title", ":title")].map(|(path, key)| {
-            (path.to_string(), format!("{key} appears twice: only the first is used"))
-        });
+        let want = [("name", ":name"), ("name", ":name"), ("title", ":title")]
+            .map(|(path, key)| (path.to_string(), format!("{key} appears twice: only the first is used")));
         assert_eq!(repeats, want, "with {filler} more keys");
     }
 }
@@ -1583,8 +1586,10 @@ fn rule_pattern() {
         let fire = with_args(&format!("(:name \"x\" :type object :{keyword} {value} :description \"d\")"), "");
         let problems = check(&fire);
         assert!(
-            problems.iter().any(|p| p.severity == E && p.path.starts_with(&format!("args[0].{keyword}."))
-                && p.path.ends_with("pattern") && p.message.contains("not a regular expression")),
+            problems.iter().any(|p| p.severity == E
+                && p.path.starts_with(&format!("args[0].{keyword}."))
+                && p.path.ends_with("pattern")
+                && p.message.contains("not a regular expression")),
             "{fire}: {problems:#?}"
         );
         let tool = &tools_from_elisp(&fire).unwrap()[0];
@@ -1945,7 +1950,8 @@ fn fuzz_regression_symbols_with_braces_read_back() {
     let s = &tools[0].args[0].schema;
     assert_eq!((&s["type"], &s["x"], &s["y"], &s["z"]), (&json!("{tring"), &json!("|y"), &json!("}z"), &json!("a{b")));
     assert_eq!(via_plist(&tools), tools);
-    let src = "(gptel-make-tool :name \"t\" :description \"d\" :args (list '(:name \"a\" :type {tring :description \"d\")))";
+    let src =
+        "(gptel-make-tool :name \"t\" :description \"d\" :args (list '(:name \"a\" :type {tring :description \"d\")))";
     let found = toolspec::check::elisp_tools(src).unwrap();
     let tool = found[0].2.tool.as_ref().unwrap();
     let mut printed = String::new();
@@ -1993,7 +1999,12 @@ fn emitted(text: &str, format: Format, streamed: bool) -> String {
     let mut out = String::new();
     let mut sink = toolspec::plist::Text::new(&mut out);
     if streamed {
-        if let Err(e) = toolspec::emit_streamed_import(|each, restart| toolspec::read::read_str_each(text, &opts, each, restart), true, true, &mut sink) {
+        if let Err(e) = toolspec::emit_streamed_import(
+            |each, restart| toolspec::read::read_str_each(text, &opts, each, restart),
+            true,
+            true,
+            &mut sink,
+        ) {
             return format!("error: {e}");
         }
     } else {
@@ -2017,7 +2028,8 @@ fn streamed_import_gives_what_reading_whole_gives() {
         let tools: Vec<Value> = (0..n)
             .map(|i| {
                 let name = if i % 7 == 0 { format!("bad name {i}") } else { format!("tool_{i}") };
-                let description = if i % 5 == 0 { String::new() } else { format!("Tool number {i}, {}.", "x".repeat(i % 200)) };
+                let description =
+                    if i % 5 == 0 { String::new() } else { format!("Tool number {i}, {}.", "x".repeat(i % 200)) };
                 let kind = if i % 11 == 0 { "int" } else { "integer" };
                 json!({"name": name, "description": description,
                        "inputSchema": {"type": "object", "properties": {"x": {"type": kind}}, "required": ["x"]}})
@@ -2105,7 +2117,10 @@ fn a_list_is_read_again_only_when_it_turns_out_not_to_be_one() {
     // The tools handed over, and how often the reader started again.
     let read = |text: &str| {
         let (mut names, mut restarts) = (Vec::new(), 0);
-        let r = toolspec::read::read_str_each(text, &ReadOptions::default(), &mut |t, _| names.push(t.name), &mut || restarts += 1);
+        let r =
+            toolspec::read::read_str_each(text, &ReadOptions::default(), &mut |t, _| names.push(t.name), &mut || {
+                restarts += 1
+            });
         r.map(|_| (names, restarts))
     };
     let tool = |n: &str| format!(r#"{{"name": "{n}", "parameters": {{"type": "object", "properties": {{}}}}}}"#);
@@ -2126,7 +2141,9 @@ fn a_list_is_read_again_only_when_it_turns_out_not_to_be_one() {
 
 #[test]
 fn tools_of_one_import_named_alike_are_warned_of() {
-    let tool = |n: &str| format!(r#"{{"name": "{n}", "description": "d", "parameters": {{"type": "object", "properties": {{}}}}}}"#);
+    let tool = |n: &str| {
+        format!(r#"{{"name": "{n}", "description": "d", "parameters": {{"type": "object", "properties": {{}}}}}}"#)
+    };
     let (a, b) = (tool("a"), tool("b"));
     let twice = |w: &[Problem]| -> Vec<(String, String)> {
         w.iter()
@@ -2155,7 +2172,10 @@ fn tools_of_one_import_named_alike_are_warned_of() {
         for w in [twice(&whole.warnings), twice(&streamed.warnings)] {
             assert_eq!(w.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), at[..2], "{text}");
             for (_, m) in &w {
-                assert!(m.starts_with(&format!("the tool name \"a\" is also the name of the tool at {}:", at[2])), "{m}");
+                assert!(
+                    m.starts_with(&format!("the tool name \"a\" is also the name of the tool at {}:", at[2])),
+                    "{m}"
+                );
                 assert!(m.contains("rename one of them"), "{m}");
             }
         }
@@ -2204,8 +2224,16 @@ fn checking_a_tool_of_the_model_is_checking_its_printed_plist() {
             name: if i % 3 == 0 { format!("Bad Name {i}") } else { format!("tool{i}") },
             description: (i % 2 == 0).then(|| format!("Tool {i}.")),
             args: vec![
-                toolspec::model::Arg { name: "a".into(), optional: i % 2 == 1, schema: schema.as_object().unwrap().clone() },
-                toolspec::model::Arg { name: if i % 4 == 0 { "a".into() } else { "b".into() }, optional: false, schema: Default::default() },
+                toolspec::model::Arg {
+                    name: "a".into(),
+                    optional: i % 2 == 1,
+                    schema: schema.as_object().unwrap().clone(),
+                },
+                toolspec::model::Arg {
+                    name: if i % 4 == 0 { "a".into() } else { "b".into() },
+                    optional: false,
+                    schema: Default::default(),
+                },
             ],
             ..Default::default()
         });
@@ -2234,7 +2262,8 @@ fn required_names_that_are_no_property_are_dropped_once() {
         required.push("zz".into());
         required.push("p0".into());
         required.push("aa".into());
-        let imp = import(&json!({"name": "t", "inputSchema": {"type": "object", "properties": props, "required": required}}));
+        let imp =
+            import(&json!({"name": "t", "inputSchema": {"type": "object", "properties": props, "required": required}}));
         let optional: Vec<bool> = imp.tools[0].args.iter().map(|a| a.optional).collect();
         assert_eq!(optional, (0..n).map(|i| i % 2 == 1).collect::<Vec<_>>(), "{n} properties");
         let warnings: Vec<(&str, &str)> = imp.warnings.iter().map(|w| (w.path.as_str(), w.message.as_str())).collect();

@@ -30,7 +30,13 @@ fn names(doc: &Value, dialect: Dialect) -> Vec<String> {
     };
     list.iter()
         .map(|t| {
-            let t = if t.get("function").is_some() { &t["function"] } else if t.get("toolSpec").is_some() { &t["toolSpec"] } else { t };
+            let t = if t.get("function").is_some() {
+                &t["function"]
+            } else if t.get("toolSpec").is_some() {
+                &t["toolSpec"]
+            } else {
+                t
+            };
             t.get("name").or(t.get("title")).and_then(Value::as_str).unwrap().to_string()
         })
         .collect()
@@ -75,7 +81,8 @@ fn invalid_names_are_made_valid_and_distinct_per_dialect_with_warnings() {
         assert_eq!(uniq.len(), written.len(), "{}: {written:?}", d.name());
         assert_eq!(written[1], "math_sum", "a valid name is kept: {}", d.name());
         assert_eq!(written[3], "ok");
-        let renamed: Vec<&str> = warnings.iter().filter(|w| w.path.ends_with("].name")).map(|w| w.path.as_str()).collect();
+        let renamed: Vec<&str> =
+            warnings.iter().filter(|w| w.path.ends_with("].name")).map(|w| w.path.as_str()).collect();
         match d.name() {
             "mcp" | "json-schema" => {
                 assert_eq!(written[0], "math.sum");
@@ -91,7 +98,11 @@ fn invalid_names_are_made_valid_and_distinct_per_dialect_with_warnings() {
                 assert_eq!(written[2], "9lives");
                 assert_eq!(renamed, ["[0].name"]);
                 let w = warnings.iter().find(|w| w.path == "[0].name").unwrap();
-                assert!(w.message.contains("\"math.sum\"") && w.message.contains(&format!("\"{}\"", written[0])), "{}", w.message);
+                assert!(
+                    w.message.contains("\"math.sum\"") && w.message.contains(&format!("\"{}\"", written[0])),
+                    "{}",
+                    w.message
+                );
             }
         }
         // Deterministic.
@@ -110,7 +121,8 @@ fn serialized_plists_are_renamed_as_the_document_is() {
     assert!(written[0].starts_with("math_sum_") && written[1] == "math_sum", "{written:?}");
     let pretty: Value = serde_json::from_str(&serialized_plists_to_json(text, Dialect::OpenAi, true).unwrap()).unwrap();
     assert_eq!(names(&pretty, Dialect::OpenAi), written);
-    let alone = serialized_plists_to_texts(r#"[{"name":"math.sum","description":"A.","args":[]}]"#, Dialect::Anthropic).unwrap();
+    let alone = serialized_plists_to_texts(r#"[{"name":"math.sum","description":"A.","args":[]}]"#, Dialect::Anthropic)
+        .unwrap();
     assert!(alone[0].contains(r#""name":"math_sum""#), "{}", alone[0]);
 }
 
@@ -180,21 +192,47 @@ fn openai_strict_output_follows_structured_outputs_rules() {
     assert_eq!(p["properties"]["opts"]["required"], json!(["lang"]));
     assert_eq!(p["properties"]["opts"]["properties"]["lang"]["description"], json!("(default: \"en\")"));
     let paths: Vec<&str> = warnings.iter().map(|w| w.path.as_str()).collect();
-    assert_eq!(paths, ["[0].parameters.properties.limit.default", "[0].parameters.properties.opts.properties.lang.default"]);
+    assert_eq!(
+        paths,
+        ["[0].parameters.properties.limit.default", "[0].parameters.properties.opts.properties.lang.default"]
+    );
 }
 
 #[test]
 fn gemini_parameters_hold_only_types_schema_keywords() {
     // google-genai `types.Schema` fields (camelCase, as the API takes them).
-    const SCHEMA: &[&str] = &["type", "format", "title", "description", "nullable", "enum", "items", "properties",
-        "required", "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "pattern",
-        "minProperties", "maxProperties", "anyOf", "default", "example", "propertyOrdering"];
+    const SCHEMA: &[&str] = &[
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "properties",
+        "required",
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "pattern",
+        "minProperties",
+        "maxProperties",
+        "anyOf",
+        "default",
+        "example",
+        "propertyOrdering",
+    ];
     fn check(node: &Value, path: &str) {
         let Some(o) = node.as_object() else { return };
         for (k, v) in o {
             assert!(SCHEMA.contains(&k.as_str()), "{path}.{k} is not a types.Schema field");
             match k.as_str() {
-                "properties" => v.as_object().unwrap().iter().for_each(|(n, s)| check(s, &format!("{path}.properties.{n}"))),
+                "properties" => {
+                    v.as_object().unwrap().iter().for_each(|(n, s)| check(s, &format!("{path}.properties.{n}")))
+                }
                 "items" => check(v, &format!("{path}.items")),
                 "anyOf" => v.as_array().unwrap().iter().for_each(|s| check(s, &format!("{path}.anyOf"))),
                 "type" => assert!(v.is_string(), "{path}.type is a list"),
@@ -203,17 +241,20 @@ fn gemini_parameters_hold_only_types_schema_keywords() {
         }
     }
     let doc = json!({"tools": [{"name": "t", "description": "T.", "inputSchema": {
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
-        "properties": {
-            "n": {"type": "integer", "exclusiveMinimum": 0, "multipleOf": 2},
-            "k": {"const": "x"},
-            "u": {"type": ["string", "null"], "format": "uri"},
-            "l": {"type": "array", "items": {"type": "object", "properties": {"z": {"type": "number", "exclusiveMaximum": 5}}}}
-        }}}]});
+    "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+    "properties": {
+        "n": {"type": "integer", "exclusiveMinimum": 0, "multipleOf": 2},
+        "k": {"const": "x"},
+        "u": {"type": ["string", "null"], "format": "uri"},
+        "l": {"type": "array", "items": {"type": "object", "properties": {"z": {"type": "number", "exclusiveMaximum": 5}}}}
+    }}}]});
     let (out, warnings) = write_tools_warn(&read(&doc), Dialect::Gemini).unwrap();
     let decl = &out["functionDeclarations"][0];
     check(&decl["parameters"], "parameters");
     assert_eq!(decl["parameters"]["properties"]["u"]["nullable"], json!(true));
     assert!(decl["parameters"]["properties"]["n"]["description"].as_str().unwrap().contains("exclusiveMinimum: 0"));
-    assert!(warnings.iter().any(|w| w.path == "[0].parameters.properties.l.items.properties.z.exclusiveMaximum"), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.path == "[0].parameters.properties.l.items.properties.z.exclusiveMaximum"),
+        "{warnings:?}"
+    );
 }

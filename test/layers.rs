@@ -63,7 +63,8 @@ fn files(src: &Path) -> Vec<(String, Vec<String>, PathBuf)> {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            let rel: Vec<String> = path.strip_prefix(src).unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
+            let rel: Vec<String> =
+                path.strip_prefix(src).unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
             if rel[0] == "bin" {
                 continue;
             }
@@ -92,9 +93,9 @@ fn files(src: &Path) -> Vec<(String, Vec<String>, PathBuf)> {
 
 /// Whether `attrs` build the item only for tests.
 fn test_only(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| m.path().is_ident("test"))
-    })
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") && a.parse_args::<syn::Meta>().is_ok_and(|m| m.path().is_ident("test")))
 }
 
 /// The uses of one file: the paths it names, each as its segments from
@@ -269,7 +270,8 @@ fn graph() -> Graph {
     }
     // Macros a module exports (`#[macro_export]`) are named at the root.
     for (top, _, path) in &files {
-        let file = syn::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file = syn::parse_file(&std::fs::read_to_string(path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for item in &file.items {
             if let syn::Item::Macro(m) = item {
                 if let (Some(name), true) = (&m.ident, m.attrs.iter().any(|a| a.path().is_ident("macro_export"))) {
@@ -376,7 +378,8 @@ fn cycle(g: &Graph) -> Option<Vec<String>> {
 fn the_modules_have_no_cycle() {
     let g = graph();
     if let Some(c) = cycle(&g) {
-        let steps: Vec<String> = c.windows(2).map(|w| format!("  {} -> {}  ({})", w[0], w[1], g[&w[0]][&w[1]])).collect();
+        let steps: Vec<String> =
+            c.windows(2).map(|w| format!("  {} -> {}  ({})", w[0], w[1], g[&w[0]][&w[1]])).collect();
         panic!("the modules of src/ form a cycle: {}\n{}", c.join(" -> "), steps.join("\n"));
     }
 }
@@ -399,10 +402,8 @@ fn each_module_uses_only_its_layer_and_below() {
         for (u, at) in uses {
             match layer_of(u) {
                 Some(lu) if lu <= lm => {}
-                Some(lu) => wrong.push(format!(
-                    "  {m} (layer {}) uses {u} (layer {}, above it): {at}",
-                    LAYERS[lm].0, LAYERS[lu].0
-                )),
+                Some(lu) => wrong
+                    .push(format!("  {m} (layer {}) uses {u} (layer {}, above it): {at}", LAYERS[lm].0, LAYERS[lu].0)),
                 None => wrong.push(format!("  {u} is in no layer: add it to LAYERS in test/layers.rs")),
             }
         }

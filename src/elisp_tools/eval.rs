@@ -79,7 +79,14 @@ pub(super) fn is_maker(f: &Form) -> Option<&'static str> {
 }
 
 impl<'s> Analyzer<'s> {
-    pub(super) fn finding(&mut self, level: Level, at: usize, path: &Path, message: impl Into<String>, tool: Option<&str>) {
+    pub(super) fn finding(
+        &mut self,
+        level: Level,
+        at: usize,
+        path: &Path,
+        message: impl Into<String>,
+        tool: Option<&str>,
+    ) {
         self.findings.push(Finding {
             level,
             at,
@@ -143,7 +150,8 @@ impl<'s> Analyzer<'s> {
             return;
         }
         let Some(items) = f.list() else {
-            if let Kind::Prefixed(Prefix::Function | Prefix::Backquote | Prefix::Unquote | Prefix::Splice, x) = &f.kind {
+            if let Kind::Prefixed(Prefix::Function | Prefix::Backquote | Prefix::Unquote | Prefix::Splice, x) = &f.kind
+            {
                 self.collect(x, depth + 1);
             }
             return;
@@ -282,7 +290,10 @@ impl<'s> Analyzer<'s> {
             Kind::Prefixed(Prefix::ReadEval, _) => self.read_eval(f),
             Kind::Prefixed(p, x) => Node {
                 at,
-                v: V::List { items: vec![Node::atom(at, Sexp::symbol(p.symbol())), self.data(x, depth + 1)], open: false },
+                v: V::List {
+                    items: vec![Node::atom(at, Sexp::symbol(p.symbol())), self.data(x, depth + 1)],
+                    open: false,
+                },
             },
             Kind::Opaque(what) => Node::unknown(at, format!("a {what} object")),
             _ => Node::atom(at, f.to_sexp()),
@@ -293,7 +304,9 @@ impl<'s> Analyzer<'s> {
         match &f.kind {
             Kind::Symbol(s) => Node { at: f.start, v: V::Func(Func::Named(s.clone())) },
             _ => match f.call() {
-                Some(("lambda", [args, ..])) => Node { at: f.start, v: V::Func(Func::Lambda(form_arity(args), f.start, f.end)) },
+                Some(("lambda", [args, ..])) => {
+                    Node { at: f.start, v: V::Func(Func::Lambda(form_arity(args), f.start, f.end)) }
+                }
                 _ => Node::unknown(f.start, format!("the function {}", short(f))),
             },
         }

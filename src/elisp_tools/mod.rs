@@ -258,7 +258,12 @@ mod tests {
             short,
             [
                 ("note", (1, 1), "", "not checked: part of the tool spec is known only when the code runs"),
-                ("note", (1, 49), "description", "not checked: the value of (format ...) is known only when the code runs"),
+                (
+                    "note",
+                    (1, 49),
+                    "description",
+                    "not checked: the value of (format ...) is known only when the code runs"
+                ),
                 ("note", (2, 52), "args", "not checked: part of this list is known only when the code runs"),
             ],
             "{found:#?}"

@@ -24,7 +24,8 @@ pub(super) fn suppressed(p: &Problem, unknowns: &[Unknown]) -> bool {
         if u.splice {
             // A list with a part spliced in: what may be in that part is
             // reported missing or unknown in the list.
-            return p.path.parent() == u.path && matches!(p.code, Code::MissingKey | Code::UnknownRequired | Code::NotPlist)
+            return p.path.parent() == u.path
+                && matches!(p.code, Code::MissingKey | Code::UnknownRequired | Code::NotPlist)
                 || p.path == u.path;
         }
         if !u.path.is_root() && under(&p.path, &u.path) {
@@ -32,7 +33,9 @@ pub(super) fn suppressed(p: &Problem, unknowns: &[Unknown]) -> bool {
         }
         let up = u.path.parent();
         match u.path.last_key() {
-            Some("type") => ["enum", "items", "properties", "required"].iter().any(|k| under(&p.path, &up.clone().key(*k))),
+            Some("type") => {
+                ["enum", "items", "properties", "required"].iter().any(|k| under(&p.path, &up.clone().key(*k)))
+            }
             Some("properties") => under(&p.path, &up.key("required")),
             Some("async") => is_key(&p.path, "function"),
             _ => (u.path.first_key() == Some("args") && is_key(&p.path, "function")) || u.path.is_root(),
@@ -58,7 +61,9 @@ pub(super) fn place(root: &Node, p: &Problem) -> usize {
                 let hit = if last && second { hits.nth(1) } else { hits.next() };
                 hit.map(|kv| if last && about_key { (&kv[0], kv[0].at) } else { (&kv[1], kv[1].at) })
             }
-            (Step::Index(i), V::List { items, .. } | V::Vector(items) | V::Dotted(items, _)) => items.get(*i).map(|x| (x, x.at)),
+            (Step::Index(i), V::List { items, .. } | V::Vector(items) | V::Dotted(items, _)) => {
+                items.get(*i).map(|x| (x, x.at))
+            }
             _ => None,
         };
         match next {

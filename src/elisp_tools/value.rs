@@ -29,7 +29,10 @@ pub(super) enum V {
     /// A string, number, symbol, keyword or nil.
     Atom(Sexp),
     /// A list; `open` when a part known only at run time was spliced in.
-    List { items: Vec<Node>, open: bool },
+    List {
+        items: Vec<Node>,
+        open: bool,
+    },
     Dotted(Vec<Node>, Box<Node>),
     Vector(Vec<Node>),
     Func(Func),

@@ -67,7 +67,14 @@ impl<'s> Analyzer<'s> {
 
     /// Walk a function body, its parameters bound to what is known of
     /// them: `first` for the first one (a loop's element), else nothing.
-    pub(super) fn walk_body(&mut self, arglist: &'s Form, body: &'s [Form], first: Option<Node>, scope: &mut Scope, depth: usize) {
+    pub(super) fn walk_body(
+        &mut self,
+        arglist: &'s Form,
+        body: &'s [Form],
+        first: Option<Node>,
+        scope: &mut Scope,
+        depth: usize,
+    ) {
         let names = params(arglist);
         let mark = scope.len();
         let mut first = first;
@@ -166,15 +173,19 @@ impl<'s> Analyzer<'s> {
             "dolist" | "cl-dolist" | "seq-doseq" | "dolist-with-progress-reporter" if !args.is_empty() => {
                 match args[0].list() {
                     Some([var, seq, ..]) if var.symbol().is_some() => {
-                        let body = if head == "dolist-with-progress-reporter" { args.get(2..).unwrap_or(&[]) } else { &args[1..] };
+                        let body = if head == "dolist-with-progress-reporter" {
+                            args.get(2..).unwrap_or(&[])
+                        } else {
+                            &args[1..]
+                        };
                         let var = var.symbol().unwrap_or_default();
                         self.walk_loop(var, seq, body, scope, depth);
                     }
                     _ => self.walk_all(args, scope, depth),
                 }
             }
-            "mapc" | "mapcar" | "mapcan" | "mapconcat" | "seq-do" | "seq-map" | "seq-each" | "cl-mapc" | "cl-mapcar"
-            | "-map" | "-each" | "mapcar*"
+            "mapc" | "mapcar" | "mapcan" | "mapconcat" | "seq-do" | "seq-map" | "seq-each" | "cl-mapc"
+            | "cl-mapcar" | "-map" | "-each" | "mapcar*"
                 if args.len() >= 2 =>
             {
                 let (fun, seq) = if head == "-each" { (&args[1], &args[0]) } else { (&args[0], &args[1]) };
@@ -253,7 +264,9 @@ impl<'s> Analyzer<'s> {
                             self.walk(v, scope, depth + 1);
                             (n.symbol().unwrap_or_default(), self.eval(v, scope, depth + 1))
                         }
-                        (None, Some([n])) if n.symbol().is_some() => (n.symbol().unwrap_or_default(), Node::atom(b.start, Sexp::Null)),
+                        (None, Some([n])) if n.symbol().is_some() => {
+                            (n.symbol().unwrap_or_default(), Node::atom(b.start, Sexp::Null))
+                        }
                         _ => continue,
                     };
                     if head == "let*" {
@@ -266,7 +279,9 @@ impl<'s> Analyzer<'s> {
                 self.walk_all(&args[1..], scope, depth);
                 scope.truncate(mark);
             }
-            "defun" | "defmacro" | "defsubst" | "cl-defun" | "cl-defmacro" | "cl-defsubst" | "define-inline" if args.len() >= 2 => {
+            "defun" | "defmacro" | "defsubst" | "cl-defun" | "cl-defmacro" | "cl-defsubst" | "define-inline"
+                if args.len() >= 2 =>
+            {
                 self.walk_body(&args[1], &args[2..], None, scope, depth);
             }
             "cl-defmethod" if args.len() >= 2 => {
@@ -291,7 +306,14 @@ impl<'s> Analyzer<'s> {
     }
 
     /// `(gptel-make-tool :key VALUE ...)`.
-    pub(super) fn tool_call(&mut self, f: &'s Form, maker: &'static str, args: &'s [Form], scope: &mut Scope, depth: usize) {
+    pub(super) fn tool_call(
+        &mut self,
+        f: &'s Form,
+        maker: &'static str,
+        args: &'s [Form],
+        scope: &mut Scope,
+        depth: usize,
+    ) {
         self.in_tool += 1;
         let mut items = Vec::new();
         let mut i = 0;
@@ -314,7 +336,14 @@ impl<'s> Analyzer<'s> {
     }
 
     /// `(apply #'gptel-make-tool [:key VALUE...] SPEC)`.
-    pub(super) fn tool_apply(&mut self, f: &'s Form, maker: &'static str, args: &'s [Form], scope: &mut Scope, depth: usize) {
+    pub(super) fn tool_apply(
+        &mut self,
+        f: &'s Form,
+        maker: &'static str,
+        args: &'s [Form],
+        scope: &mut Scope,
+        depth: usize,
+    ) {
         let (last, leading) = args.split_last().expect("apply has arguments");
         self.in_tool += 1;
         let lead: Vec<Node> = leading
@@ -341,7 +370,12 @@ impl<'s> Analyzer<'s> {
             }
             V::Atom(Sexp::Null) => {}
             V::Unknown(why) if items.is_empty() => {
-                self.add_found(f.start, maker, Node { at: spec.at, v: V::List { items: Vec::new(), open: true } }, Some(why));
+                self.add_found(
+                    f.start,
+                    maker,
+                    Node { at: spec.at, v: V::List { items: Vec::new(), open: true } },
+                    Some(why),
+                );
                 return;
             }
             _ => open = true,

@@ -251,7 +251,8 @@ pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
     if names.iter().all(|n| rule.valid(n)) {
         return vec![None; names.len()];
     }
-    let mut taken: crate::model::FastSet<String> = names.iter().filter(|n| rule.valid(n)).map(|n| n.to_string()).collect();
+    let mut taken: crate::model::FastSet<String> =
+        names.iter().filter(|n| rule.valid(n)).map(|n| n.to_string()).collect();
     names
         .iter()
         .map(|name| {
@@ -279,9 +280,13 @@ pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
 
 /// The warning for a tool renamed for `dialect`.
 pub fn rename_warning(path: &str, from: &str, to: &str, dialect: &str, rule: &NameRule) -> Problem {
-    Problem::warning(Code::Renamed,
+    Problem::warning(
+        Code::Renamed,
         path,
-        format!("tool name \"{from}\" is not valid for {dialect} (names must match {}): written as \"{to}\"", rule.pattern),
+        format!(
+            "tool name \"{from}\" is not valid for {dialect} (names must match {}): written as \"{to}\"",
+            rule.pattern
+        ),
     )
 }
 
@@ -368,7 +373,8 @@ impl Parts {
 
 /// Tool-level keys that belong to Emacs (gptel, llm, toolspec's
 /// executors, as the readers' reserved keys): never written to JSON.
-const EMACS_KEYS: &[&str] = &["function", "async", "confirm", "include", "category", "executor", "args", "schema-extra"];
+const EMACS_KEYS: &[&str] =
+    &["function", "async", "confirm", "include", "category", "executor", "args", "schema-extra"];
 
 /// Whether `key` is a tool-level key some closed dialect defines and no
 /// open one does: it means nothing outside that dialect.

@@ -115,7 +115,12 @@ pub fn tool_description(
 
 /// An argument's description: its own text, then `x-helpers` and where a
 /// dependent value comes from.
-pub fn arg_description(base: Option<&str>, deprecated: bool, helpers: &[&str], dependent: Option<&str>) -> Option<String> {
+pub fn arg_description(
+    base: Option<&str>,
+    deprecated: bool,
+    helpers: &[&str],
+    dependent: Option<&str>,
+) -> Option<String> {
     let mut out = String::new();
     if deprecated {
         out.push_str("Deprecated. ");

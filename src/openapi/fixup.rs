@@ -5,7 +5,7 @@
 //! gptel, llm or a JSON Schema validator would reject is repaired (each
 //! repair a warning).
 
-use crate::model::{At, Field, Code, Problem, Schema};
+use crate::model::{At, Code, Field, Problem, Schema};
 use crate::schema::walk_mut;
 use crate::value::{Map, Value};
 
@@ -105,7 +105,10 @@ fn check_keywords(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             Some(true) => {}
             Some(false) => drop.push(("pattern", "is not a regular expression the argument checker can use")),
             // Past the import's pattern budget: kept, unchecked.
-            None => warnings.extend(crate::budget::pattern_not_checked().map(|m| Problem::warning(Code::PatternNotChecked, path.key("pattern"), m))),
+            None => warnings.extend(
+                crate::budget::pattern_not_checked()
+                    .map(|m| Problem::warning(Code::PatternNotChecked, path.key("pattern"), m)),
+            ),
         },
         None => {}
         Some(_) => drop.push(("pattern", "must be a string")),
@@ -132,7 +135,9 @@ fn tidy_node(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) -> u32 {
         keys |= NULLABLE;
     }
     if keys & GOES != 0 || (keys & NULLABLE != 0 && node.field("nullable") != Some(&Value::Bool(true))) {
-        node.retain(|k, v| !k.starts_with("x-") && !DROPPED.contains(&k.as_str()) && (k != "nullable" || v == &Value::Bool(true)));
+        node.retain(|k, v| {
+            !k.starts_with("x-") && !DROPPED.contains(&k.as_str()) && (k != "nullable" || v == &Value::Bool(true))
+        });
         keys = keys_of(node);
     }
     if keys & PROPERTIES != 0 {
@@ -161,7 +166,11 @@ fn tidy_node(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) -> u32 {
         let mut items = Map::new();
         items.insert("type".into(), Value::from("string"));
         node.insert("items".into(), Value::Object(items));
-        warnings.push(Problem::warning(Code::Assumed, path, "an array without `items`: its items are taken to be strings"));
+        warnings.push(Problem::warning(
+            Code::Assumed,
+            path,
+            "an array without `items`: its items are taken to be strings",
+        ));
     }
     if keys & ENUM != 0 {
         fix_enum(node, path, warnings);
@@ -251,11 +260,8 @@ fn merge_all_of(node: &mut Schema, depth: usize) {
 /// Properties the server sets (`readOnly`) are not sent.
 fn drop_read_only(node: &mut Schema) {
     let Some(Value::Object(props)) = node.get_mut("properties") else { return };
-    let gone: std::collections::HashSet<String> = props
-        .iter()
-        .filter(|(_, p)| p.field("readOnly") == Some(&Value::Bool(true)))
-        .map(|(k, _)| k.clone())
-        .collect();
+    let gone: std::collections::HashSet<String> =
+        props.iter().filter(|(_, p)| p.field("readOnly") == Some(&Value::Bool(true))).map(|(k, _)| k.clone()).collect();
     if gone.is_empty() {
         return;
     }
@@ -299,10 +305,14 @@ fn fix_enum(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             ("string", Value::String(_)) => continue,
             ("string", Value::Number(_) | Value::Bool(_)) => Some(Value::from(v.to_string())),
             ("integer", Value::Number(n)) if n.is_i64() || n.is_u64() => continue,
-            ("integer", Value::Number(n)) => n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| Value::from(f as i64)),
+            ("integer", Value::Number(n)) => {
+                n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| Value::from(f as i64))
+            }
             ("number", Value::Number(_)) => continue,
             ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
-            ("number", Value::String(s)) => s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number),
+            ("number", Value::String(s)) => {
+                s.trim().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number)
+            }
             ("boolean", Value::Bool(_)) => continue,
             ("boolean", Value::String(s)) => match s.as_str() {
                 "true" => Some(Value::Bool(true)),
@@ -321,9 +331,17 @@ fn fix_enum(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
     }
     if bad {
         node.shift_remove("enum");
-        warnings.push(Problem::warning(Code::Dropped, path.key("enum"), format!("`enum` values do not match type \"{ty}\": enum dropped")));
+        warnings.push(Problem::warning(
+            Code::Dropped,
+            path.key("enum"),
+            format!("`enum` values do not match type \"{ty}\": enum dropped"),
+        ));
     } else if converted {
-        warnings.push(Problem::warning(Code::Moved, path.key("enum"), format!("`enum` values converted to type \"{ty}\"")));
+        warnings.push(Problem::warning(
+            Code::Moved,
+            path.key("enum"),
+            format!("`enum` values converted to type \"{ty}\""),
+        ));
     }
 }
 
@@ -339,7 +357,11 @@ fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             .collect(),
         Some(_) => {
             node.shift_remove("required");
-            warnings.push(Problem::warning(Code::Dropped, path.key("required"), "`required` must be an array of names: dropped"));
+            warnings.push(Problem::warning(
+                Code::Dropped,
+                path.key("required"),
+                "`required` must be an array of names: dropped",
+            ));
             return;
         }
         None => return,
@@ -354,7 +376,8 @@ fn fix_required(node: &mut Schema, path: &At, warnings: &mut Vec<Problem>) {
             node.shift_remove("required");
         }
     }
-    warnings.push(Problem::warning(Code::UnknownRequired,
+    warnings.push(Problem::warning(
+        Code::UnknownRequired,
         path.key("required"),
         format!("required {} not among the properties: dropped", crate::model::some_names(&unknown, 10)),
     ));
@@ -430,7 +453,10 @@ mod tests {
         assert_eq!(s["properties"]["z"], json!({"type": "string"}));
         assert_eq!(s["required"], json!(["n"]));
         let msgs: Vec<&str> = w.iter().map(|p| p.path.as_str()).collect();
-        assert_eq!(msgs, ["p.required", "p.properties.e.enum", "p.properties.i.enum", "p.properties.x.enum", "p.properties.l"]);
+        assert_eq!(
+            msgs,
+            ["p.required", "p.properties.e.enum", "p.properties.i.enum", "p.properties.x.enum", "p.properties.l"]
+        );
     }
 
     #[test]

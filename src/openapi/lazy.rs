@@ -316,7 +316,9 @@ pub fn parse_noted(text: &str, lookup: bool) -> (Result<Value>, Vec<Problem>) {
                 // a path item, that is the parser's error (elsewhere, in an
                 // entry no `$ref` may reach, it is not yet).
                 if depth > MAX_DEPTH {
-                    all.iter_mut().filter(|item| item.as_ref().is_some_and(|(v, _)| too_deep(v))).for_each(|item| *item = None);
+                    all.iter_mut()
+                        .filter(|item| item.as_ref().is_some_and(|(v, _)| too_deep(v)))
+                        .for_each(|item| *item = None);
                 }
                 finish(root, all, text, lookup)
             }
@@ -638,8 +640,9 @@ mod tests {
             .collect();
         paths.insert(n / 2, format!("\"/odd\": {item}"));
         paths.push(r##""x-ext": {"$ref": "#/components/schemas/X"}"##.to_string());
-        let params: Vec<String> =
-            (0..3).map(|i| format!(r#""P{i}": {{"name": "p{i}", "in": "query", "schema": {{"type": "string"}}}}"#)).collect();
+        let params: Vec<String> = (0..3)
+            .map(|i| format!(r#""P{i}": {{"name": "p{i}", "in": "query", "schema": {{"type": "string"}}}}"#))
+            .collect();
         format!(
             r#"{{"openapi": "3.0.0", "paths": {{{}}}, "components": {{"parameters": {{{}}}, "schemas": {{"X": {{"type": "integer"}}, "Unused": {{}}}}}}}}"#,
             paths.join(", "),
@@ -661,7 +664,10 @@ mod tests {
             let whole_keys: Vec<_> = whole["paths"].as_object().unwrap().keys().collect();
             assert_eq!(keys, whole_keys);
             assert_eq!(v["components"]["parameters"], whole["components"]["parameters"], "reached from path items");
-            assert_eq!(v["components"]["schemas"]["X"], whole["components"]["schemas"]["X"], "reached from an extension");
+            assert_eq!(
+                v["components"]["schemas"]["X"], whole["components"]["schemas"]["X"],
+                "reached from an extension"
+            );
             assert_eq!(v["components"]["schemas"]["Unused"], Value::Null);
             assert_eq!(notes, crate::scan::notes(text));
             assert_eq!(notes.len(), 1, "{notes:?}");
@@ -685,7 +691,9 @@ mod tests {
         // Nested as deep as the parser goes, then one more; a lone
         // surrogate escape.
         let nested = |n: usize| format!("{{\"get\": {{\"x\": {}1{}}}}}", "[".repeat(n), "]".repeat(n));
-        for item in [nested(122), nested(123), nested(124), nested(200), r#"{"get": {"description": "\ud800"}}"#.to_string()] {
+        for item in
+            [nested(122), nested(123), nested(124), nested(200), r#"{"get": {"description": "\ud800"}}"#.to_string()]
+        {
             for n in [3, 300] {
                 let text = many_paths(n, &item);
                 let whole = serde_json::from_str::<Value>(&text).map_err(|e| Error::from_json(&e));
@@ -706,7 +714,8 @@ mod tests {
         // Nested too deep in an entry no `$ref` reaches: no error, in a
         // small text as in a large one.
         for n in [3, 300] {
-            let text = many_paths(n, "{}").replace(r#""Unused": {}"#, &format!(r#""Unused": {}1{}"#, "[".repeat(200), "]".repeat(200)));
+            let text = many_paths(n, "{}")
+                .replace(r#""Unused": {}"#, &format!(r#""Unused": {}1{}"#, "[".repeat(200), "]".repeat(200)));
             assert!(serde_json::from_str::<Value>(&text).is_err());
             let (v, notes) = parse_noted(&text, false);
             assert_eq!(v.unwrap()["components"]["schemas"]["Unused"], Value::Null);

@@ -26,8 +26,8 @@ use std::collections::HashSet;
 use serde::Deserialize;
 
 use crate::error::{check_utf8, line_column, Error, ErrorKind, Result};
-use crate::model::{join, Field, Code, Problem};
 use crate::imported::Imported;
+use crate::model::{join, Code, Field, Problem};
 use crate::schema::{kind_of, resolve_pointer, Normalizer};
 use crate::value::{Map, Value};
 
@@ -126,7 +126,10 @@ pub fn read_text(text: &str, opts: &OpenApiOptions) -> Result<Imported> {
 /// general reader then reports it).  With `each`, each tool is handed to
 /// it as soon as it is read ([`Document::read_each`]), and the import
 /// returned has the warnings only.
-pub(crate) fn read_json_if_openapi(text: &str, each: Option<&mut (dyn FnMut(crate::Tool, String) + '_)>) -> Option<Result<Imported>> {
+pub(crate) fn read_json_if_openapi(
+    text: &str,
+    each: Option<&mut (dyn FnMut(crate::Tool, String) + '_)>,
+) -> Option<Result<Imported>> {
     if !is_json(text) {
         return None;
     }
@@ -214,7 +217,8 @@ fn mentions_lookup(text: &str) -> bool {
 /// whether any `x-lookup` is to be looked for, and a large document is
 /// freed on another thread.
 pub fn read_document(root: Value, text: &str, opts: &OpenApiOptions) -> Result<Imported> {
-    Document { root, notes: Vec::new(), lookup: mentions_lookup(text), big: text.len() >= crate::par::BIG }.read_then_free(opts)
+    Document { root, notes: Vec::new(), lookup: mentions_lookup(text), big: text.len() >= crate::par::BIG }
+        .read_then_free(opts)
 }
 
 /// [`operations`] of OpenAPI text (JSON or YAML).
@@ -240,7 +244,11 @@ pub fn parse_bytes(bytes: Vec<u8>, max_size: usize) -> Result<Document> {
     check_size(bytes.len(), max_size)?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
-        Err(e) => return Err(check_utf8(e.as_bytes()).err().unwrap_or_else(|| Error::new(ErrorKind::Json, "the text is not UTF-8"))),
+        Err(e) => {
+            return Err(check_utf8(e.as_bytes())
+                .err()
+                .unwrap_or_else(|| Error::new(ErrorKind::Json, "the text is not UTF-8")))
+        }
     };
     let doc = Document::of(&text)?;
     drop(text);
@@ -255,7 +263,9 @@ pub(crate) fn check_size(len: usize, max: usize) -> Result<()> {
     if len > max {
         return Err(Error::new(
             ErrorKind::Limit,
-            format!("input is {len} bytes, more than the limit of {max} bytes: raise `toolspec-max-input-size' to read it"),
+            format!(
+                "input is {len} bytes, more than the limit of {max} bytes: raise `toolspec-max-input-size' to read it"
+            ),
         ));
     }
     Ok(())
@@ -320,7 +330,8 @@ fn read_each_within(
             // Past the import's budget, no operation is made any more.
             Err(e) if explicit || crate::budget::exhausted() => return Err(e),
             Err(e) => {
-                out.warnings.push(Problem::warning(Code::Skipped,
+                out.warnings.push(Problem::warning(
+                    Code::Skipped,
                     e.path.clone().unwrap_or_else(|| op.json_path.clone()),
                     format!("operation {} skipped: {}", op.name, e.message),
                 ));
@@ -467,12 +478,19 @@ impl<'a> Op<'a> {
 
 impl<'a> Doc<'a> {
     pub fn new(root: &'a Value) -> Result<Doc<'a>> {
-        let obj = root.as_object().ok_or_else(|| {
-            Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(root)))
-        })?;
+        let obj = root
+            .as_object()
+            .ok_or_else(|| Error::shape("", format!("an OpenAPI document is an object, found {}", kind_of(root))))?;
         let version = version(obj)?;
-        let mut doc =
-            Doc { root, obj, version, ops: Vec::new(), warnings: Vec::new(), has_lookup: false, refs: Default::default() };
+        let mut doc = Doc {
+            root,
+            obj,
+            version,
+            ops: Vec::new(),
+            warnings: Vec::new(),
+            has_lookup: false,
+            refs: Default::default(),
+        };
         let paths = match obj.field("paths") {
             None | Some(Value::Null) => return Ok(doc),
             Some(Value::Object(p)) => p,
@@ -489,14 +507,19 @@ impl<'a> Doc<'a> {
             let item = match doc.deref(item, &item_path) {
                 Ok(Value::Object(item)) => item,
                 Ok(other) => {
-                    doc.warnings.push(Problem::warning(Code::Skipped,
+                    doc.warnings.push(Problem::warning(
+                        Code::Skipped,
                         &item_path,
                         format!("a path item must be an object, found {}: skipped", kind_of(other)),
                     ));
                     continue;
                 }
                 Err(e) => {
-                    doc.warnings.push(Problem::warning(Code::Skipped, &item_path, format!("path skipped: {}", e.message)));
+                    doc.warnings.push(Problem::warning(
+                        Code::Skipped,
+                        &item_path,
+                        format!("path skipped: {}", e.message),
+                    ));
                     continue;
                 }
             };
@@ -506,7 +529,8 @@ impl<'a> Doc<'a> {
                 }
                 let json_path = join(&item_path, method);
                 let Value::Object(op) = op else {
-                    doc.warnings.push(Problem::warning(Code::Skipped,
+                    doc.warnings.push(Problem::warning(
+                        Code::Skipped,
                         &json_path,
                         format!("an operation must be an object, found {}: skipped", kind_of(op)),
                     ));
@@ -566,7 +590,11 @@ impl<'a> Doc<'a> {
         }
         for prefix in &opts.paths {
             if !self.ops.iter().any(|op| under_prefix(op.path, prefix)) {
-                warnings.push(Problem::warning(Code::NoMatch, "", format!("no operation is under the path \"{prefix}\"")));
+                warnings.push(Problem::warning(
+                    Code::NoMatch,
+                    "",
+                    format!("no operation is under the path \"{prefix}\""),
+                ));
             }
         }
         let by_filter = |op: &Op| {
@@ -595,7 +623,11 @@ impl<'a> Doc<'a> {
                 format!(
                     "no operation matches the selection ({}) among the document's {}",
                     what.join("; "),
-                    if self.ops.len() == 1 { "1 operation".to_string() } else { format!("{} operations", self.ops.len()) }
+                    if self.ops.len() == 1 {
+                        "1 operation".to_string()
+                    } else {
+                        format!("{} operations", self.ops.len())
+                    }
                 )
             };
             return Err(Error::shape("paths", msg));
@@ -607,7 +639,11 @@ impl<'a> Doc<'a> {
     fn no_operations(&self) -> String {
         let why = match self.obj.field("paths") {
             Some(Value::Object(p)) if p.keys().any(|k| !k.starts_with("x-")) => {
-                format!("none of its {} paths has a {} operation", p.keys().filter(|k| !k.starts_with("x-")).count(), METHODS.join(", "))
+                format!(
+                    "none of its {} paths has a {} operation",
+                    p.keys().filter(|k| !k.starts_with("x-")).count(),
+                    METHODS.join(", ")
+                )
             }
             Some(Value::Object(_)) => "`paths` is empty".to_string(),
             _ => "it has no `paths`".to_string(),

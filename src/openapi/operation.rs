@@ -56,7 +56,9 @@ pub(crate) fn deref<'v>(v: &'v Value, path: &str, resolve: impl Fn(&'v str) -> O
             return Err(Error::at(
                 ErrorKind::Ref,
                 &rp(),
-                format!("external reference \"{r}\" is not supported: only references inside the document can be resolved"),
+                format!(
+                    "external reference \"{r}\" is not supported: only references inside the document can be resolved"
+                ),
             ));
         }
         cur = resolve(r)
@@ -182,14 +184,19 @@ impl<'a> Builder<'_, 'a, '_> {
             let ps = match ps {
                 Value::Array(ps) => ps,
                 Value::Null => continue,
-                other => return Err(Error::shape(&pp, format!("`parameters` must be an array, found {}", kind_of(other)))),
+                other => {
+                    return Err(Error::shape(&pp, format!("`parameters` must be an array, found {}", kind_of(other))))
+                }
             };
             for (i, p) in ps.iter().enumerate() {
                 let path = index(&pp, i);
                 let p = match self.doc.deref(p, &path)? {
                     Value::Object(p) => p,
                     other => {
-                        return Err(Error::shape(&path, format!("a parameter must be an object, found {}", kind_of(other))))
+                        return Err(Error::shape(
+                            &path,
+                            format!("a parameter must be an object, found {}", kind_of(other)),
+                        ))
                     }
                 };
                 let key = (p.field("name"), p.field("in"));
@@ -240,13 +247,27 @@ impl<'a> Builder<'_, 'a, '_> {
             Some("formData") if form.is_some() => "form",
             Some(l @ ("path" | "query" | "header" | "cookie")) => l,
             Some(other) => {
-                self.warn(Code::Unsupported, path, format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"));
+                self.warn(
+                    Code::Unsupported,
+                    path,
+                    format!("parameters in \"{other}\" are not supported: \"{name}\" skipped"),
+                );
                 return Ok(());
             }
-            None => return Err(Error::shape(path, format!("parameter \"{name}\" needs `in` (path, query, header or cookie)"))),
+            None => {
+                return Err(Error::shape(
+                    path,
+                    format!("parameter \"{name}\" needs `in` (path, query, header or cookie)"),
+                ))
+            }
         };
-        if loc == "header" && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str()) {
-            self.warn(Code::Skipped, path, format!("header \"{name}\" is set by the HTTP client, not by the model: skipped"));
+        if loc == "header" && ["accept", "content-type", "authorization"].contains(&name.to_ascii_lowercase().as_str())
+        {
+            self.warn(
+                Code::Skipped,
+                path,
+                format!("header \"{name}\" is set by the HTTP client, not by the model: skipped"),
+            );
             return Ok(());
         }
         let (style, explode) = match self.doc.version {
@@ -267,7 +288,10 @@ impl<'a> Builder<'_, 'a, '_> {
                     return Ok(());
                 }
                 owned = Value::Object(
-                    p.iter().filter(|(k, _)| SWAGGER_SCHEMA_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    p.iter()
+                        .filter(|(k, _)| SWAGGER_SCHEMA_KEYS.contains(&k.as_str()))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
                 );
                 (&owned, path.to_string())
             }
@@ -276,7 +300,11 @@ impl<'a> Builder<'_, 'a, '_> {
                 (None, Some(Value::Object(content))) if !content.is_empty() => {
                     let (mt, media) = content.iter().next().expect("not empty");
                     let cp = join(&join(path, "content"), mt);
-                    self.warn(Code::Unsupported, &cp, format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"));
+                    self.warn(
+                        Code::Unsupported,
+                        &cp,
+                        format!("parameter \"{name}\" is described by `content` ({mt}): its value is sent as given"),
+                    );
                     match media.field("schema") {
                         Some(s) => (s, join(&cp, "schema")),
                         None => {
@@ -330,7 +358,11 @@ impl<'a> Builder<'_, 'a, '_> {
             Some(other) => {
                 let shown = other.as_str().map_or_else(|| other.to_string(), String::from);
                 let what = params_in(loc);
-                self.warn(Code::Unsupported, join(path, "style"), format!("style \"{shown}\" is not supported for {what}: the default ({}) is used", allowed[0]));
+                self.warn(
+                    Code::Unsupported,
+                    join(path, "style"),
+                    format!("style \"{shown}\" is not supported for {what}: the default ({}) is used", allowed[0]),
+                );
                 None
             }
         };
@@ -338,7 +370,11 @@ impl<'a> Builder<'_, 'a, '_> {
             None => None,
             Some(Value::Bool(b)) => Some(*b),
             Some(other) => {
-                self.warn(Code::Ignored, join(path, "explode"), format!("`explode` must be a boolean, found {}: ignored", kind_of(other)));
+                self.warn(
+                    Code::Ignored,
+                    join(path, "explode"),
+                    format!("`explode` must be a boolean, found {}: ignored", kind_of(other)),
+                );
                 None
             }
         };
@@ -347,11 +383,19 @@ impl<'a> Builder<'_, 'a, '_> {
 
     /// Swagger 2's `collectionFormat` of an array parameter, as an
     /// OpenAPI 3 style (Swagger's default, csv, is not OpenAPI 3's).
-    fn collection_format(&mut self, p: &Map<String, Value>, loc: &str, schema: &Schema, path: &str) -> (Option<String>, Option<bool>) {
+    fn collection_format(
+        &mut self,
+        p: &Map<String, Value>,
+        loc: &str,
+        schema: &Schema,
+        path: &str,
+    ) -> (Option<String>, Option<bool>) {
         if schema.field("type").and_then(Value::as_str) != Some("array") {
             return (None, None);
         }
-        let csv = || (Some(if matches!(loc, "query" | "cookie" | "form") { "form" } else { "simple" }.to_string()), Some(false));
+        let csv = || {
+            (Some(if matches!(loc, "query" | "cookie" | "form") { "form" } else { "simple" }.to_string()), Some(false))
+        };
         match (p.field("collectionFormat").and_then(Value::as_str).unwrap_or("csv"), loc) {
             ("csv", _) => csv(),
             ("multi", "query" | "form") => (Some("form".into()), Some(true)),
@@ -359,7 +403,11 @@ impl<'a> Builder<'_, 'a, '_> {
             ("pipes", "query" | "form") => (Some("pipeDelimited".into()), Some(false)),
             (other, _) => {
                 let what = params_in(loc);
-                self.warn(Code::Unsupported, join(path, "collectionFormat"), format!("collectionFormat \"{other}\" is not supported for {what}: csv is used"));
+                self.warn(
+                    Code::Unsupported,
+                    join(path, "collectionFormat"),
+                    format!("collectionFormat \"{other}\" is not supported for {what}: csv is used"),
+                );
                 csv()
             }
         }
@@ -372,7 +420,11 @@ impl<'a> Builder<'_, 'a, '_> {
         match self.doc.find(p, m) {
             Some(op) => format!("Get this value with the tool {}.", op.name),
             None => {
-                self.warn(Code::Reference, path, format!("x-dependent names no operation of this document ({} {p})", m.to_ascii_uppercase()));
+                self.warn(
+                    Code::Reference,
+                    path,
+                    format!("x-dependent names no operation of this document ({} {p})", m.to_ascii_uppercase()),
+                );
                 format!("Get this value from {} {p}.", m.to_ascii_uppercase())
             }
         }
@@ -385,21 +437,23 @@ impl<'a> Builder<'_, 'a, '_> {
             let Some(close) = rest[open..].find('}') else { break };
             let name = &rest[open + 1..open + close];
             rest = &rest[open + close + 1..];
-            let declared = self
-                .params
-                .iter()
-                .any(|p| p.field("in").and_then(Value::as_str) == Some("path") && p.field("name").and_then(Value::as_str) == Some(name));
+            let declared = self.params.iter().any(|p| {
+                p.field("in").and_then(Value::as_str) == Some("path")
+                    && p.field("name").and_then(Value::as_str) == Some(name)
+            });
             if name.is_empty() || declared {
                 continue;
             }
-            self.warn(Code::Assumed,
+            self.warn(
+                Code::Assumed,
                 join(&self.op.json_path, "parameters"),
                 format!("path parameter \"{name}\" is not declared: added as a required string argument"),
             );
             let arg = self.new_arg_name(name, || format!("path_{name}"));
             let mut schema = Schema::new();
             schema.insert("type".into(), Value::from("string"));
-            schema.insert("description".into(), Value::from(format!("The {{{name}}} part of the path {}", self.op.path)));
+            schema
+                .insert("description".into(), Value::from(format!("The {{{name}}} part of the path {}", self.op.path)));
             self.params.push(param_entry(name, "path", Some(&arg), None, None));
             self.arg_of.push((name.to_string(), arg.clone()));
             self.args.push(Arg { name: arg, optional: false, schema });
@@ -412,7 +466,9 @@ impl<'a> Builder<'_, 'a, '_> {
         let path = join(&self.op.json_path, "requestBody");
         let rb = match self.doc.deref(rb, &path)? {
             Value::Object(rb) => rb,
-            other => return Err(Error::shape(&path, format!("`requestBody` must be an object, found {}", kind_of(other)))),
+            other => {
+                return Err(Error::shape(&path, format!("`requestBody` must be an object, found {}", kind_of(other))))
+            }
         };
         let required = rb.field("required") == Some(&Value::Bool(true));
         let content = match rb.field("content") {
@@ -461,13 +517,21 @@ impl<'a> Builder<'_, 'a, '_> {
             None => return out,
             Some(Value::Object(fields)) => fields,
             Some(other) => {
-                self.warn(Code::Ignored, path, format!("`encoding` must be an object, found {}: ignored", kind_of(other)));
+                self.warn(
+                    Code::Ignored,
+                    path,
+                    format!("`encoding` must be an object, found {}: ignored", kind_of(other)),
+                );
                 return out;
             }
         };
         for (field, e) in fields {
             let Value::Object(e) = e else {
-                self.warn(Code::Ignored, join(path, field), format!("an encoding must be an object, found {}: ignored", kind_of(e)));
+                self.warn(
+                    Code::Ignored,
+                    join(path, field),
+                    format!("an encoding must be an object, found {}: ignored", kind_of(e)),
+                );
                 continue;
             };
             let (style, explode) = self.style(e, "form", &join(path, field));
@@ -481,14 +545,19 @@ impl<'a> Builder<'_, 'a, '_> {
     /// Swagger 2's body parameter, or its form fields.
     fn swagger_body(&mut self, body: Option<Param<'a>>, form: &[Param<'a>]) -> Result<Option<Value>> {
         let consumes = self.op.op.field("consumes").or_else(|| self.doc.obj.field("consumes"));
-        let consumes: Vec<&str> = consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let consumes: Vec<&str> =
+            consumes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         if !form.is_empty() {
             // Form fields are sent as a form when it may be one, and there
             // is no body parameter (Swagger allows only one of the two).
             let ct = if consumes.is_empty() {
                 Some(FORM)
             } else {
-                consumes.iter().copied().find(|c| is_form(c)).or_else(|| consumes.iter().copied().find(|c| is_multipart(c)))
+                consumes
+                    .iter()
+                    .copied()
+                    .find(|c| is_form(c))
+                    .or_else(|| consumes.iter().copied().find(|c| is_multipart(c)))
             };
             // A file is sent by no form toolspec writes: a form that needs
             // one cannot be sent, one that may have one is sent without.
@@ -562,7 +631,11 @@ impl<'a> Builder<'_, 'a, '_> {
                 format!("the request body can only be {types}, and toolspec sends {SENT} bodies only"),
             ));
         }
-        self.warn(Code::Unsupported, path, format!("request body ({types}) not supported ({SENT} only): the tool sends no body"));
+        self.warn(
+            Code::Unsupported,
+            path,
+            format!("request body ({types}) not supported ({SENT} only): the tool sends no body"),
+        );
         Ok(None)
     }
 
@@ -583,7 +656,14 @@ impl<'a> Builder<'_, 'a, '_> {
 
     /// The arguments of a body (JSON, or a form of type `ct`); returns the
     /// executor's `body`.
-    fn body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+    fn body(
+        &mut self,
+        raw: Option<&'a Value>,
+        path: &str,
+        required: bool,
+        ct: &str,
+        desc: Option<&str>,
+    ) -> Result<Value> {
         let schema = self.body_schema(raw, path)?;
         Ok(self.body_of(schema, required, ct, desc))
     }
@@ -613,7 +693,11 @@ impl<'a> Builder<'_, 'a, '_> {
             _ => Vec::new(),
         };
         if let Some(f) = files.iter().find(|f| needed.contains(f)) {
-            return self.unsendable(required, &join(&join(path, "properties"), f), &format!("{ct} with the file field \"{f}\""));
+            return self.unsendable(
+                required,
+                &join(&join(path, "properties"), f),
+                &format!("{ct} with the file field \"{f}\""),
+            );
         }
         if let Some(Value::Object(props)) = schema.get_mut("properties") {
             for f in &files {
@@ -622,14 +706,25 @@ impl<'a> Builder<'_, 'a, '_> {
         }
         for f in &files {
             let at = join(&join(path, "properties"), f);
-            self.warn(Code::Unsupported, &at, format!("the file field \"{f}\" cannot be sent (toolspec sends no files): left out"));
+            self.warn(
+                Code::Unsupported,
+                &at,
+                format!("the file field \"{f}\" cannot be sent (toolspec sends no files): left out"),
+            );
         }
         Ok(Some(self.body_of(schema, required, ct, desc)))
     }
 
     /// A text body (`ct`, such as `text/plain`): one string argument, sent
     /// as it is.
-    fn text_body(&mut self, raw: Option<&'a Value>, path: &str, required: bool, ct: &str, desc: Option<&str>) -> Result<Value> {
+    fn text_body(
+        &mut self,
+        raw: Option<&'a Value>,
+        path: &str,
+        required: bool,
+        ct: &str,
+        desc: Option<&str>,
+    ) -> Result<Value> {
         let mut schema = match raw {
             Some(_) => self.body_schema(raw, path)?,
             None => Schema::new(),
@@ -732,7 +827,8 @@ impl<'a> Builder<'_, 'a, '_> {
             Some((f, p)) => self.template(f, &p).map_or(Value::Null, Value::from),
             None => Value::Null,
         };
-        let modules = holders.iter().find_map(|(h, p)| h.field("x-output-modules").map(|m| (m, join(p, "x-output-modules"))));
+        let modules =
+            holders.iter().find_map(|(h, p)| h.field("x-output-modules").map(|m| (m, join(p, "x-output-modules"))));
         let mut output_modules = Vec::new();
         match modules {
             Some((Value::Array(list), p)) => {
@@ -789,7 +885,8 @@ impl<'a> Builder<'_, 'a, '_> {
                         let schemes = self.op.op.field("schemes").or_else(|| obj.field("schemes"));
                         let schemes: Vec<&str> =
                             schemes.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-                        let scheme = if schemes.is_empty() || schemes.contains(&"https") { "https" } else { schemes[0] };
+                        let scheme =
+                            if schemes.is_empty() || schemes.contains(&"https") { "https" } else { schemes[0] };
                         format!("{scheme}://{host}{base}")
                     }
                     None => base.to_string(),
@@ -822,7 +919,11 @@ impl<'a> Builder<'_, 'a, '_> {
             match vars.and_then(|v| v.get(name)).and_then(|v| v.field("default")).and_then(Value::as_str) {
                 Some(d) => out.push_str(d),
                 None => {
-                    self.warn(Code::Unsupported, join(path, "url"), format!("server variable \"{name}\" has no default: left as is"));
+                    self.warn(
+                        Code::Unsupported,
+                        join(path, "url"),
+                        format!("server variable \"{name}\" has no default: left as is"),
+                    );
                     out.push_str(&rest[open..=open + close]);
                 }
             }
@@ -901,7 +1002,11 @@ impl<'a> Builder<'_, 'a, '_> {
                     entry.insert("parameter".into(), l.field("parameter").cloned().unwrap_or(Value::Null));
                     out.push(Value::Object(entry));
                 }
-                None => self.warn(Code::Reference, lp, format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase())),
+                None => self.warn(
+                    Code::Reference,
+                    lp,
+                    format!("x-lookup names no operation of this document ({} {p}): ignored", m.to_ascii_uppercase()),
+                ),
             }
         }
         if let Some(Value::Object(props)) = node.field("properties") {
@@ -1017,7 +1122,10 @@ fn pick_text<'m, V>(types: impl Iterator<Item = (&'m str, V)> + Clone) -> Option
     // Not JSON nor XML, which describe structures: text the model writes.
     let is_text = |t: &str| {
         let e = essence(t);
-        e.starts_with("text/") && e.len() > "text/".len() && !["text/json", "text/xml"].contains(&e.as_str()) && !e.ends_with("+xml")
+        e.starts_with("text/")
+            && e.len() > "text/".len()
+            && !["text/json", "text/xml"].contains(&e.as_str())
+            && !e.ends_with("+xml")
     };
     let mut types = types;
     types.clone().find(|(t, _)| essence(t) == "text/plain").or_else(|| types.find(|(t, _)| is_text(t)))

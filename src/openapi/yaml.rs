@@ -122,9 +122,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
         while let Some(key) = map.next_key::<String>()? {
             let Unique(v) = map.next_value()?;
             if out.contains_key(&key) {
-                return Err(serde::de::Error::custom(format!(
-                    "duplicate key \"{key}\" (YAML keys must be unique)"
-                )));
+                return Err(serde::de::Error::custom(format!("duplicate key \"{key}\" (YAML keys must be unique)")));
             }
             out.insert(key, v);
         }
@@ -191,7 +189,9 @@ fn check_flow_depth(text: &str) -> Result<()> {
                 }
                 node_start = false;
             }
-            b'-' | b':' | b'?' if b.get(i + 1).is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r')) => node_start = true,
+            b'-' | b':' | b'?' if b.get(i + 1).is_none_or(|n| matches!(n, b' ' | b'\t' | b'\n' | b'\r')) => {
+                node_start = true
+            }
             b':' if depth > 0 => node_start = true,
             _ => node_start = false,
         }
@@ -212,7 +212,8 @@ pub fn looks_like_yaml_openapi(text: &str) -> bool {
         let key = line.trim_start_matches(['"', '\'']);
         line.len() == line.trim_start().len()
             && ["openapi", "swagger"].iter().any(|k| {
-                key.strip_prefix(k).is_some_and(|rest| rest.trim_start_matches(['"', '\'']).trim_start().starts_with(':'))
+                key.strip_prefix(k)
+                    .is_some_and(|rest| rest.trim_start_matches(['"', '\'']).trim_start().starts_with(':'))
             })
     })
 }

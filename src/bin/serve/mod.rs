@@ -215,8 +215,12 @@ fn serve_stdio(socket: PathBuf) -> u8 {
         let message: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
-                emit(&out, &json!({"jsonrpc": "2.0", "id": null,
-                                   "error": {"code": -32700, "message": format!("Parse error: {e}")}}).to_string());
+                emit(
+                    &out,
+                    &json!({"jsonrpc": "2.0", "id": null,
+                                   "error": {"code": -32700, "message": format!("Parse error: {e}")}})
+                    .to_string(),
+                );
                 continue;
             }
         };
@@ -451,8 +455,13 @@ fn http_request(mut req: tiny_http::Request, token: &Option<String>, socket: &Pa
     if let Some(t) = token {
         let given = header(&req, "Authorization").and_then(|a| a.strip_prefix("Bearer ")).map(str::trim);
         if given != Some(t.as_str()) {
-            return http_error(req, 401, -32600, "Unauthorized: a bearer token is required",
-                              &[("WWW-Authenticate", "Bearer")]);
+            return http_error(
+                req,
+                401,
+                -32600,
+                "Unauthorized: a bearer token is required",
+                &[("WWW-Authenticate", "Bearer")],
+            );
         }
     }
     match req.method() {
