@@ -419,3 +419,45 @@ fn each_module_uses_only_its_layer_and_below() {
     wrong.dedup();
     assert!(wrong.is_empty(), "modules use modules of layers above their own:\n{}", wrong.join("\n"));
 }
+
+/// doc/architecture.md's layout names every file of `src/` and `lisp/`
+/// (a directory of `src/` by its name and slash), and every module in
+/// its layers diagram.
+#[test]
+fn the_documented_layout_matches_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("doc/architecture.md")).unwrap();
+    let layout = &doc[doc.find("## Layout").expect("doc/architecture.md has a Layout section")..];
+    let words: BTreeSet<&str> = layout.split(|c: char| c.is_whitespace() || c == ',' || c == ';').collect();
+    let mut missing = Vec::new();
+    for dir in ["src", "src/bin", "lisp"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let shown = if entry.file_type().unwrap().is_dir() {
+                format!("{}{name}/", if dir == "src/bin" { "bin/" } else { "" })
+            } else if dir == "src/bin" {
+                format!("bin/{name}")
+            } else if name.ends_with(".rs") || name.ends_with(".el") || name.ends_with(".json") {
+                name.clone()
+            } else {
+                continue; // built files: the module and the program
+            };
+            if dir == "src" && name == "bin" {
+                continue;
+            }
+            if !words.contains(shown.as_str()) {
+                missing.push(format!("  {dir}/{name} (as `{shown}`)"));
+            }
+        }
+    }
+    let diagram = &doc[doc.find("## Layers").unwrap()..doc.find("## Layout").unwrap()];
+    for (_, ms) in LAYERS {
+        for m in *ms {
+            if *m != "lib" && !diagram.contains(m) {
+                missing.push(format!("  module {m} in the layers diagram"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "doc/architecture.md does not show:\n{}", missing.join("\n"));
+}
