@@ -11,7 +11,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use toolspec::budget;
@@ -20,24 +19,11 @@ use toolspec::openapi::{self, OpenApiOptions};
 use toolspec::read::{read_str, read_str_each, Format, ReadOptions};
 use toolspec::ErrorKind;
 
-const BIN: &str = env!("CARGO_BIN_EXE_toolspec");
+#[path = "common/mod.rs"]
+mod common;
+use common::within;
 
-/// Run `f` on an 8 MiB stack (Emacs's); fail if it panics or takes
-/// longer than `limit`.
-fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .stack_size(8 << 20)
-        .spawn(move || {
-            let _ = tx.send(f());
-        })
-        .expect("thread starts");
-    match rx.recv_timeout(limit) {
-        Ok(v) => v,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("still running after {limit:?}"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the work panicked"),
-    }
-}
+const BIN: &str = env!("CARGO_BIN_EXE_toolspec");
 
 fn opts() -> ReadOptions<'static> {
     ReadOptions { format: Format::Auto, default_name: Some("budgets"), ..ReadOptions::default() }

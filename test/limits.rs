@@ -9,7 +9,6 @@
 //! a debug build, whose frames are several times larger, that is a wide
 //! margin.
 
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use toolspec::args::ArgChecker;
@@ -23,24 +22,11 @@ use toolspec::value::Value;
 use toolspec::write::{write_tools, Dialect, DIALECT_NAMES};
 use toolspec::{elisp_to_json, tools_from_elisp, validate_elisp, ErrorKind, Tool};
 
-// ------------------------------------------------------------------ helpers
+#[path = "common/mod.rs"]
+mod common;
+use common::within;
 
-/// Run `f` on an 8 MiB stack; fail if it panics or takes longer than
-/// `limit` (a stack overflow aborts the test binary).
-fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .stack_size(8 << 20)
-        .spawn(move || {
-            let _ = tx.send(f());
-        })
-        .expect("thread starts");
-    match rx.recv_timeout(limit) {
-        Ok(v) => v,
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("still running after {limit:?}"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the work panicked"),
-    }
-}
+// ------------------------------------------------------------------ helpers
 
 fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
