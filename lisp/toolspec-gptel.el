@@ -806,11 +806,10 @@ first problem of a tool with errors and how many others there are."
          (problems (cl-remove-if-not (lambda (p) (eq (car-safe p) 'error))
                                      (plist-get details :problems)))
          (what (or (get (car err) 'error-message) "error"))
-         (message (if (stringp (cadr err)) (cadr err) (format "%S" (cdr err))))
+         ;; What is wrong, from the details: the file and the place are
+         ;; shown here, before it.
+         (message (if (stringp (cadr err)) (toolspec--error-text err) (format "%S" (cdr err))))
          (shown (abbreviate-file-name file)))
-    ;; The message of an import error starts with the file's name.
-    (when (string-prefix-p (concat shown ": ") message)
-      (setq message (substring message (+ 2 (length shown)))))
     (when problems
       (setq message (concat (toolspec-format-problem (car problems))
                             (if (cdr problems)

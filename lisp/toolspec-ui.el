@@ -461,14 +461,8 @@ ENTRY is nil for a problem of no tool; PROBLEM nil means the tool."
            (ignore-errors (toolspec-ui--locate source (plist-get details :path)))))))
 
 (defun toolspec-ui--error-text (err)
-  "The message of toolspec error ERR without its file and position prefixes."
-  (let ((msg (if (stringp (cadr err)) (cadr err) (error-message-string err)))
-        (file (plist-get (toolspec-error-details err) :file)))
-    (when (and file (string-prefix-p (concat (abbreviate-file-name file) ": ") msg))
-      (setq msg (substring msg (+ 2 (length (abbreviate-file-name file))))))
-    (if (string-match "\\`line [0-9]+, column [0-9]+: " msg)
-        (substring msg (match-end 0))
-      msg)))
+  "The message of toolspec error ERR without its file and position."
+  (toolspec--error-text err))
 
 (defun toolspec-ui--report-read-error (source err)
   "Show where toolspec error ERR, from reading SOURCE, is, then signal it.

@@ -190,9 +190,24 @@ Each entry is (CONDITION PARENTS MESSAGE); PARENTS nil means
   "Return the details plist of toolspec error ERR.
 ERR is a condition as bound by `condition-case'.  The plist may hold
 `:path' (where in the input), `:line' and `:column' (for JSON
-errors), `:file', and `:problems' (for `toolspec-invalid-spec')."
+errors), `:file', `:message' (what is wrong, without the file, the
+position and the path) and `:problems' (for `toolspec-invalid-spec')."
   (let ((data (cdr err)))
     (and (consp data) (listp (cadr data)) (cadr data))))
+
+(defun toolspec--error-text (err)
+  "What is wrong, by toolspec error ERR: \"PATH: MESSAGE\", or MESSAGE.
+Without the file and the line and column, which the caller shows its
+own way.  Made from ERR's details; an error with no `:message' in
+them gives its whole message."
+  (let* ((details (toolspec-error-details err))
+         (message (plist-get details :message))
+         (path (plist-get details :path)))
+    (cond ((not (stringp message))
+           (if (stringp (cadr err)) (cadr err) (error-message-string err)))
+          ((and (stringp path) (not (string-empty-p path)))
+           (concat path ": " message))
+          (t message))))
 
 ;;;; The module
 
@@ -714,9 +729,14 @@ in their details."
          (toolspec--mod-read-file file (toolspec--name format nil)
                                   (file-name-base file) toolspec-max-input-size t strict))
       (toolspec-error
-       (signal (car err)
-               (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
-                     (append (list :file file) (toolspec-error-details err))))))))
+       (let ((details (toolspec-error-details err)))
+         (signal (car err)
+                 (list (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                       (append (list :file file)
+                               (and (not (plist-member details :message))
+                                    (stringp (cadr err))
+                                    (list :message (cadr err)))
+                               details))))))))
 
 (defun toolspec-to-json (tool &optional dialect)
   "Return TOOL as a JSON string in DIALECT.

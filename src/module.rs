@@ -87,6 +87,10 @@ fn signal<T>(env: &Env, e: &Error) -> emacs::Result<T> {
         details.push(env.intern(":column")?);
         details.push((c as i64).into_lisp(env)?);
     }
+    // The message alone, for Lisp to show beside the place it shows
+    // its own way: never taken apart from the whole text.
+    details.push(env.intern(":message")?);
+    details.push(e.message.as_str().into_lisp(env)?);
     let details = env.call("list", &details[..])?;
     env.signal(env.intern(e.kind.symbol())?, (e.to_string(), details))
 }

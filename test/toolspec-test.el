@@ -368,6 +368,32 @@ beyond ASCII kept multibyte (made through UTF-8, twice)."
     (should (equal (plist-get (toolspec-error-details err) :line) 3))
     (should (equal (plist-get (toolspec-error-details err) :column) 3))))
 
+(ert-deftest toolspec-test-error-message-apart-from-place ()
+  "An error's details hold what is wrong apart from where: the message
+without the file, the line and column or the path, which callers show
+their own way, never by taking the whole message apart."
+  (let* ((text "{\n  \"name\": \"x\",\n  oops}")
+         (err (should-error (toolspec-parse-json text) :type 'toolspec-json-error))
+         (message (plist-get (toolspec-error-details err) :message)))
+    (should (stringp message))
+    (should-not (string-match-p "line 3" message))
+    (should (string-suffix-p message (cadr err)))
+    (should (equal (toolspec--error-text err) message))
+    (toolspec-test--with-temp-file f text
+      (let ((err (should-error (toolspec-read-file f) :type 'toolspec-json-error)))
+        (should (string-prefix-p (abbreviate-file-name f) (cadr err)))
+        (should (equal (plist-get (toolspec-error-details err) :message) message))
+        (should (equal (toolspec--error-text err) message)))))
+  ;; A shape error: PATH, then the message, and nothing else.
+  (let ((err (should-error (toolspec-parse-json "{\"name\": 5, \"parameters\": {}}")
+                           :type 'toolspec-error)))
+    (let ((details (toolspec-error-details err)))
+      (should (equal (toolspec--error-text err)
+                     (if (plist-get details :path)
+                         (concat (plist-get details :path) ": " (plist-get details :message))
+                       (plist-get details :message))))
+      (should-not (string-match-p "line [0-9]+, column" (toolspec--error-text err))))))
+
 (ert-deftest toolspec-test-error-kinds ()
   "Each kind of bad input gets its own `toolspec-error' subtype."
   (should-error (toolspec-parse-json "[1]") :type 'toolspec-format-error)
