@@ -377,7 +377,8 @@ pub fn detect(name: Option<&str>, text: &str) -> Result<Detected> {
         let runs = tool.extra.field("executor").and_then(|e| e.field("type")).and_then(Value::as_str);
         let name = if let Some(t) = runs {
             t.to_string()
-        } else if p.contains("unctionDeclarations") || p.contains("unction_declarations") {
+        } else if steps(p).iter().any(|s| matches!(s, JsonStep::Key("functionDeclarations" | "function_declarations")))
+        {
             Format::Gemini.name().to_string()
         } else {
             let f = doc.as_ref().and_then(|d| value_at(d, p)).and_then(Value::as_object).and_then(read::detect);
