@@ -115,22 +115,6 @@ The global ones are left as they were."
       :key "test"
       :models (or models '(test-model)))))
 
-(defmacro toolspec-seeds-test--with-gptel (server tools &rest body)
-  "Run BODY with gptel talking to SERVER without streaming, offering TOOLS.
-Tool calls run without confirmation unless BODY binds
-`gptel-confirm-tool-calls'."
-  (declare (indent 2) (debug t))
-  `(let* ((gptel-backend (toolspec-seeds-test--backend ,server))
-          (gptel-model 'test-model)
-          (gptel-use-curl nil)
-          (gptel-stream nil)
-          (gptel-use-tools t)
-          (gptel-tools ,tools)
-          (gptel-confirm-tool-calls nil)
-          (gptel-use-context nil)
-          (gptel-log-level nil))
-     ,@body))
-
 (defun toolspec-seeds-test--chat (prompt)
   "Send PROMPT with `gptel-request' and wait for the final text.
 gptel's settings are the caller's.  Return (TEXT . EVENTS), EVENTS
@@ -344,7 +328,7 @@ a function of the parsed body returning one."
               (buffer (generate-new-buffer " *toolspec-seeds-chat*"))
               (rendered "Show Map Of \"Cairo\" At Zoom Level 12"))
           (unwind-protect
-              (toolspec-seeds-test--with-gptel model tools
+              (toolspec-server-with-gptel model tools
                 (let ((gptel-confirm-tool-calls 'auto)
                       (messages-start (with-current-buffer "*Messages*" (point-max))))
                   ;; No :callback: gptel's own, which asks in the buffer.
@@ -500,7 +484,7 @@ invocation id is the request's."
           (should (equal (mapcar #'gptel-tool-name tools) '("Weather_GetForecast" "Calendar_CreateEvent")))
           ;; A network executor asks first, unless told otherwise.
           (should (eq (gptel-tool-confirm (car tools)) t))
-          (toolspec-seeds-test--with-gptel model tools
+          (toolspec-server-with-gptel model tools
             (let ((result (toolspec-seeds-test--chat "Weather in Paris?")))
               (should (equal (car result) "Sunny in Paris."))))
           (let ((request (car (toolspec-server-requests worker))))
@@ -587,7 +571,7 @@ invocation id is the request's."
       (let ((tools (toolspec-import-file (toolspec-seeds-test--example "skydeck.json"))))
         (should (gptel-tool-async (car tools)))
         (should-not (gptel-tool-confirm (car tools)))
-        (toolspec-seeds-test--with-gptel model tools
+        (toolspec-server-with-gptel model tools
           (should (equal (car (toolspec-seeds-test--chat "Draft a post")) "Here is your draft.")))
         (pcase-let ((`(,outer ,nested ,last) (toolspec-server-requests model)))
           (should (plist-get outer :tools))
