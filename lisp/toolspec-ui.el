@@ -460,10 +460,6 @@ ENTRY is nil for a problem of no tool; PROBLEM nil means the tool."
           ((stringp (plist-get details :path))
            (ignore-errors (toolspec-ui--locate source (plist-get details :path)))))))
 
-(defun toolspec-ui--error-text (err)
-  "The message of toolspec error ERR without its file and position."
-  (toolspec--error-text err))
-
 (defun toolspec-ui--report-read-error (source err)
   "Show where toolspec error ERR, from reading SOURCE, is, then signal it.
 The place, if the error has one, is shown in the JSON; the error
@@ -471,10 +467,10 @@ becomes a `user-error' naming the place."
   (let ((pos (toolspec-ui--error-position source err))
         (title (or (get (car err) 'error-message) "toolspec error")))
     (if (not pos)
-        (user-error "%s: %s: %s" title (toolspec-ui--source-label source) (toolspec-ui--error-text err))
+        (user-error "%s: %s: %s" title (toolspec-ui--source-label source) (toolspec--error-text err))
       (toolspec-ui--goto source (car pos) (cdr pos))
       (user-error "%s: %s" title
-                  (toolspec-ui--located source (car pos) (cdr pos) (toolspec-ui--error-text err))))))
+                  (toolspec-ui--located source (car pos) (cdr pos) (toolspec--error-text err))))))
 
 (defun toolspec-ui--absolute-line-column (source line column)
   "LINE and COLUMN of SOURCE's text as (LINE . COLUMN) in its buffer or file."
@@ -1127,7 +1123,7 @@ place, LINE and COLUMN in SOURCE's text, PATH nil when there is none."
     (toolspec-error
      (let* ((pos (or (toolspec-ui--error-position source err) '(1 . 1)))
             (path (plist-get (toolspec-error-details err) :path))
-            (text (toolspec-ui--error-text err)))
+            (text (toolspec--error-text err)))
        ;; The path is shown before the message: not in it again.
        (when (and (stringp path) (not (string-empty-p path))
                   (string-prefix-p (concat path ": ") text))
