@@ -224,6 +224,31 @@ such as \"unit\" or \"opts.days[2]\" (empty for the object itself)."
                          (format "%s: %s" (nth 1 p) (nth 2 p))))
                      problems "; ")))
 
+(defvar toolspec-gptel--unchecked (make-hash-table :test 'eq :weakness 'key)
+  "Tool plists whose argument checker could not be compiled, once warned of.")
+
+(defun toolspec-gptel--refusal (tool args)
+  "The text the model gets instead of TOOL's result for ARGS, or nil.
+Nil when ARGS are valid for TOOL's schema, or are not checked (see
+`toolspec-check-arguments').  A schema the checker cannot compile
+refuses each call with the reason, and warns at the first."
+  (and toolspec-check-arguments
+       (condition-case err
+           (when-let* ((p (toolspec-gptel--check-call (toolspec-gptel--checker tool) args "positional")))
+             (toolspec-gptel--call-error (plist-get tool :name) p))
+         (toolspec-error
+          (let ((why (error-message-string err))
+                (name (plist-get tool :name)))
+            (unless (gethash tool toolspec-gptel--unchecked)
+              (puthash tool t toolspec-gptel--unchecked)
+              (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why)))
+            (format "Error: tool %s cannot check its arguments, so it was not run: %s" name why))))))
+
+(defun toolspec-gptel--normal-args (args)
+  "ARGS, a tool function's arguments, normalised.
+See `toolspec-normalize-arguments'."
+  (if toolspec-normalize-arguments (mapcar #'toolspec-gptel--normalize-value args) args))
+
 (defun toolspec-gptel--wrap (tool fn async)
   "FN wrapped to check and normalise the arguments of TOOL.
 ASYNC non-nil means FN takes a callback first.  TOOL's argument
@@ -231,31 +256,16 @@ checker is compiled at the tool's first call, not here: registering
 a file of thousands of tools compiles none of them, and most are
 never called in a session.  A schema the checker cannot compile
 answers each call with the reason, FN does not run, and the first
-such call warns."
-  (let ((name (plist-get tool :name))
-        (warned nil))
-    (cl-flet ((refusal (args)
-                ;; The text the model gets instead of FN's result, or nil.
-                (and toolspec-check-arguments
-                     (condition-case err
-                         (when-let* ((p (toolspec-gptel--check-call (toolspec-gptel--checker tool) args "positional")))
-                           (toolspec-gptel--call-error name p))
-                       (toolspec-error
-                        (let ((why (error-message-string err)))
-                          (unless warned
-                            (setq warned t)
-                            (display-warning 'toolspec (format "Tool %s cannot check its arguments: %s" name why)))
-                          (format "Error: tool %s cannot check its arguments, so it was not run: %s" name why))))))
-              (normal (args)
-                (if toolspec-normalize-arguments (mapcar #'toolspec-gptel--normalize-value args) args)))
-      (if async
-          (lambda (callback &rest args)
-            (if-let* ((r (refusal args)))
-                (funcall callback r)
-              (apply fn callback (normal args))))
-        (lambda (&rest args)
-          (or (refusal args)
-              (apply fn (normal args))))))))
+such call warns.  One closure per tool: registering thousands of
+tools makes thousands of them."
+  (if async
+      (lambda (callback &rest args)
+        (if-let* ((r (toolspec-gptel--refusal tool args)))
+            (funcall callback r)
+          (apply fn callback (toolspec-gptel--normal-args args))))
+    (lambda (&rest args)
+      (or (toolspec-gptel--refusal tool args)
+          (apply fn (toolspec-gptel--normal-args args))))))
 
 ;;;; Binding functions
 
@@ -404,40 +414,17 @@ The other name errors (no name, not a string) stay."
               problems)
     problems))
 
-(defun toolspec-gptel--copy (x)
-  "X with each cons, vector and string in it copied."
-  (cond ((stringp x) (copy-sequence x))
-        ((consp x)
-         (if (proper-list-p x)
-             ;; The spine copied in C, then what is in it.
-             (let* ((copy (copy-sequence x))
-                    (cell copy))
-               (while cell
-                 (let ((e (car cell)))
-                   (when (or (consp e) (stringp e) (vectorp e))
-                     (setcar cell (toolspec-gptel--copy e))))
-                 (setq cell (cdr cell)))
-               copy)
-           (cons (toolspec-gptel--copy (car x)) (toolspec-gptel--copy (cdr x)))))
-        ((vectorp x)
-         (let ((copy (copy-sequence x)))
-           (dotimes (i (length copy))
-             (let ((e (aref copy i)))
-               (when (or (consp e) (stringp e) (vectorp e))
-                 (aset copy i (toolspec-gptel--copy e)))))
-           copy))
-        (t x)))
-
 (defun toolspec-gptel--source-plist (tool new)
   "A copy of TOOL, a tool plist, to export and send it from.
-NEW is its registered name, when it is not TOOL's own.  The copy's
-description and args, strings and all, are its own: the gptel tool
-made from TOOL has TOOL's.  The rest is shared with TOOL."
+NEW is its registered name, when it is not TOOL's own.  The lists and
+vectors of the copy's args are its own: the gptel tool made from TOOL
+has TOOL's, and a change to them in place does not reach the copy.
+The strings are shared: neither toolspec nor gptel changes a string
+in place, and copying them made registering a file of thousands of
+tools take a fifth longer (bench/history.md, round 21)."
   (let ((copy (copy-sequence tool)))
-    (when (plist-get copy :description)
-      (setq copy (plist-put copy :description (copy-sequence (plist-get copy :description)))))
     (when (plist-get copy :args)
-      (setq copy (plist-put copy :args (toolspec-gptel--copy (plist-get copy :args)))))
+      (setq copy (plist-put copy :args (copy-tree (plist-get copy :args) t))))
     (if new (plist-put copy :name new) copy)))
 
 (defun toolspec-original-name (tool)
@@ -558,27 +545,39 @@ tool name, with completion."
   "V as a boolean: nil, `:json-false' and `:null' are false."
   (and v (not (memq v '(:json-false :null))) v))
 
-(defun toolspec-gptel--bind (tool options)
-  "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS."
-  (let* ((binding (toolspec-gptel--resolve tool options))
-         ;; JSON readers never produce :async, :confirm or :include (a
+(defun toolspec-gptel--slots (tool options binding &optional name)
+  "The slots of `gptel-make-tool' for TOOL (a plist), bound by BINDING.
+BINDING is what `toolspec-gptel--resolve' gives for TOOL under
+OPTIONS; the function is wrapped to check and normalise the
+arguments.  NAME, when non-nil, is the name gptel gets instead of
+TOOL's own."
+  (let* (;; JSON readers never produce :async, :confirm or :include (a
          ;; file cannot set them); a plist written in elisp may.
          (async (toolspec-gptel--flag (or (plist-get binding :async) (plist-get tool :async))))
          (confirm (toolspec-gptel--flag
                    (cond ((plist-get binding :unscoped) t)
                          ((plist-member options :confirm) (plist-get options :confirm))
                          ((plist-member binding :confirm) (plist-get binding :confirm))
-                         (t (plist-get tool :confirm))))))
-    (append (list :name (plist-get tool :name)
-                  :description (or (plist-get tool :description) "")
-                  :args (plist-get tool :args)
-                  :function (toolspec-gptel--wrap tool (plist-get binding :function) async))
-            (and async (list :async t))
-            (and confirm (list :confirm confirm))
-            (and (toolspec-gptel--flag (plist-get tool :include)) (list :include (plist-get tool :include)))
-            (list :toolspec-bound (plist-get binding :bound)
-                  :toolspec-unscoped (plist-get binding :unscoped)
-                  :toolspec-function (and (plist-get binding :bound) (plist-get binding :function))))))
+                         (t (plist-get tool :confirm)))))
+         (include (toolspec-gptel--flag (plist-get tool :include))))
+    `(:name ,(or name (plist-get tool :name))
+      :description ,(or (plist-get tool :description) "")
+      :args ,(plist-get tool :args)
+      :function ,(toolspec-gptel--wrap tool (plist-get binding :function) async)
+      ,@(and async '(:async t))
+      ,@(and confirm (list :confirm confirm))
+      ,@(and include (list :include include)))))
+
+(defun toolspec-gptel--bind (tool options)
+  "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS.
+The slots of `gptel-make-tool', then `:toolspec-bound' (whether a
+function was found), `:toolspec-unscoped' (found by a binding that
+names no source) and `:toolspec-function' (the function found)."
+  (let ((binding (toolspec-gptel--resolve tool options)))
+    (nconc (toolspec-gptel--slots tool options binding)
+           (list :toolspec-bound (plist-get binding :bound)
+                 :toolspec-unscoped (plist-get binding :unscoped)
+                 :toolspec-function (and (plist-get binding :bound) (plist-get binding :function))))))
 
 (defun toolspec-register (tools &rest options)
   "Register TOOLS, tool plists, with gptel; return the gptel tools.
@@ -606,7 +605,7 @@ replaces its tools."
          ;; `gptel-make-tool' turns the :type symbols of the :args it is
          ;; given into strings, in place: each plist is copied first,
          ;; unless the caller made TOOLS for this call alone.
-         (copy (if (plist-get options :toolspec--fresh) #'identity #'copy-tree)))
+         (copy (if (plist-get options :toolspec--fresh) #'identity (lambda (tool) (copy-tree tool t)))))
     ;; Tools of the source that were active stay active under their new
     ;; definition.
     (let* ((old (and source (gethash source toolspec-gptel--registered)))
@@ -624,26 +623,18 @@ replaces its tools."
                       (let* ((tool (funcall copy tool))
                              ;; Bound, and so dispatched, under its
                              ;; original name.
-                             (bound (toolspec-gptel--bind tool options))
-                             (fn (plist-get bound :toolspec-function))
-                             (original (plist-get tool :name)))
-                        (cl-remf bound :toolspec-bound)
-                        (cl-remf bound :toolspec-unscoped)
-                        (cl-remf bound :toolspec-function)
+                             (binding (toolspec-gptel--resolve tool options))
+                             (made (toolspec-gptel--make
+                                    category (toolspec-gptel--slots tool options binding new))))
                         (when new
-                          (setq bound (plist-put bound :name new)))
-                        (let ((made (toolspec-gptel--make category bound)))
-                          (when new
-                            (puthash made original toolspec--original-names))
-                          ;; The plist it is exported and sent from, whose
-                          ;; texts are kept (see `toolspec--gptel-sources'):
-                          ;; its description and args its own, not the
-                          ;; struct's (gptel made their types strings in
-                          ;; both), so that no change to the struct
-                          ;; reaches it.
-                          (puthash made (toolspec-gptel--source-plist tool new) toolspec--gptel-sources)
-                          (puthash made (list fn tool options) toolspec-gptel--bindings)
-                          made)))
+                          (puthash made (plist-get tool :name) toolspec--original-names))
+                        ;; The plist it is exported and sent from, whose
+                        ;; texts are kept (see `toolspec--gptel-sources').
+                        (puthash made (toolspec-gptel--source-plist tool new) toolspec--gptel-sources)
+                        (puthash made (list (and (plist-get binding :bound) (plist-get binding :function))
+                                            tool options)
+                                 toolspec-gptel--bindings)
+                        made))
                     tools names)))
         (toolspec-gptel--add category made)
         (when (if (plist-member options :activate) (plist-get options :activate) toolspec-activate-tools)

@@ -830,10 +830,12 @@ with the original name, so that what gptel's struct has no slot for
 \(root schema keywords, tool-level keys) is not lost; what gptel sends
 for the tool is written from it too (see `toolspec-gptel-send-own-json').
 Nothing changes it once registered, and nothing outside toolspec holds
-it or a part of it (gptel's struct has its own copies of the
-description and args): so the text an export wrote from it stays
-right for as long as it is the tool's source, and the next export
-finds it without comparing the plist (see `toolspec--export-cache').")
+it or a list or vector in it (gptel's struct has its own lists and
+vectors of the args; the strings are shared, and neither toolspec nor
+gptel changes a string in place): so the text an export wrote from it
+stays right for as long as it is the tool's source, and the next
+export finds it without comparing the plist (see
+`toolspec--export-cache').")
 
 (defun toolspec--export-name (tool)
   "The name TOOL (a plist or struct) is exported under: its original name."

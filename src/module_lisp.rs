@@ -19,7 +19,7 @@ emacs::use_functions! {
     lisp_vector => "vector"
     lisp_intern => "intern"
     lisp_string_to_number => "string-to-number"
-    lisp_propertize => "propertize"
+    lisp_put_text_property => "put-text-property"
 }
 
 /// A [`Sink`] making Lisp objects in `env`.  The first failing module
@@ -148,7 +148,13 @@ impl<'a> Sink<'a> for Lisp<'_> {
         let text = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
         let key = Self::intern(self.env, &mut self.symbols, "toolspec-code", || "toolspec-code".to_string());
         let code = Self::intern(self.env, &mut self.symbols, code, || code.to_string());
-        let v = (|| lisp_propertize.call(self.env, (text?, key?, code?)))();
+        // The property put on the string just made: `propertize` would
+        // copy it first, for each of an import's thousands of problems.
+        let v = (|| {
+            let text = text?;
+            lisp_put_text_property.call(self.env, (0, s.chars().count(), key?, code?, text))?;
+            Ok(text)
+        })();
         self.push(v);
     }
     fn keyword(&mut self, name: &str) {

@@ -805,10 +805,11 @@ is the one printing the changed tool gives."
 (ert-deftest toolspec-gptel-test-export-registered-kept-texts-follow-registration ()
   "A registered tool's kept JSON is served only while it is still right.
 Exports of a tool toolspec registered are written from the plist it
-was registered from.  Changes to gptel's struct in place (the
-description, an arg's description, an enum value) or not (new args)
-leave that plist as it was: the export is still what printing the
-tool gives.  A new name, in place or not, and registering the
+was registered from.  Changes to gptel's struct, to its lists and
+vectors in place (an arg's description, an enum value, an item
+type) or not (a new description, new args), leave that plist as it
+was: the export is still what printing the tool gives.  A new name,
+in place or not, and registering the
 source again with a changed tool make the tool written again; a
 name refused by the dialect is written under the same new name."
   (toolspec-gptel-test--with-toolspec-registry
@@ -837,8 +838,8 @@ name refused by the dialect is written under the same new name."
         (should (string-match-p "\"name\":\"math_sum\"" first))
         (should (string-match-p "Pick a colour\\." first))
         ;; gptel's struct changed: the plist exported from is not.
-        (aset (gptel-tool-description tool) 0 ?Z)
-        (aset (plist-get (car (gptel-tool-args tool)) :description) 0 ?Z)
+        (setf (gptel-tool-description tool) "Zick a colour.")
+        (setcar (cdr (plist-member (car (gptel-tool-args tool)) :description)) "Zhe colour.")
         (aset (plist-get (car (gptel-tool-args tool)) :enum) 1 "blue")
         (setcar (cdr (plist-member (plist-get (cadr (gptel-tool-args tool)) :items) :type)) "integer")
         (setf (gptel-tool-args tool) (list (car (gptel-tool-args tool))))
