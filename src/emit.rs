@@ -84,6 +84,11 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
 ) -> Result<bool> {
     let mut paths = Vec::new();
     let mut problems = Vec::new();
+    // The paths and problems of the tools, emitted to lists apart as each
+    // tool is taken where the sink can (asked by switching to one and
+    // back): Emacs's thread makes their objects while the reading thread
+    // reads, instead of after it.
+    let apart = s.side(PATHS) && s.side(PATHS);
     s.open(false);
     s.open(false);
     // Items are tools with their paths, or None when the reader starts
@@ -101,11 +106,29 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
         |item, p| match item {
             Some((tool, path)) => {
                 plist::emit_tool(tool, s);
-                paths.push(std::mem::take(path));
-                problems.push(p);
+                if apart {
+                    s.side(PATHS);
+                    s.string(path);
+                    s.side(PATHS);
+                    if check {
+                        s.side(PROBLEMS);
+                        emit_problems(&p, s);
+                        s.side(PROBLEMS);
+                    }
+                } else {
+                    paths.push(std::mem::take(path));
+                    problems.push(p);
+                }
             }
             None => {
                 s.clear_open();
+                if apart {
+                    for k in [PATHS, PROBLEMS] {
+                        s.side(k);
+                        s.clear_open();
+                        s.side(k);
+                    }
+                }
                 paths.clear();
                 problems.clear();
             }
@@ -115,11 +138,21 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
     let Ok(imp) = imp else { return Ok(false) };
     let imp = imp?;
     s.close();
-    emit_warnings_and_paths(&imp.warnings, &paths, s);
-    emit_tool_problems(if check { &problems } else { &[] }, s);
+    if apart {
+        emit_problems(&imp.warnings, s);
+        s.side_list(PATHS);
+        s.side_list(PROBLEMS);
+    } else {
+        emit_warnings_and_paths(&imp.warnings, &paths, s);
+        emit_tool_problems(if check { &problems } else { &[] }, s);
+    }
     s.close();
     Ok(true)
 }
+
+/// The lists apart ([`Sink::side`]) of a streamed import.
+const PATHS: usize = 0;
+const PROBLEMS: usize = 1;
 
 /// The tools, warnings and paths of an import, one list each.
 fn emit_import_parts<'a, S: Sink<'a>>(imp: &'a Imported, s: &mut S) {

@@ -22,6 +22,10 @@ emacs::use_functions! {
     lisp_put_text_property => "put-text-property"
 }
 
+/// A list apart ([`Sink::side`]): its items, and its open lists as
+/// [`Lisp`]'s `open` has them.
+type Side<'e> = (Vec<Value<'e>>, Vec<(bool, usize)>);
+
 /// A [`Sink`] making Lisp objects in `env`.  The first failing module
 /// call is kept and reported by [`Lisp::finish`]; nil stands for what
 /// could not be made.
@@ -36,6 +40,9 @@ pub(crate) struct Lisp<'e> {
     /// Symbols made so far, and keywords by their name without colon.
     symbols: FastMap<String, Value<'e>>,
     keywords: FastMap<String, Value<'e>>,
+    /// The lists apart ([`Sink::side`]): each one's items and open lists,
+    /// swapped with `items` and `open` while it is the one emitted to.
+    sides: Vec<Side<'e>>,
     nil: Value<'e>,
     t: Value<'e>,
     error: Option<emacs::Error>,
@@ -54,6 +61,7 @@ impl<'e> Lisp<'e> {
             done: Vec::new(),
             symbols: FastMap::default(),
             keywords: FastMap::default(),
+            sides: Vec::new(),
             nil: env.intern("nil")?,
             t: env.intern("t")?,
             error: None,
@@ -190,5 +198,23 @@ impl<'a> Sink<'a> for Lisp<'_> {
         if let Some((_, start)) = self.open.last() {
             self.items.truncate(*start);
         }
+    }
+    fn side(&mut self, k: usize) -> bool {
+        if self.sides.len() <= k {
+            // Each list apart is open from the start: what is emitted to
+            // it never reaches `done`.
+            self.sides.resize_with(k + 1, || (Vec::new(), vec![(false, 0)]));
+        }
+        let (items, open) = &mut self.sides[k];
+        std::mem::swap(&mut self.items, items);
+        std::mem::swap(&mut self.open, open);
+        true
+    }
+    fn side_list(&mut self, k: usize) {
+        let Some((items, _)) = self.sides.get_mut(k).map(std::mem::take) else {
+            return self.nil();
+        };
+        let v = if items.is_empty() { Ok(self.nil) } else { lisp_list.call(self.env, &items[..]) };
+        self.push(v);
     }
 }

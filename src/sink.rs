@@ -35,6 +35,20 @@ pub trait Sink<'a> {
     /// Forget what was emitted in the innermost open list or vector, which
     /// stays open, empty.
     fn clear_open(&mut self);
+    /// Switch to list apart number `k`, or back from it: what is emitted
+    /// between two calls goes to that list, which [`Sink::side_list`]
+    /// emits whole later, as one item where the sink then is.  False, and
+    /// nothing switched, when the sink cannot: [`Text`] writes as it goes.
+    /// An import emits the paths and problems of its tools so, as each
+    /// tool is taken, instead of after the last one.
+    fn side(&mut self, k: usize) -> bool {
+        let _ = k;
+        false
+    }
+    /// Emit list apart number `k` (see [`Sink::side`]), and forget it.
+    fn side_list(&mut self, k: usize) {
+        let _ = k;
+    }
 }
 
 /// A [`Sink`] writing elisp text that `read` turns back into the plist.

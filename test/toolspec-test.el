@@ -670,8 +670,9 @@ Plists: the first wins, as for `plist-get', and the validator warns."
 (ert-deftest toolspec-test-list-read-again ()
   "A tools list found not to be one once tools were made gives each once.
 The list is read as it is parsed; a key after it means the document is
-read again another way, and the tools made so far are forgotten.  Small
-and large (read on other threads) alike."
+read again another way, and the tools made so far are forgotten, with
+their paths and problems.  Small and large (read on other threads)
+alike."
   (dolist (n '(3 3000))
     (let* ((tool (lambda (i)
                    (format "{\"name\":\"t%d\",\"description\":\"T %d.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\",\"description\":\"X.\"}}}}"
@@ -681,7 +682,10 @@ and large (read on other threads) alike."
            (paged (toolspec-parse-json (format "{\"tools\":[%s],\"nextCursor\":\"2\"}" items))))
       (should (= (length paged) n))
       (should (equal paged plain))
+      ;; Each tool's path and problems once, in the tools' order.
       (should (= (length toolspec-last-import-problems) n))
+      (should (equal toolspec-last-import-paths
+                     (mapcar (lambda (i) (format "tools[%d]" i)) (number-sequence 0 (1- n)))))
       (should (equal (plist-get (car (last paged)) :name) (format "t%d" n))))))
 
 (ert-deftest toolspec-test-huge-enum ()
