@@ -18,6 +18,10 @@
 #   make bench      toolspec against its baselines in a batch Emacs, ratios
 #                   written to BENCHMARKS.md (data fetched into .deps/bench)
 #   make bench-rust micro-benchmarks of the core (criterion, ~3 minutes)
+#   make bench-revisions OLD=REV [NEW=REV]
+#                   toolspec at two revisions timed against each other on
+#                   the catalogs of both (catalog import, import and
+#                   register, first export), ratios printed
 #
 # Both `demo' and `test' install what they need on a fresh Debian
 # machine (Emacs 30 from bookworm-backports, gptel from Debian's
@@ -32,7 +36,7 @@ LIBEXT := $(if $(filter .dylib,$(SO)),.dylib,$(SO))
 PREFIX ?= $(HOME)/.local
 BIN    := target/release/toolspec
 
-.PHONY: all module bin install-bin autoloads compile demo test testdata providers sweep bench bench-rust fuzz deps deps-emacs clean
+.PHONY: all module bin install-bin autoloads compile demo test testdata providers sweep bench bench-rust bench-revisions fuzz deps deps-emacs clean
 
 all: module bin autoloads compile
 
@@ -105,6 +109,12 @@ bench: deps
 # Emacs (benches/core.rs).
 bench-rust:
 	$(CARGO) bench --bench core
+
+# Two revisions of toolspec against each other (scripts/bench-revisions.sh).
+NEW ?= HEAD
+bench-revisions: deps
+	@test -n "$(OLD)" || { echo "make bench-revisions: give OLD=REV" >&2; exit 2; }
+	EMACS=$(EMACS) CARGO=$(CARGO) bash scripts/bench-revisions.sh $(OLD) $(NEW)
 
 # Fuzz every entry point that takes outside input (FUZZ_SECONDS each).
 fuzz:
