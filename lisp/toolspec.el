@@ -800,7 +800,9 @@ and used again while the names are the same as that export's."
                          (puthash 'toolspec--export-renames (cons dialect (cons json new))
                                   toolspec--export-cache)
                          new))))
-         (count (cl-count-if #'identity new)))
+         (count (let ((count 0))
+                  (dolist (n new count)
+                    (when n (setq count (1+ count)))))))
     (when (> count 0)
       ;; The first ten pairs: a catalog may rename thousands.
       (display-warning 'toolspec
@@ -921,13 +923,15 @@ entry under `toolspec--export-renames' is the last export's names:
 (defun toolspec--registered-item (source name)
   "The `toolspec--serial-item' of SOURCE, a registered tool's plist, named NAME.
 As that of its `toolspec--export-key' under NAME, made in one pass."
-  (nconc (cl-loop for (k v) on source by #'cddr
-                  unless (memq k '(:function :async :category :confirm :include))
-                  nconc (list k (pcase k
-                                  (:name name)
-                                  (:args (vconcat v))
-                                  (_ v))))
-         (and (not (plist-member source :name)) (list :name name))))
+  (let ((item nil) (named nil))
+    (while source
+      (let ((k (car source)))
+        (cond ((eq k :name) (setq named t item (cons name (cons k item))))
+              ((eq k :args) (setq item (cons (vconcat (cadr source)) (cons k item))))
+              ((memq k '(:function :async :category :confirm :include)))
+              (t (setq item (cons (cadr source) (cons k item))))))
+      (setq source (cddr source)))
+    (if named (nreverse item) (nreverse (cons name (cons :name item))))))
 
 (defun toolspec--kept-text (texts dialect name)
   "The text in TEXTS, a cache entry's alist, for DIALECT and NAME.
@@ -938,6 +942,27 @@ nil for its own."
                when (and (consp slot) (equal (car slot) dialect) (equal (cdr slot) name))
                return text)
     (cdr (assoc dialect texts))))
+
+(defconst toolspec--texts-part 512
+  "Fewest tools in a part of those `toolspec--tool-texts' has written.")
+
+(defun toolspec--texts-parts (items)
+  "ITEMS, a list, in parts of `toolspec--texts-part' or more, in order.
+As many parts of equal size as fit, four at most.  The module writes
+the texts of a part while Emacs serialises the next one: on more than
+one core, the serialisation costs no time."
+  (let* ((n (length items))
+         (k (max 1 (min 4 (/ n toolspec--texts-part)))))
+    (if (= k 1)
+        (list items)
+      (let ((size (/ (+ n k -1) k))
+            (parts nil))
+        (while items
+          (let ((part nil))
+            (dotimes (_ size)
+              (when items (push (pop items) part)))
+            (push (nreverse part) parts)))
+        (nreverse parts)))))
 
 (defun toolspec--tool-texts (tools dialect &optional new-names names)
   "The compact JSON text of each of TOOLS in DIALECT (a string), as a list.
@@ -979,36 +1004,60 @@ one: the caller takes the way that reports it."
                 (if text (aset texts i text) (push i misses))))
             (when misses
               (setq misses (nreverse misses))
-              (let* ((json (condition-case nil
-                               (toolspec--json-serialize
-                                (cl-map 'vector
-                                        (lambda (i)
-                                          (let ((mark (aref marks i))
-                                                (name (and new (aref new i))))
-                                            (if mark
-                                                (toolspec--registered-item mark (or name (aref names i)))
-                                              (let ((item (toolspec--serial-item
-                                                           (or (aref keys i)
-                                                               (aset keys i (toolspec--export-key (aref tools i)))))))
-                                                (if name (plist-put item :name name) item)))))
-                                        misses))
-                             (error (throw 'toolspec--tool-texts 'unserializable))))
-                     ;; While the module writes the texts: fresh copies of
-                     ;; the keys, strings and all, from the text they were
-                     ;; serialised to; not needed when every tool written
-                     ;; is a registered one.
-                     (written (toolspec--mod-serialized-to-texts
+              (let* ((serialize
+                      (lambda (part)
+                        (condition-case nil
+                            (toolspec--json-serialize
+                             (vconcat
+                              (mapcar (lambda (i)
+                                        (let ((mark (aref marks i))
+                                              (name (and new (aref new i))))
+                                          (if mark
+                                              (toolspec--registered-item mark (or name (aref names i)))
+                                            (let ((item (toolspec--serial-item
+                                                         (or (aref keys i)
+                                                             (aset keys i (toolspec--export-key (aref tools i)))))))
+                                              (if name (plist-put item :name name) item)))))
+                                      part)))
+                          (error 'unserializable))))
+                     ;; Every tool written is a registered one: no copies
+                     ;; of keys are needed, and the texts are written part
+                     ;; by part (see `toolspec--texts-parts').
+                     (registered (cl-every (lambda (i) (aref marks i)) misses))
+                     (parts (if registered (toolspec--texts-parts misses) (list misses)))
+                     (json (funcall serialize (car parts)))
+                     (written nil)
+                     (copies nil))
+                (while parts
+                  (when (eq json 'unserializable)
+                    (throw 'toolspec--tool-texts 'unserializable))
+                  (let* ((next (cadr parts))
+                         (next-json nil)
+                         (out (toolspec--mod-serialized-to-texts
                                json dialect
-                               (if (cl-some (lambda (i) (null (aref marks i))) misses)
-                                   (lambda ()
-                                     (json-parse-string json :object-type 'plist :array-type 'array
-                                                        :null-object :null :false-object :json-false))
-                                 #'ignore)))
-                     (copies (cdr written))
-                     (written (car written)))
+                               (cond
+                                ;; The next part serialised while the
+                                ;; module writes this one.
+                                (next (lambda () (setq next-json (funcall serialize next))))
+                                (registered #'ignore)
+                                ;; While the module writes the texts:
+                                ;; fresh copies of the keys, strings and
+                                ;; all, from the text they were
+                                ;; serialised to.
+                                (t (let ((json json))
+                                     (lambda ()
+                                       (json-parse-string json :object-type 'plist :array-type 'array
+                                                          :null-object :null :false-object :json-false))))))))
+                    (push (car out) written)
+                    (setq copies (cdr out)
+                          json next-json
+                          parts (cdr parts))))
+                (setq written (apply #'nconc (nreverse written)))
                 (cl-loop for i in misses
                          for k from 0
-                         for text in written
+                         ;; An ASCII text comes unibyte (see
+                         ;; `toolspec--mod-serialized-to-texts').
+                         for text = (string-to-multibyte (pop written))
                          for tool = (aref tools i)
                          for mark = (aref marks i)
                          for entry = (gethash tool toolspec--export-cache)

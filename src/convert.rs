@@ -85,16 +85,21 @@ pub fn serialized_plists_to_texts_beside<B>(
     dialect: Dialect,
     beside: impl FnOnce() -> B,
 ) -> (B, Result<Vec<String>>) {
-    let items = match serialized_plists(text) {
-        Ok(items) => items,
-        Err(e) => return (beside(), Err(e)),
+    let items = match split_items(text) {
+        Some(items) => items,
+        None => match serialized_plists(text) {
+            Ok(items) => items,
+            Err(e) => return (beside(), Err(e)),
+        },
     };
     let names = &dialect.profile().names;
     // A tool whose name the dialect refuses is not written here (`None`):
     // its new name depends on the other tools' names.
     let (b, texts) = par::join_map(beside, &items, |item| {
         serialized_tool(item).and_then(|t| match names.valid(&t.name) {
-            true => write::write_owned(t, dialect).map(|v| Some(write::to_text(&v, false))),
+            // The text is about as long as the item (a tool's JSON
+            // either way): room for a quarter more.
+            true => write::write_named(t, dialect).map(|v| Some(v.to_compact_string_in(item.len() + item.len() / 4))),
             false => Ok(None),
         })
     });
@@ -104,17 +109,106 @@ pub fn serialized_plists_to_texts_beside<B>(
         Ok(texts) => Ok(texts.into_iter().flatten().collect()),
         Err(e) => Err(e),
     };
+    // Items split by the scan are read only now: a text that is not
+    // JSON is reported as the parse of the whole text reports it.
+    if texts.is_err() {
+        if let Err(e) = serialized_plists(text) {
+            return (b, Err(e));
+        }
+    }
     (b, texts)
+}
+
+/// Nesting (objects and arrays in an item) past which [`split_items`]
+/// leaves the text to the parser, whose limit is 128 levels.
+const SPLIT_DEPTH: usize = 100;
+
+/// The items of `text`, a JSON array, as [`serialized_plists`] finds
+/// them, found by a scan for where each ends (strings skipped, brackets
+/// counted) instead of a parse: the items are parsed one by one after,
+/// and a parse of the whole array first read all of the text once more.
+/// `None` when the text is not an array as this scan knows one (nor
+/// perhaps JSON), or nests deeper than [`SPLIT_DEPTH`]: the parse of the
+/// whole text decides then.  The items' own syntax is not checked here.
+fn split_items(text: &str) -> Option<Vec<&str>> {
+    let b = text.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let skip_space = |mut i: usize| {
+        while b.get(i).is_some_and(|&c| space(c)) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_space(0);
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = skip_space(i + 1);
+    let mut items = Vec::new();
+    if b.get(i) == Some(&b']') {
+        i += 1;
+    } else {
+        loop {
+            let start = i;
+            let mut depth = 0usize;
+            let end = loop {
+                match *b.get(i)? {
+                    b'"' => {
+                        i = string_end(b, i + 1)?;
+                        continue;
+                    }
+                    b'{' | b'[' => {
+                        depth += 1;
+                        if depth > SPLIT_DEPTH {
+                            return None;
+                        }
+                    }
+                    b'}' | b']' if depth > 0 => depth -= 1,
+                    b',' | b']' if depth == 0 => break i,
+                    b'}' => return None,
+                    _ => {}
+                }
+                i += 1;
+            };
+            let item = text[start..end].trim_end_matches([' ', '\t', '\n', '\r']);
+            if item.is_empty() {
+                return None;
+            }
+            items.push(item);
+            i = end + 1;
+            if b[end] == b']' {
+                break;
+            }
+            i = skip_space(i);
+        }
+    }
+    (skip_space(i) == b.len()).then_some(items)
+}
+
+/// Where the JSON string whose text starts at `i` (after its opening
+/// quote) ends: the place after its closing quote.
+fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+    // Most strings are keys, shorter than a search costs to start.
+    for _ in 0..16 {
+        match *b.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    loop {
+        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[i] == b'"' {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
 }
 
 /// The texts of [`serialized_plists_to_texts`] when some tools' names
 /// must change: every tool's name made valid and unique in the document
 /// ([`write::rename_for`]), the tools already written (`done`) kept.
-fn renamed_texts(
-    items: &[&serde_json::value::RawValue],
-    done: Vec<Option<String>>,
-    dialect: Dialect,
-) -> Result<Vec<String>> {
+fn renamed_texts(items: &[&str], done: Vec<Option<String>>, dialect: Dialect) -> Result<Vec<String>> {
     let mut tools = par::map(items, |item| serialized_tool(item))
         .into_iter()
         .enumerate()
@@ -132,19 +226,21 @@ fn renamed_texts(
 
 /// The items of `text`, a JSON array of serialised tool plists, each
 /// still as its text.
-fn serialized_plists(text: &str) -> Result<Vec<&serde_json::value::RawValue>> {
-    serde_json::from_str(text).map_err(|_| match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Err(e) => Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")),
-        Ok(_) => Error::new(ErrorKind::Plist, "expected a list of tool plists"),
-    })
+fn serialized_plists(text: &str) -> Result<Vec<&str>> {
+    serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
+        .map(|items| items.into_iter().map(serde_json::value::RawValue::get).collect())
+        .map_err(|_| match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Err(e) => Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")),
+            Ok(_) => Error::new(ErrorKind::Plist, "expected a list of tool plists"),
+        })
 }
 
 /// The tool of one serialised plist.
-fn serialized_tool(item: &serde_json::value::RawValue) -> Result<Tool> {
-    if let Some(node) = plist::serialized_tool_node(item.get()) {
+fn serialized_tool(item: &str) -> Result<Tool> {
+    if let Some(node) = plist::serialized_tool_node(item) {
         return plist::tool_from_node(&node);
     }
-    let item: crate::value::Value = serde_json::from_str(item.get())
+    let item: crate::value::Value = serde_json::from_str(item)
         .map_err(|e| Error::new(ErrorKind::Plist, format!("cannot read the serialised tools: {e}")))?;
     let mut tree = node::Tree::default();
     plist::emit_serialized_tool(&item, &mut tree);
@@ -162,4 +258,43 @@ pub fn validate_elisp(text: &str) -> Result<Vec<Problem>> {
     let problems = validate::validate(&sexp);
     plist::dispose(sexp);
     Ok(problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scan_splits_as_the_parse_does() {
+        let texts = [
+            "[]",
+            " [ ] ",
+            "[{}]",
+            r#"[{"name":"a","args":[]},{"name":"b","description":"x, [y] {z}","args":[{"name":"c"}]}]"#,
+            "[ {\"a\" : [1, {\"b\": \"]\"}] } ,\n\t{\"c\":\"\\\"}, ]\\\\\"} , 1 , \"s\" , null , [ ] ]\n",
+            r#"[{"d":"\u005d\"\\","e":"é ✓ 𝄞"},"\\",true]"#,
+            "[{\"long\":\"a string longer than sixteen bytes, with \\\" and \\\\ in it\"}]",
+        ];
+        for text in texts {
+            assert_eq!(split_items(text), Some(serialized_plists(text).unwrap()), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_scan_leaves_what_it_does_not_know_to_the_parse() {
+        let deep = format!("[{}{}]", "[".repeat(SPLIT_DEPTH + 1), "]".repeat(SPLIT_DEPTH + 1));
+        for text in ["", "{}", "[", "[1,]", "[,1]", "[1 2]x", "[{}}]", "[{\"a\":\"]", "[\"\\", "[1]]", "[1] x", &deep] {
+            assert_eq!(split_items(text), None, "{text}");
+        }
+        // Items the scan finds but that are not JSON: the parse of the
+        // whole text reports them, as without the scan.
+        for text in ["[{\"a\":[1}]]", "[{\"a\" 1}]", "[{} {}]", "[tru]"] {
+            let (_, texts) = serialized_plists_to_texts_beside(text, Dialect::OpenAi, || ());
+            assert_eq!(
+                Some(texts.unwrap_err().to_string()),
+                serialized_plists(text).err().map(|e| e.to_string()),
+                "{text}"
+            );
+        }
+    }
 }

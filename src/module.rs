@@ -360,11 +360,13 @@ fn serialized_to_json<'e>(
 /// called on Emacs's thread while the texts are written on others; once
 /// it returns, Emacs's thread writes texts too, until none are left.
 ///
-/// The texts are multibyte strings, ASCII ones too: they are kept to be
-/// joined into documents, and `concat' copies a unibyte string into a
-/// multibyte result (one text not ASCII makes it so) byte by byte, far
-/// slower than it copies a multibyte one (`make bench`,
-/// `toolspec-bench-export`).
+/// A text beyond ASCII is a multibyte string; an ASCII one is a unibyte
+/// string, made without Emacs decoding it as UTF-8, for the caller to
+/// make multibyte with `string-to-multibyte', a copy that costs about
+/// two thirds of the decoding (`make bench`, `toolspec-bench-export`).
+/// The texts are kept multibyte to be joined into documents: `concat'
+/// copies a unibyte string into a multibyte result (one text not ASCII
+/// makes it so) byte by byte, far slower than it copies a multibyte one.
 #[defun]
 fn serialized_to_texts<'e>(
     env: &'e Env,
@@ -379,7 +381,10 @@ fn serialized_to_texts<'e>(
     let (value, texts) = run(env, || Ok(crate::serialized_plists_to_texts_beside(&s, dialect, || beside.call([]))))?;
     let value = value?;
     let texts = run(env, || texts)?;
-    let texts = texts.iter().map(|t| t.as_str().into_lisp(env)).collect::<emacs::Result<Vec<_>>>()?;
+    let texts = texts
+        .iter()
+        .map(|t| if t.is_ascii() { t.as_bytes().into_lisp(env) } else { t.as_str().into_lisp(env) })
+        .collect::<emacs::Result<Vec<_>>>()?;
     env.cons(env.call("list", &texts[..])?, value)
 }
 

@@ -20,10 +20,15 @@ const MAX_THREADS: usize = 8;
 /// work recurses on nested schemas.
 const STACK: usize = 8 << 20;
 
+/// The cores the process may use, asked once: on Linux the standard
+/// library reads the process's cgroup files for it each time, about
+/// 30 µs, more than a module call on a small input takes otherwise.
+static CORES: std::sync::LazyLock<usize> =
+    std::sync::LazyLock::new(|| thread::available_parallelism().map_or(1, usize::from));
+
 /// How many threads to use for `n` items.
 pub(crate) fn threads_for(n: usize) -> usize {
-    let cores = thread::available_parallelism().map_or(1, usize::from);
-    cores.min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
+    (*CORES).min(MAX_THREADS).min(n / MIN_PER_THREAD).max(1)
 }
 
 /// `items.iter().map(f).collect()`, with the items shared in order among

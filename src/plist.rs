@@ -254,7 +254,9 @@ impl<'de> serde::de::Visitor<'de> for Borrowed {
         })
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Node<'de>, A::Error> {
-        let mut items = Vec::new();
+        // Room for four members, what most objects of a tool have: grown
+        // from nothing, the list was copied twice on the way.
+        let mut items = Vec::with_capacity(8);
         let mut keys = crate::model::Seen::default();
         while let Some(k) = map.next_key::<&'de str>()? {
             if !keys.insert(k) {
@@ -759,7 +761,7 @@ pub fn tool_from_node(v: &Node<'_>) -> Result<Tool> {
     let root = At::Root("");
     // A key given twice: the first value counts, as for `plist-get' and
     // `gptel-make-tool' (the validator warns).
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::model::Seen::default();
     for (k, val) in &pairs {
         if !seen.insert(*k) {
             continue;

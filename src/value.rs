@@ -839,6 +839,135 @@ macro_rules! json {
     };
 }
 
+// ---------------------------------------------------------- compact text
+
+impl Value {
+    /// The compact JSON text of the value: byte for byte what
+    /// `serde_json::to_string` writes, made without its serializer's
+    /// calls per value and with the runs of a string that need no escape
+    /// copied whole, found eight bytes at a time (a tool's compact text
+    /// is mostly its descriptions).  Exporting the bench's catalog
+    /// writes 2.3 MB of them (`make bench`, `toolspec-bench-export`).
+    pub fn to_compact_string(&self) -> String {
+        self.to_compact_string_in(256)
+    }
+
+    /// [`Value::to_compact_string`] into a string made with room for
+    /// `capacity` bytes: a text about that long is written without
+    /// growing its string.
+    pub fn to_compact_string_in(&self, capacity: usize) -> String {
+        let mut out = String::with_capacity(capacity);
+        write_compact(self, &mut out);
+        out
+    }
+}
+
+fn write_compact(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        // Numbers as serde_json writes them (integers, shortest floats).
+        Value::Number(n) => out.push_str(&serde_json::to_string(n).expect("a number always serialises")),
+        Value::String(s) => write_escaped(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, x)) in m.entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_escaped(k, out);
+                out.push(':');
+                write_compact(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Whether one of the eight bytes of `x` is a control character, `"` or
+/// `\\` (exactly whether; not which).
+fn escapes_in(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |y: u64| y.wrapping_sub(ONES) & !y & HIGH != 0;
+    (x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0)
+        || zero_in(x ^ (ONES * u64::from(b'"')))
+        || zero_in(x ^ (ONES * u64::from(b'\\')))
+}
+
+/// The escape serde_json writes for each byte, 0 for none: `"`, `\\`,
+/// the short escapes of five control characters, `u` for the others.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Whether a byte of `bytes` needs an escape, eight bytes at a time.
+fn needs_escape(bytes: &[u8]) -> bool {
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        if escapes_in(u64::from_le_bytes(chunk.try_into().expect("eight bytes"))) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| ESCAPE[usize::from(b)] != 0)
+}
+
+/// `s` as a JSON string, escaped as serde_json escapes it.
+fn write_escaped(s: &str, out: &mut String) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    // Most strings need no escape: copied whole.
+    if !needs_escape(s.as_bytes()) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let e = ESCAPE[usize::from(b)];
+        if e == 0 {
+            continue;
+        }
+        // `i` is at an ASCII byte: a character boundary.
+        out.push_str(&s[start..i]);
+        out.push('\\');
+        out.push(char::from(e));
+        if e == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xF)]));
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
 // ---------------------------------------------------------------- serde
 
 impl Serialize for Value {

@@ -104,6 +104,12 @@ pub fn write_owned_warn(mut tool: Tool, dialect: Dialect, warnings: &mut Vec<Pro
     (profile.write)(tool, warnings)
 }
 
+/// [`write_owned`] of a tool whose name `dialect` takes (checked by the
+/// caller): nothing to rename, nothing to warn of.
+pub fn write_named(tool: Tool, dialect: Dialect) -> Result<Value> {
+    (dialect.profile().write)(tool, &mut Vec::new())
+}
+
 /// Give the tools of one document names valid in `dialect`, different
 /// from each other's (see [`formats::safe_names`]); a warning, at
 /// `[i].name`, for each one renamed.
@@ -197,10 +203,14 @@ pub fn document_text(tools: &[String], dialect: Dialect) -> String {
     out
 }
 
-/// JSON text, compact or indented.
+/// JSON text, compact ([`Value::to_compact_string`], what
+/// `serde_json::to_string` writes) or indented.
 pub fn to_text(v: &Value, pretty: bool) -> String {
-    let r = if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
-    r.expect("a JSON value always serialises")
+    if pretty {
+        serde_json::to_string_pretty(v).expect("a JSON value always serialises")
+    } else {
+        v.to_compact_string()
+    }
 }
 
 /// OpenAI strict mode: every object closed with `additionalProperties:

@@ -282,8 +282,38 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// Values whose strings hold any characters: control characters,
+/// quotes, backslashes and text beyond ASCII, in runs longer and shorter
+/// than the eight bytes the compact writer looks at at once.
+fn any_text_data() -> impl Strategy<Value = Value> {
+    let text = prop::collection::vec(
+        prop_oneof![any::<char>(), Just('"'), Just('\\'), Just('\n'), Just('\u{1f}'), Just('\u{7f}'), Just('a')],
+        0..40,
+    )
+    .prop_map(|cs| cs.into_iter().collect::<String>());
+    let leaf = prop_oneof![
+        data(),
+        text.clone().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(|f| json!(f)),
+    ];
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((text.clone(), inner), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The compact text of a value is byte for byte serde_json's.
+    #[test]
+    fn compact_text_is_serde_jsons(v in any_text_data()) {
+        prop_assert_eq!(v.to_compact_string(), serde_json::to_string(&v).unwrap());
+        prop_assert_eq!(v.to_compact_string_in(0), serde_json::to_string(&v).unwrap());
+    }
 
     /// `toolspec::value` reads, writes and edits objects as serde_json's
     /// ordered maps do, small ones and ones past `INDEXED` members alike.

@@ -859,6 +859,39 @@ name refused by the dialect is written under the same new name."
         (should-not (string-match-p "Pick a colour" json))
         (should (string-match-p "\"name\":\"math_sum\"" json))))))
 
+(ert-deftest toolspec-gptel-test-export-many-registered-in-parts ()
+  "Many registered tools are written in parts, the document unchanged.
+Exporting 1,100 tools toolspec registered, the module writes them in
+parts (each serialised while the last is written): the document is
+what printing the tools gives, names refused by the dialect made
+valid and distinct across parts, texts beyond ASCII intact, and the
+next export is served from the kept texts, which are multibyte."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((plists (cl-loop for i below 1100
+                            collect (list :name (if (cl-evenp i) (format "math.op%d" i) (format "tool_%d" i))
+                                          :description (if (zerop (% i 7)) (format "Tool %d, 20 °C." i) "A tool.")
+                                          :args (list (list :name "x" :type 'string :description "X.")))))
+           (tools (let ((inhibit-message t))
+                    (toolspec-register plists :category toolspec-gptel-test--category)))
+           (calls 0)
+           (count (lambda (&rest _) (setq calls (1+ calls)))))
+      (clrhash toolspec--export-cache)
+      (advice-add 'toolspec--mod-serialized-to-texts :before count)
+      (let ((json (unwind-protect (let ((inhibit-message t)) (toolspec-tools-to-json tools 'openai))
+                    (advice-remove 'toolspec--mod-serialized-to-texts count))))
+        (should (= calls 2))
+        (should (equal json (let ((inhibit-message t))
+                              (toolspec-gptel-test--printed-json tools 'openai))))
+        (should (string-match-p "\"name\":\"math_op0\"" json))
+        (should (string-match-p "Tool 1099, 20 °C\\." json))
+        (should (equal json (let ((inhibit-message t))
+                              (toolspec-gptel-test--cached-json tools 'openai))))
+        ;; Each kept under the dialect, or under it and a new name.
+        (dolist (tool tools)
+          (let ((texts (cdr (gethash tool toolspec--export-cache))))
+            (should (= (length texts) 1))
+            (should (multibyte-string-p (cdar texts)))))))))
+
 ;; Documents joined from the kept texts: `concat' copies a unibyte string
 ;; into a multibyte result byte by byte.
 (ert-deftest toolspec-gptel-test-export-kept-texts-are-multibyte ()

@@ -104,11 +104,16 @@ pub struct NameRule {
 impl NameRule {
     /// Whether `name` follows the rule.
     pub fn valid(&self, name: &str) -> bool {
-        let mut chars = name.chars();
-        match chars.next() {
-            None => false,
-            Some(c) => (self.first)(c) && chars.all(self.rest) && name.chars().count() <= self.max,
+        // One pass: checked and counted together.
+        let mut n = 0;
+        for c in name.chars() {
+            let ok = if n == 0 { (self.first)(c) } else { (self.rest)(c) };
+            n += 1;
+            if !ok || n > self.max {
+                return false;
+            }
         }
+        n > 0
     }
 
     /// `name` made valid: each character the rule refuses becomes `_`,
@@ -248,15 +253,18 @@ pub fn safe_names_json(names: &str, rule: &NameRule) -> Result<String> {
 /// of the original (then a counter, should even that be taken).  The
 /// result depends only on `names`, in their order.
 pub fn safe_names(names: &[&str], rule: &NameRule) -> Vec<Option<String>> {
-    if names.iter().all(|n| rule.valid(n)) {
+    // Each name checked once.
+    let valid: Vec<bool> = names.iter().map(|n| rule.valid(n)).collect();
+    if valid.iter().all(|&v| v) {
         return vec![None; names.len()];
     }
     let mut taken: crate::model::FastSet<String> =
-        names.iter().filter(|n| rule.valid(n)).map(|n| n.to_string()).collect();
+        names.iter().zip(&valid).filter(|(_, &v)| v).map(|(n, _)| n.to_string()).collect();
     names
         .iter()
-        .map(|name| {
-            if rule.valid(name) {
+        .zip(&valid)
+        .map(|(name, &valid)| {
+            if valid {
                 return None;
             }
             let fixed = rule.fix(name);
