@@ -564,7 +564,7 @@ TOOL's own."
       :description ,(or (plist-get tool :description) "")
       :args ,(plist-get tool :args)
       :function ,(toolspec-gptel--wrap tool (plist-get binding :function) async)
-      ,@(and async '(:async t))
+      ,@(and async (list :async t))
       ,@(and confirm (list :confirm confirm))
       ,@(and include (list :include include)))))
 
