@@ -380,18 +380,11 @@ and export."
          (new (and (cl-every #'stringp names) (toolspec-safe-names names 'gptel)))
          (count (cl-count-if #'identity new)))
     (when (> count 0)
-      ;; The first ten pairs: a catalog may rename thousands.
       (display-warning
        'toolspec
        (format "%d tool name%s not valid for every gptel backend, registered under valid ones: %s"
                count (if (> count 1) "s are" " is")
-               (concat (mapconcat #'identity
-                                  (cl-loop for old in names for n in new
-                                           when n collect (format "%s as %s" old n)
-                                           and count t into shown
-                                           until (>= shown 10))
-                                  ", ")
-                       (if (> count 10) (format " and %d more" (- count 10)) "")))
+               (toolspec--renamed-pairs names new "%s as %s" count))
        :warning))
     (or new (make-list (length tools) nil))))
 

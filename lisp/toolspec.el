@@ -800,23 +800,27 @@ and used again while the names are the same as that export's."
                          (puthash 'toolspec--export-renames (cons dialect (cons json new))
                                   toolspec--export-cache)
                          new))))
-         (count (let ((count 0))
-                  (dolist (n new count)
-                    (when n (setq count (1+ count)))))))
+         (count (cl-count-if #'identity new)))
     (when (> count 0)
-      ;; The first ten pairs: a catalog may rename thousands.
       (display-warning 'toolspec
-                       (format "%d tool name%s %s refuses %s written as valid ones: %s%s"
+                       (format "%d tool name%s %s refuses %s written as valid ones: %s"
                                count (if (= count 1) "" "s") dialect (if (= count 1) "was" "were")
-                               (mapconcat #'identity
-                                          (cl-loop for old in names for n in new
-                                                   when n collect (format "%s -> %s" old n)
-                                                   and count t into shown
-                                                   until (>= shown 10))
-                                          ", ")
-                               (if (> count 10) (format " and %d more" (- count 10)) ""))
+                               (toolspec--renamed-pairs names new "%s -> %s" count))
                        :warning)
       new)))
+
+(defun toolspec--renamed-pairs (names new pair count)
+  "The first ten of NAMES that NEW renames, and how many more, as text.
+NEW is as `toolspec-safe-names' returns it for NAMES, renaming COUNT
+of them; PAIR formats an old name and its new one.  Only ten: a
+catalog may rename thousands."
+  (concat (mapconcat #'identity
+                     (cl-loop for old in names for n in new
+                              when n collect (format pair old n)
+                              and count t into shown
+                              until (>= shown 10))
+                     ", ")
+          (if (> count 10) (format " and %d more" (- count 10)) "")))
 
 (declare-function gptel-tool-name "ext:gptel")
 (declare-function gptel-tool-description "ext:gptel")

@@ -1125,6 +1125,31 @@ A type must be one string; recurses through properties, items, anyOf."
       (should (= (toolspec-unregister '("math.sum")) 1))
       (should-error (gptel-get-tool (list toolspec-gptel-test--category (nth 0 names)))))))
 
+(ert-deftest toolspec-gptel-test-rename-warnings-name-ten ()
+  "Registering and exporting renamed tools warns once, naming ten of them.
+Twelve names refused by gptel's backends and by OpenAI: each warning
+counts them, gives the first ten pairs in order and how many more."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((plists (cl-loop for i from 1 to 12
+                            collect (list :name (format "math.f%d" i) :description "F." :args nil)))
+           (warnings nil)
+           (pairs (lambda (sep n)
+                    (mapconcat (lambda (i) (format "math.f%d%smath_f%d" i sep i))
+                               (number-sequence 1 n) ", "))))
+      (cl-letf (((symbol-function 'display-warning)
+                 (lambda (_type message &rest _) (push message warnings))))
+        (let ((tools (toolspec-register plists :category toolspec-gptel-test--category)))
+          (should (equal warnings
+                         (list (concat "12 tool names are not valid for every gptel backend, "
+                                       "registered under valid ones: "
+                                       (funcall pairs " as " 10) " and 2 more"))))
+          (setq warnings nil)
+          (clrhash toolspec--export-cache)
+          (toolspec-tools-to-json tools 'openai)
+          (should (equal warnings
+                         (list (concat "12 tool names openai refuses were written as valid ones: "
+                                       (funcall pairs " -> " 10) " and 2 more")))))))))
+
 (ert-deftest toolspec-gptel-test-export-names-distinct-across-kept-texts ()
   "A name made valid in one export does not collide in the next.
 The text kept from exporting math.sum alone names it math_sum; exported
