@@ -26,6 +26,12 @@ emacs::use_functions! {
 /// [`Lisp`]'s `open` has them.
 type Side<'e> = (Vec<Value<'e>>, Vec<(bool, usize)>);
 
+/// An empty list apart, open from the start: what is emitted to it never
+/// reaches [`Lisp`]'s `done`.
+fn new_side<'e>() -> Side<'e> {
+    (Vec::new(), vec![(false, 0)])
+}
+
 /// A [`Sink`] making Lisp objects in `env`.  The first failing module
 /// call is kept and reported by [`Lisp::finish`]; nil stands for what
 /// could not be made.
@@ -201,9 +207,7 @@ impl<'a> Sink<'a> for Lisp<'_> {
     }
     fn side(&mut self, k: usize) -> bool {
         if self.sides.len() <= k {
-            // Each list apart is open from the start: what is emitted to
-            // it never reaches `done`.
-            self.sides.resize_with(k + 1, || (Vec::new(), vec![(false, 0)]));
+            self.sides.resize_with(k + 1, new_side);
         }
         let (items, open) = &mut self.sides[k];
         std::mem::swap(&mut self.items, items);
@@ -211,7 +215,8 @@ impl<'a> Sink<'a> for Lisp<'_> {
         true
     }
     fn side_list(&mut self, k: usize) {
-        let Some((items, _)) = self.sides.get_mut(k).map(std::mem::take) else {
+        // Emitted and forgotten: the list apart starts again empty.
+        let Some((items, _)) = self.sides.get_mut(k).map(|side| std::mem::replace(side, new_side())) else {
             return self.nil();
         };
         let v = if items.is_empty() { Ok(self.nil) } else { lisp_list.call(self.env, &items[..]) };
