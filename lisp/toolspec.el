@@ -508,7 +508,9 @@ A warning says what was changed to make the input fit: non-standard
 type names, unknown ones read as no type constraint.  An error
 \(SEVERITY `error') is a tool definition that could not be read: it
 was left out, and PATH says where in the input it goes wrong.  With
-STRICT, the import signals the first such error instead.")
+STRICT, the import signals the first such error instead.  Messages
+of the same text may be one string, here and in
+`toolspec-last-import-problems': copy one before changing it in place.")
 
 (defvar toolspec-last-import-paths nil
   "Where each tool of the last JSON import is in its input.

@@ -26,6 +26,12 @@ emacs::use_functions! {
 /// [`Lisp`]'s `open` has them.
 type Side<'e> = (Vec<Value<'e>>, Vec<(bool, usize)>);
 
+/// How many coded strings [`Lisp`] keeps to make again by reference: more
+/// than the few messages a file repeats, few enough that messages naming
+/// each tool (said once each) cost little to look up.  When full it
+/// starts again empty.
+const CODED_KEPT: usize = 512;
+
 /// An empty list apart, open from the start: what is emitted to it never
 /// reaches [`Lisp`]'s `done`.
 fn new_side<'e>() -> Side<'e> {
@@ -46,6 +52,13 @@ pub(crate) struct Lisp<'e> {
     /// Symbols made so far, and keywords by their name without colon.
     symbols: FastMap<String, Value<'e>>,
     keywords: FastMap<String, Value<'e>>,
+    /// Coded strings made so far, by text, with their code: a catalog's
+    /// thousands of warnings say the same few things ("non-standard type
+    /// name \"dict\" read as \"object\"" 4,519 times in BFCL's), and
+    /// one string serves them all.  At most [`CODED_KEPT`] are kept.
+    /// By code, then by text.
+    coded: FastMap<String, FastMap<String, Value<'e>>>,
+    coded_count: usize,
     /// The lists apart ([`Sink::side`]): each one's items and open lists,
     /// swapped with `items` and `open` while it is the one emitted to.
     sides: Vec<Side<'e>>,
@@ -67,6 +80,8 @@ impl<'e> Lisp<'e> {
             done: Vec::new(),
             symbols: FastMap::default(),
             keywords: FastMap::default(),
+            coded: FastMap::default(),
+            coded_count: 0,
             sides: Vec::new(),
             nil: env.intern("nil")?,
             t: env.intern("t")?,
@@ -159,16 +174,37 @@ impl<'a> Sink<'a> for Lisp<'_> {
         if s.is_empty() {
             return self.string(s);
         }
+        if let Some(v) = self.coded.get(code).and_then(|texts| texts.get(s)) {
+            let v = Ok(*v);
+            return self.push(v);
+        }
         let text = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
         let key = Self::intern(self.env, &mut self.symbols, "toolspec-code", || "toolspec-code".to_string());
-        let code = Self::intern(self.env, &mut self.symbols, code, || code.to_string());
+        let code_symbol = Self::intern(self.env, &mut self.symbols, code, || code.to_string());
         // The property put on the string just made: `propertize` would
         // copy it first, for each of an import's thousands of problems.
         let v = (|| {
             let text = text?;
-            lisp_put_text_property.call(self.env, (0, s.chars().count(), key?, code?, text))?;
+            lisp_put_text_property.call(self.env, (0, s.chars().count(), key?, code_symbol?, text))?;
             Ok(text)
         })();
+        if let Ok(v) = &v {
+            if self.coded_count == CODED_KEPT {
+                self.coded.clear();
+                self.coded_count = 0;
+            }
+            match self.coded.get_mut(code) {
+                Some(texts) => {
+                    texts.insert(s.to_string(), *v);
+                }
+                None => {
+                    let mut texts = FastMap::default();
+                    texts.insert(s.to_string(), *v);
+                    self.coded.insert(code.to_string(), texts);
+                }
+            }
+            self.coded_count += 1;
+        }
         self.push(v);
     }
     fn keyword(&mut self, name: &str) {

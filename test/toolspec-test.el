@@ -779,5 +779,49 @@ that Lisp tells problems apart without reading their text."
     (should (eq (funcall code (car toolspec-last-import-problems) "name") 'name-style))
     (should (eq (funcall code (car toolspec-last-import-problems) "args[0].items") 'no-items))))
 
+(ert-deftest toolspec-test-problems-same-text-one-string ()
+  "An import's problems that say the same thing share one message string.
+A catalog's thousands of warnings say a few things over and over: each
+distinct message is made once (while the module keeps it: 512 at a
+time), with its code, and every problem keeps its own path."
+  (let* ((n 700)
+         (json (json-encode
+                `((tools . ,(vconcat
+                             (cl-loop for i below n
+                                      collect `((name . ,(format "t.%d" i))
+                                                (inputSchema . ((type . "dict")
+                                                                (properties . ((x . ((type . "float"))))))))))))))
+         (tools (toolspec-parse-json json))
+         (warnings toolspec-last-import-warnings)
+         (names (mapcar (lambda (ps) (cl-find "name" ps :key #'cadr :test #'equal))
+                        toolspec-last-import-problems)))
+    (should (= (length tools) n))
+    ;; Each tool's own name error: its own text, with its code.
+    (cl-loop for p in names for i from 0
+             do (should (string-prefix-p (format "\"t.%d\" is not a valid tool name" i) (nth 2 p)))
+             do (should (eq (get-text-property 0 'toolspec-code (nth 2 p)) 'invalid-name)))
+    ;; Between them, the same warning for each: one string while the
+    ;; module keeps it, another when it has started again.
+    (let ((same (make-hash-table :test #'eq)))
+      (dolist (ps toolspec-last-import-problems)
+        (let ((p (cl-find "description" ps :key #'cadr :test #'equal)))
+          (should (string-prefix-p "no :description: the model chooses" (nth 2 p)))
+          (should (eq (get-text-property 0 'toolspec-code (nth 2 p)) 'no-description))
+          (puthash (nth 2 p) t same)))
+      (should (<= 2 (hash-table-count same) 3)))
+    ;; Two warnings per tool, "dict" and "float": two strings in all,
+    ;; though 700 other messages came between.
+    (should (= (length warnings) (* 2 n)))
+    (should (equal (delete-dups (mapcar #'cadr warnings))
+                   (cl-loop for i below n
+                            append (list (format "tools[%d].inputSchema.type" i)
+                                         (format "tools[%d].inputSchema.properties.x.type" i)))))
+    (let ((texts (delete-dups (mapcar (lambda (w) (nth 2 w)) warnings))))
+      (should (equal texts '("non-standard type name \"dict\" read as \"object\""
+                             "non-standard type name \"float\" read as \"number\"")))
+      (dolist (w warnings)
+        (should (memq (nth 2 w) texts))
+        (should (eq (get-text-property 0 'toolspec-code (nth 2 w)) 'type-alias))))))
+
 (provide 'toolspec-test)
 ;;; toolspec-test.el ends here
