@@ -51,6 +51,7 @@
 (require 'toolspec-openapi)
 
 (declare-function gptel-make-tool "ext:gptel-request")
+(declare-function gptel--make-tool "ext:gptel-request")
 (declare-function gptel-tool-name "ext:gptel-request")
 (declare-function gptel-tool-category "ext:gptel-request")
 (declare-function gptel-tool-p "ext:gptel-request")
@@ -251,21 +252,33 @@ See `toolspec-normalize-arguments'."
 
 (defun toolspec-gptel--wrap (tool fn async)
   "FN wrapped to check and normalise the arguments of TOOL.
-ASYNC non-nil means FN takes a callback first.  TOOL's argument
+ASYNC non-nil means FN takes a callback first.  FN nil means TOOL has
+no function here: the model is told so (see
+`toolspec-gptel--unbound-call').  TOOL's argument
 checker is compiled at the tool's first call, not here: registering
 a file of thousands of tools compiles none of them, and most are
 never called in a session.  A schema the checker cannot compile
 answers each call with the reason, FN does not run, and the first
 such call warns.  One closure per tool: registering thousands of
 tools makes thousands of them."
-  (if async
-      (lambda (callback &rest args)
-        (if-let* ((r (toolspec-gptel--refusal tool args)))
-            (funcall callback r)
-          (apply fn callback (toolspec-gptel--normal-args args))))
+  (cond
+   ((and (null fn) async)
+    (lambda (callback &rest args)
+      (funcall callback (or (toolspec-gptel--refusal tool args)
+                            (toolspec-gptel--unbound-call (plist-get tool :name))))))
+   ((null fn)
     (lambda (&rest args)
       (or (toolspec-gptel--refusal tool args)
-          (apply fn (toolspec-gptel--normal-args args))))))
+          (toolspec-gptel--unbound-call (plist-get tool :name)))))
+   (async
+    (lambda (callback &rest args)
+      (if-let* ((r (toolspec-gptel--refusal tool args)))
+          (funcall callback r)
+        (apply fn callback (toolspec-gptel--normal-args args)))))
+   (t
+    (lambda (&rest args)
+      (or (toolspec-gptel--refusal tool args)
+          (apply fn (toolspec-gptel--normal-args args)))))))
 
 ;;;; Binding functions
 
@@ -336,19 +349,22 @@ Needs the mcp package (mcp.el) and a running server."
     (list :function (plist-get (mcp-make-text-tool server (plist-get tool :name) t) :function)
           :async t :confirm t)))
 
+(defun toolspec-gptel--unbound-call (name)
+  "Log a call of tool NAME, which has no implementation here, and answer it."
+  (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
+  (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" FUNCTION :source \"THE-TOOL-FILE\") to `toolspec-function-alist' and importing the tool again."
+          name name))
+
 (defun toolspec-gptel--unbound-function (name)
   "A function for tool NAME, which has no implementation here."
-  (lambda (&rest _)
-    (message "toolspec: the model called %s, which has no function: bind one in `toolspec-function-alist'" name)
-    (format "Error: tool %s has no implementation in this Emacs. Tell the user; they can bind it by adding (\"%s\" FUNCTION :source \"THE-TOOL-FILE\") to `toolspec-function-alist' and importing the tool again."
-            name name)))
+  (lambda (&rest _) (toolspec-gptel--unbound-call name)))
 
 (defun toolspec-gptel--resolve (tool options)
   "The binding of TOOL under OPTIONS.
-A plist (:function F :async A :confirm C :bound B).  A `:function'
-in TOOL itself (a plist written in Lisp: the readers of JSON never
-put one there) is its binding; otherwise the first of
-`toolspec-function-resolvers' that finds one gives it."
+A plist (:function F :async A :confirm C :bound B), F nil when nothing
+binds TOOL.  A `:function' in TOOL itself (a plist written in Lisp:
+the readers of JSON never put one there) is its binding; otherwise
+the first of `toolspec-function-resolvers' that finds one gives it."
   (let* ((own (plist-get tool :function))
          (found (or own
                     (cl-loop for r in toolspec-function-resolvers
@@ -360,7 +376,9 @@ put one there) is its binding; otherwise the first of
                     nil)))
     (cond ((or (functionp found) (and own (symbolp found))) (list :function found :bound t))
           ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
-          (t (list :function (toolspec-gptel--unbound-function (plist-get tool :name)) :bound nil)))))
+          ;; No function: `toolspec-gptel--wrap' makes the one that
+          ;; tells the model so (one closure per tool, not two).
+          (t (list :function nil :bound nil)))))
 
 ;;;; Registering
 
@@ -388,17 +406,27 @@ and export."
        :warning))
     (or new (make-list (length tools) nil))))
 
-(defun toolspec-gptel--unless-renamed (tool problems)
-  "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
+(defun toolspec-gptel--renamed-p (tool problem)
+  "Whether PROBLEM of TOOL is the error of a name providers refuse.
 Registration gives such a tool a valid name and warns (see
 `toolspec-gptel--names'), so the name no longer stops the import.
-The other name errors (no name, not a string) stay."
-  (if (and (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name)))
-           ;; Most tools have no such error: their problems as they are.
-           (cl-loop for p in problems
-                    thereis (and (eq (car p) 'error) (equal (nth 1 p) "name"))))
+The other name errors (no name, not a string) stay errors."
+  (and (eq (car problem) 'error) (equal (nth 1 problem) "name")
+       (stringp (plist-get tool :name)) (not (string-empty-p (plist-get tool :name)))))
+
+(defun toolspec-gptel--stopped-p (tool problems)
+  "Whether PROBLEMS of TOOL stop it being registered.
+That is, whether one of them is an error registration does not fix
+\(see `toolspec-gptel--renamed-p')."
+  (cl-loop for p in problems
+           thereis (and (eq (car p) 'error) (not (toolspec-gptel--renamed-p tool p)))))
+
+(defun toolspec-gptel--unless-renamed (tool problems)
+  "PROBLEMS of TOOL with the error of a name providers refuse made a warning.
+See `toolspec-gptel--renamed-p'."
+  (if (cl-loop for p in problems thereis (toolspec-gptel--renamed-p tool p))
       (mapcar (lambda (p)
-                (if (and (eq (car p) 'error) (equal (nth 1 p) "name"))
+                (if (toolspec-gptel--renamed-p tool p)
                     (append (list 'warning "name"
                                   (concat (nth 2 p) "; gptel gets a name every backend takes,"
                                           " calls reach the tool under this one"))
@@ -448,10 +476,17 @@ when a function was named for it."
     (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
 
 (defun toolspec-gptel--make (category slots)
-  "A gptel tool of CATEGORY made by `gptel-make-tool' from SLOTS, unregistered.
-See `toolspec-gptel--add' for why it is registered apart."
-  (let ((gptel--known-tools nil))
-    (apply #'gptel-make-tool :category category slots)))
+  "A gptel tool of CATEGORY made from SLOTS, unregistered.
+See `toolspec-gptel--add' for why it is registered apart.  It is made
+by `gptel--make-tool', the function `gptel-make-tool' makes its tool
+with before registering it: calling `gptel-make-tool' with an empty
+registry bound, as when gptel lacks that function, made each tool's
+slots twice over and an entry to throw away (bench/history.md, round
+22)."
+  (if (fboundp 'gptel--make-tool)
+      (apply #'gptel--make-tool :category category slots)
+    (let ((gptel--known-tools nil))
+      (apply #'gptel-make-tool :category category slots))))
 
 (defun toolspec-gptel--add (category tools)
   "Register TOOLS, gptel tools of CATEGORY, in gptel's registry.
@@ -752,7 +787,12 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (cl-loop for tool in tools
                for p = (pop problems)
                do (condition-case err
-                      (push (toolspec--check-problems tool (toolspec-gptel--unless-renamed tool p)) kept)
+                      (progn
+                        ;; The problems are looked at again only to say
+                        ;; why a tool is left out.
+                        (when (toolspec-gptel--stopped-p tool p)
+                          (toolspec--check-problems tool (toolspec-gptel--unless-renamed tool p)))
+                        (push tool kept))
                     (toolspec-invalid-spec
                      (let ((err (list 'toolspec-invalid-spec
                                       (format "%s: %s" (abbreviate-file-name file) (cadr err))
@@ -766,10 +806,11 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (toolspec-gptel--log-some refused (lambda (err) (format "%s (left out)" (cadr err)))
                           "tools left out" "toolspec-last-import-left-out")
       ;; The definitions left out first: they are errors.
-      (toolspec-gptel--log-some (append (cl-remove-if-not (lambda (w) (eq (car w) 'error))
-                                                    toolspec-last-import-warnings)
-                                  (cl-remove-if (lambda (w) (eq (car w) 'error))
-                                                toolspec-last-import-warnings))
+      (toolspec-gptel--log-some (let ((warnings toolspec-last-import-warnings))
+                                  (if (assq 'error warnings)
+                                      (append (cl-remove-if-not (lambda (w) (eq (car w) 'error)) warnings)
+                                              (cl-remove-if (lambda (w) (eq (car w) 'error)) warnings))
+                                    warnings))
                           (lambda (w) (format "%s: %s" (abbreviate-file-name file)
                                               (toolspec-format-problem w)))
                           "import warnings" "toolspec-last-import-warnings")

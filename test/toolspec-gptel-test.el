@@ -1125,6 +1125,66 @@ A type must be one string; recurses through properties, items, anyOf."
       (should (= (toolspec-unregister '("math.sum")) 1))
       (should-error (gptel-get-tool (list toolspec-gptel-test--category (nth 0 names)))))))
 
+(ert-deftest toolspec-gptel-test-import-keeps-what-renaming-fixes ()
+  "A name gptel's backends refuse does not leave its tool out of an import.
+A tool with another error is left out, and the reason given names
+both: the name as a warning, the other error as the cause."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let ((file (make-temp-file "toolspec-renamed" nil ".json"
+                                (json-encode
+                                 '((tools . [((name . "math.sum") (description . "Sum.")
+                                              (inputSchema . ((type . "object"))))
+                                             ((name . "bad.enum") (description . "Bad.")
+                                              (inputSchema
+                                               . ((type . "object")
+                                                  (properties . ((n . ((type . "integer")
+                                                                       (enum . ["one"]))))))))
+                                             ((name . "plain") (description . "Plain.")
+                                              (inputSchema . ((type . "object"))))])))))
+          (inhibit-message t))
+      (unwind-protect
+          (let ((tools (toolspec-import-file file :category toolspec-gptel-test--category)))
+            (should (equal (mapcar #'gptel-tool-name tools) '("math_sum" "plain")))
+            (should (equal (mapcar #'toolspec-original-name tools) '("math.sum" "plain")))
+            (should (= (length toolspec-last-import-left-out) 1))
+            (let* ((left (car toolspec-last-import-left-out))
+                   (problems (plist-get (cadr left) :problems)))
+              (should (equal (plist-get (cadr left) :tool) "bad.enum"))
+              (should (string-match-p "enum" (car left)))
+              (should-not (string-match-p "not a valid tool name" (car left)))
+              (let ((name (cl-find "name" problems :key #'cadr :test #'equal)))
+                (should (eq (car name) 'warning))
+                (should (string-match-p "gptel gets a name every backend takes" (nth 2 name))))
+              (should (equal (mapcar #'car (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems))
+                             '(error)))))
+        (delete-file file)))))
+
+(ert-deftest toolspec-gptel-test-unbound-tool-answers-the-model ()
+  "A tool nothing binds answers each call that it has no implementation.
+Its arguments are checked first; an async one answers through the
+callback gptel gives it."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let* ((toolspec-function-alist nil)
+           (inhibit-message t)
+           (args '((:name "city" :type string :description "City.")))
+           (sync (car (toolspec-register (list (list :name "nowhere" :description "N." :args args))
+                                         :category toolspec-gptel-test--category)))
+           (async (car (toolspec-register (list (list :name "nowhere_async" :description "N."
+                                                      :async t :args args))
+                                          :category toolspec-gptel-test--category)))
+           (got nil))
+      (should-not (toolspec-bound-function sync))
+      (should (string-match-p "\\`Error: tool nowhere has no implementation in this Emacs"
+                              (funcall (gptel-tool-function sync) "Oslo")))
+      (should (string-match-p "\\`Error: invalid arguments for tool nowhere"
+                              (funcall (gptel-tool-function sync) 42)))
+      (should (gptel-tool-async async))
+      (funcall (gptel-tool-function async) (lambda (r) (setq got r)) "Oslo")
+      (should (string-match-p "\\`Error: tool nowhere_async has no implementation" got))
+      (setq got nil)
+      (funcall (gptel-tool-function async) (lambda (r) (setq got r)) 42)
+      (should (string-match-p "\\`Error: invalid arguments for tool nowhere_async" got)))))
+
 (ert-deftest toolspec-gptel-test-rename-warnings-name-ten ()
   "Registering and exporting renamed tools warns once, naming ten of them.
 Twelve names refused by gptel's backends and by OpenAI: each warning
