@@ -243,7 +243,7 @@ and a name providers refuse is no error (registration renames it)."
   (let ((tools (toolspec-parse-json text)))
     (cl-loop for tool in tools
              for problems in toolspec-last-import-problems
-             unless (assq 'error (toolspec-gptel--unless-renamed tool problems))
+             unless (toolspec-gptel--stopped-p tool problems)
              collect tool)))
 
 (defun toolspec-bench-catalog ()
@@ -381,6 +381,17 @@ written."
        "floor: handing the tools' data to the module alone takes %.2fx gptel's export; the 0.5x target leaves %.1f ms beside it to read, convert and write %d tools"
        (/ floor gptel) (* 1000 (- (* 0.5 gptel) floor)) (length tools)))))
 
+(defun toolspec-bench--allocated (thunk)
+  "Bytes of the Lisp objects THUNK makes, by `memory-use-counts'."
+  (garbage-collect)
+  (let ((before (memory-use-counts)))
+    (funcall thunk)
+    ;; Conses, floats, vector cells, symbols, string bytes, intervals,
+    ;; strings: the sizes `garbage-collect' gives on this machine.
+    (cl-loop for n in (memory-use-counts) for m in before
+             for size in '(16 8 8 48 1 56 32)
+             sum (* size (- n m)))))
+
 (defun toolspec-bench-register ()
   "Import and registration: a tool file to tools registered with gptel.
 What an init file does with `toolspec-import-file'.  The baseline is
@@ -392,20 +403,33 @@ number of tools."
     (dolist (name '("catalog.json" "catalog-2x.json"))
       (let* ((file (expand-file-name name toolspec-bench-data))
              (n (length (toolspec-read-file file)))
-             (r (toolspec-bench--compare
-                 `(("toolspec" . ,(lambda ()
-                                    (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
-                                          (toolspec-gptel--registered (make-hash-table :test #'equal)))
-                                      (toolspec-import-file file))))
-                   ("mcp.el" . ,(lambda ()
-                                  (let ((gptel--known-tools nil) (gptel-tools nil))
-                                    (mapcar (lambda (tool) (apply #'gptel-make-tool tool))
-                                            (toolspec-bench--mcp-tools (toolspec-bench--file-text file)))))))
-                 (max 5 (/ toolspec-bench-reps 2)))))
+             (variants
+              `(("toolspec" . ,(lambda ()
+                                 (let ((gptel--known-tools nil) (gptel-tools nil) (inhibit-message t)
+                                       (toolspec-gptel--registered (make-hash-table :test #'equal)))
+                                   (toolspec-import-file file))))
+                ("mcp.el" . ,(lambda ()
+                               (let ((gptel--known-tools nil) (gptel-tools nil))
+                                 (mapcar (lambda (tool) (apply #'gptel-make-tool tool))
+                                         (toolspec-bench--mcp-tools (toolspec-bench--file-text file))))))))
+             (r (toolspec-bench--compare variants (max 5 (/ toolspec-bench-reps 2))))
+             (outside toolspec-bench--outside-gc))
         (push r times)
         (toolspec-bench--row (format "import and register, %d tools (%s -> gptel)" n name)
                              (cdr (assoc "toolspec" r)) "mcp.el path + gptel-make-tool each"
-                             (cdr (assoc "mcp.el" r)) nil)))
+                             (cdr (assoc "mcp.el" r)) nil)
+        ;; Whether a run collects garbage depends on how much it
+        ;; allocates against the size of the heap (in batch,
+        ;; `gc-cons-percentage' is 1.0): both are said, and the times
+        ;; without the collections.
+        (toolspec-bench--note
+         "import and register, %s: each run allocates %s (toolspec) and %s (mcp.el), the live heap is %s; outside garbage collection %s against %s, %.2fx"
+         name
+         (toolspec-bench--mb (toolspec-bench--allocated (cdr (assoc "toolspec" variants))))
+         (toolspec-bench--mb (toolspec-bench--allocated (cdr (assoc "mcp.el" variants))))
+         (toolspec-bench--mb (cdr (toolspec-bench--memory)))
+         (toolspec-bench--ms (cdr (assoc "toolspec" outside))) (toolspec-bench--ms (cdr (assoc "mcp.el" outside)))
+         (/ (cdr (assoc "toolspec" outside)) (cdr (assoc "mcp.el" outside))))))
     (let ((two (car times)) (one (cadr times)))
       (dolist (who '("toolspec" "mcp.el"))
         (toolspec-bench--note "linearity: registering, %s takes %.2fx as long for the catalog twice over"
