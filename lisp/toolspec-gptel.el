@@ -254,10 +254,10 @@ See `toolspec-normalize-arguments'."
   "FN wrapped to check and normalise the arguments of TOOL.
 ASYNC non-nil means FN takes a callback first.  FN nil means TOOL has
 no function here: the model is told so (see
-`toolspec-gptel--unbound-call').  TOOL's argument
-checker is compiled at the tool's first call, not here: registering
-a file of thousands of tools compiles none of them, and most are
-never called in a session.  A schema the checker cannot compile
+`toolspec-gptel--unbound-call').  TOOL's argument checker is compiled
+at the tool's first call, not here: registering a file of thousands
+of tools compiles none of them, and most are never called in a
+session.  A schema the checker cannot compile
 answers each call with the reason, FN does not run, and the first
 such call warns.  One closure per tool: registering thousands of
 tools makes thousands of them."

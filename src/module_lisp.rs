@@ -52,11 +52,11 @@ pub(crate) struct Lisp<'e> {
     /// Symbols made so far, and keywords by their name without colon.
     symbols: FastMap<String, Value<'e>>,
     keywords: FastMap<String, Value<'e>>,
-    /// Coded strings made so far, by text, with their code: a catalog's
+    /// Coded strings made so far, by code, then by text: a catalog's
     /// thousands of warnings say the same few things ("non-standard type
     /// name \"dict\" read as \"object\"" 4,519 times in BFCL's), and
-    /// one string serves them all.  At most [`CODED_KEPT`] are kept.
-    /// By code, then by text.
+    /// one string serves them all.  At most [`CODED_KEPT`] are kept;
+    /// `coded_count` says how many.
     coded: FastMap<String, FastMap<String, Value<'e>>>,
     coded_count: usize,
     /// The lists apart ([`Sink::side`]): each one's items and open lists,
