@@ -5,13 +5,16 @@
 ;; Run by scripts/bench-revisions.sh, in a batch Emacs whose `load-path'
 ;; has one revision's byte-compiled lisp/ and gptel, with
 ;; `toolspec-module-file' that revision's release module.  Times, on
-;; the catalog named by TOOLSPEC_REV_CATALOG, the three cases of
+;; the catalog named by TOOLSPEC_REV_CATALOG, the cases of
 ;; bench/bench.el whose figures the catalog moves: its import
-;; (`toolspec-parse-json' of its text), its import and registration
-;; (`toolspec-import-file') and the first export of its registered
-;; tools to OpenAI JSON.  Prints one line, the medians in milliseconds:
+;; (`toolspec-parse-json' of its text), the same with
+;; `gc-cons-percentage' 0.1 as in an interactive Emacs (import-gc), its
+;; import and registration (`toolspec-import-file'), the same for the
+;; catalog twice over, TOOLSPEC_REV_CATALOG_2X (register-2x), and the
+;; first export of its registered tools to OpenAI JSON.  Prints one
+;; line, the medians in milliseconds:
 ;;
-;;   import 12.3 register 45.6 export 17.8
+;;   import 12.3 import-gc 30.1 register 45.6 register-2x 90.2 export 17.8
 ;;
 ;; A case the revision cannot do (an older reader refusing the
 ;; catalog) prints `failed' with the reason instead of its time.
@@ -25,6 +28,9 @@
 
 (defvar toolspec-rev-file (getenv "TOOLSPEC_REV_CATALOG")
   "The catalog timed.")
+
+(defvar toolspec-rev-file-2x (getenv "TOOLSPEC_REV_CATALOG_2X")
+  "The catalog twice over, under other names.")
 
 (defun toolspec-rev--median (thunk n)
   "Return the median time of THUNK in seconds, timed N times.
@@ -46,6 +52,18 @@ N is how many calls of THUNK are timed."
       (format "%s %.2f" name (* 1000 (toolspec-rev--median thunk n)))
     (error (format "%s failed: %s" name (error-message-string err)))))
 
+(defun toolspec-rev--register (file)
+  "A function importing and registering FILE as a first import does.
+The registry of sources (named otherwise in older revisions) is bound
+empty for each call."
+  (lambda ()
+    (let ((gptel--known-tools nil) (gptel-tools nil)
+          (registries (cl-remove-if-not
+                       #'boundp '(toolspec-gptel--registered toolspec--registered))))
+      (cl-progv registries
+          (mapcar (lambda (_) (make-hash-table :test #'equal)) registries)
+        (toolspec-import-file file)))))
+
 (defun toolspec-rev-run-and-exit ()
   "Time the cases on `toolspec-rev-file', print their line and exit."
   (toolspec--ensure-module)
@@ -55,19 +73,12 @@ N is how many calls of THUNK are timed."
                    (insert-file-contents toolspec-rev-file))
                  (buffer-string)))
          (import (toolspec-rev--case "import" (lambda () (toolspec-parse-json text)) 15))
-         (register (toolspec-rev--case
-                    "register"
-                    (lambda ()
-                      ;; Each run registers the catalog anew, as a first
-                      ;; import: the registry of sources (named otherwise
-                      ;; in older revisions) is bound empty.
-                      (let ((gptel--known-tools nil) (gptel-tools nil)
-                            (registries (cl-remove-if-not
-                                         #'boundp '(toolspec-gptel--registered toolspec--registered))))
-                        (cl-progv registries
-                            (mapcar (lambda (_) (make-hash-table :test #'equal)) registries)
-                          (toolspec-import-file toolspec-rev-file))))
-                    11))
+         (import-gc (toolspec-rev--case
+                     "import-gc"
+                     (lambda () (let ((gc-cons-percentage 0.1)) (toolspec-parse-json text)))
+                     15))
+         (register (toolspec-rev--case "register" (toolspec-rev--register toolspec-rev-file) 11))
+         (register-2x (toolspec-rev--case "register-2x" (toolspec-rev--register toolspec-rev-file-2x) 7))
          (export (condition-case err
                      (let* ((gptel--known-tools nil)
                             (tools (toolspec-register (toolspec-parse-json text) :category "bench")))
@@ -77,7 +88,7 @@ N is how many calls of THUNK are timed."
                                              (toolspec-tools-to-json tools 'openai))
                                            15))
                    (error (format "export failed: %s" (error-message-string err))))))
-    (princ (format "%s\n%s\n%s\n" import register export))
+    (princ (format "%s\n%s\n%s\n%s\n%s\n" import import-gc register register-2x export))
     (kill-emacs 0)))
 
 (provide 'revisions)

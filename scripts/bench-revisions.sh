@@ -9,9 +9,10 @@
 # toolspec with itself: each revision's release module and byte-compiled
 # lisp/ in its own batch Emacs (bench/revisions.el), the two alternating,
 # ROUNDS (default 6) processes each per catalog, each process printing
-# the medians of its runs.  Printed: the median over the processes of
-# each case, and NEW / OLD, on each catalog and with each revision on its
-# own.
+# the medians of its runs; and, once per round for each revision, the
+# first import of GitHub's OpenAPI description in a fresh Emacs.
+# Printed: the median over the processes of each case, and NEW / OLD, on
+# each catalog and with each revision on its own.
 #
 # Usage: scripts/bench-revisions.sh OLD [NEW (default HEAD)] [ROUNDS]
 set -euo pipefail
@@ -53,17 +54,38 @@ for tag in old new; do
     echo "bench-revisions: some of $tag's files did not byte-compile; they run interpreted" >&2
   python3 "$work/$tag-src/bench/make-catalog.py" .deps/bench/bfcl/bfcl_eval/data "$work/$tag-catalog.json" |
     sed "s|^|bench-revisions: $tag's |"
+  python3 "$work/$tag-src/bench/make-catalog.py" .deps/bench/bfcl/bfcl_eval/data "$work/$tag-catalog-2x.json" 0 2 |
+    sed "s|^|bench-revisions: $tag's |"
 done
+
+# The first import of GitHub's OpenAPI description in a fresh Emacs, as
+# bench.el's case of that name: milliseconds, printed as "fresh MS".
+github=$(bash scripts/fetch-test-data.sh >/dev/null 2>&1; echo "$root/.deps/testdata/octokit-openapi/generated/api.github.com.json")
+fresh() {
+  "$EMACS" --batch -Q -L "$work/$1-lisp" --eval "(setq toolspec-module-file \"$work/$1.so\")" --eval "
+    (progn (require 'toolspec) (require 'toolspec-openapi)
+      (let ((text (with-temp-buffer (let ((coding-system-for-read 'utf-8)) (insert-file-contents \"$github\"))
+                                    (buffer-string))))
+        (ignore text)
+        (garbage-collect)
+        (let ((t0 (float-time)))
+          (toolspec-read-openapi \"$github\")
+          (princ (format \"fresh %.2f\" (* 1000 (- (float-time) t0))))))))" 2>/dev/null | tail -n1
+}
 
 for ((r = 1; r <= rounds; r++)); do
   for catalog in old new; do
     for tag in old new; do
       line=$(TOOLSPEC_REV_CATALOG="$work/$catalog-catalog.json" \
+        TOOLSPEC_REV_CATALOG_2X="$work/$catalog-catalog-2x.json" \
         "$EMACS" --batch -Q -L "$work/$tag-lisp" -L "$work/$tag-gptel" \
         --eval "(setq toolspec-module-file \"$work/$tag.so\")" \
         -l bench/revisions.el -f toolspec-rev-run-and-exit 2>/dev/null | tr '\n' ' ')
       echo "$tag $catalog $line" >>"$work/times"
     done
+  done
+  for tag in old new; do
+    echo "$tag github $(fresh "$tag")" >>"$work/times"
   done
   echo "bench-revisions: round $r of $rounds" >&2
 done
@@ -72,31 +94,33 @@ python3 - "$work/times" "$rounds" <<'PY'
 import re, statistics, sys
 times = {}
 fails = {}
+CASES = ("import", "import-gc", "register", "register-2x", "export")
 for line in open(sys.argv[1]):
-    tag, catalog, rest = line.split(" ", 2)
-    for case in ("import", "register", "export"):
-        m = re.search(case + r" ([0-9.]+)", rest)
+    tag, catalog, rest = (line.rstrip("\n") + " ").split(" ", 2)
+    for case in (("fresh",) if catalog == "github" else CASES):
+        m = re.search("(?:^| )" + case + r" ([0-9.]+)", rest)
         if m:
             times.setdefault((tag, catalog, case), []).append(float(m.group(1)))
         else:
-            f = re.search(case + r" failed: (.*?)(?= (import|register|export) |$)", rest.strip())
+            f = re.search("(?:^| )" + case + r" failed: (.*?)(?= (?:" + "|".join(CASES) + ") |$)", rest.strip())
             fails[(tag, catalog, case)] = f.group(1) if f else "no time printed"
 print(f"\nMedians of {sys.argv[2]} processes each, ms (each process: the median of its runs)\n")
 print(f"| catalog | case | old | new | new / old |")
 print(f"| --- | --- | ---: | ---: | ---: |")
-for catalog in ("old", "new"):
-    for case in ("import", "register", "export"):
+for catalog, cases in (("old", CASES), ("new", CASES), ("github", ("fresh",))):
+    for case in cases:
         cells = []
         for tag in ("old", "new"):
             xs = times.get((tag, catalog, case))
             cells.append(statistics.median(xs) if xs else None)
         shown = [f"{c:.1f}" if c is not None else "fails" for c in cells]
         ratio = f"{cells[1] / cells[0]:.2f}x" if None not in cells else ""
-        print(f"| {catalog}'s | {case} | {shown[0]} | {shown[1]} | {ratio} |")
+        where = "GitHub's OpenAPI, first in a fresh Emacs" if catalog == "github" else f"{catalog}'s"
+        print(f"| {where} | {case} | {shown[0]} | {shown[1]} | {ratio} |")
 print("\nEach revision on its own catalog:\n")
 print("| case | old on old's | new on new's | new / old |")
 print("| --- | ---: | ---: | ---: |")
-for case in ("import", "register", "export"):
+for case in CASES:
     a, b = times.get(("old", "old", case)), times.get(("new", "new", case))
     if a and b:
         a, b = statistics.median(a), statistics.median(b)
