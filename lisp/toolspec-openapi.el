@@ -114,23 +114,7 @@ in `toolspec-last-import-warnings'."
   (let ((json (toolspec-openapi--options-json options)))
     (toolspec-openapi--call
      file (lambda (file)
-            (toolspec-openapi--own-names
-             (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t)))))))
-
-(defun toolspec-openapi--own-names (tools)
-  "Return TOOLS, read from an OpenAPI document, without name style warnings.
-A tool's name is its operationId, which belongs to the API, not to
-the user: the warnings of code `name-style' about it (the code is the
-text property `toolspec-code' of a problem's message) are dropped
-from `toolspec-last-import-problems'.  Invalid names stay errors."
-  (setq toolspec-last-import-problems
-        (mapcar (lambda (problems)
-                  (cl-remove-if (lambda (p)
-                                  (and (eq (car p) 'warning) (equal (nth 1 p) "name")
-                                       (eq (get-text-property 0 'toolspec-code (nth 2 p)) 'name-style)))
-                                problems))
-                toolspec-last-import-problems))
-  tools)
+            (toolspec--import (toolspec--mod-openapi-read file t json toolspec-max-input-size t))))))
 
 (defun toolspec-openapi-category (tools)
   "The gptel category of TOOLS read from an OpenAPI document, or nil.
@@ -150,9 +134,8 @@ completes as one word in the minibuffer."
   "Parse STRING, an OpenAPI document, into tool plists.
 OPTIONS select operations as in `toolspec-read-openapi'."
   (toolspec--ensure-module)
-  (toolspec-openapi--own-names
-   (toolspec--import (toolspec--mod-openapi-read string nil (toolspec-openapi--options-json options)
-                                                 toolspec-max-input-size t))))
+  (toolspec--import (toolspec--mod-openapi-read string nil (toolspec-openapi--options-json options)
+                                                toolspec-max-input-size t)))
 
 (defun toolspec-openapi-operations (file)
   "The operations of the OpenAPI document FILE, in document order.
@@ -170,10 +153,7 @@ in OPTIONS's `:format', refusing the file when one tool cannot be
 read if OPTIONS's `:strict' is non-nil."
   (if (toolspec-openapi-selection options)
       (apply #'toolspec-read-openapi file options)
-    (let ((tools (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
-      (if (equal (format "%s" (plist-get (plist-get (car tools) :executor) :type)) "openapi")
-          (toolspec-openapi--own-names tools)
-        tools))))
+    (toolspec-read-file file (plist-get options :format) (plist-get options :strict))))
 
 ;;;; Choosing operations
 

@@ -60,6 +60,15 @@ fn get<'n, 'a>(pairs: &Pairs<'n, 'a>, k: &str) -> Option<&'n Node<'a>> {
     pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
 }
 
+/// Whether the tool calls an OpenAPI operation (`:executor` of `:type`
+/// "openapi"): its name is the operation's `operationId`, which belongs
+/// to the API, not to whoever imports it, so its style is not theirs
+/// to change.  An invalid name is still an error: providers refuse it.
+fn names_an_operation(pairs: &Pairs<'_, '_>) -> bool {
+    let Some(exec) = get(pairs, "executor").and_then(Node::plist_pairs) else { return false };
+    matches!(get(&exec, "type"), Some(Node::Str("openapi") | Node::Sym("openapi")))
+}
+
 /// The path of a key of the tool.
 fn key(k: &str) -> Path {
     Path::root().key(k)
@@ -172,7 +181,7 @@ impl Validator {
                             sanitize_name(n)
                         ),
                     );
-                } else if !is_snake_case(n) {
+                } else if !is_snake_case(n) && !names_an_operation(&pairs) {
                     self.warning(
                         Code::NameStyle,
                         key("name"),
@@ -748,6 +757,20 @@ mod tests {
         // The name of a code is the symbol Lisp gets.
         assert_eq!(NameStyle.name(), "name-style");
         assert_eq!(UnknownRequired.name(), "unknown-required");
+    }
+
+    #[test]
+    fn an_operation_s_name_draws_no_style_warning() {
+        let style = |text: &str| problems(text).into_iter().filter(|p| p.1 == Code::NameStyle).count();
+        let tool = "(:name \"listPets\" :description \"d\" :args nil";
+        assert_eq!(style(&format!("{tool})")), 1);
+        assert_eq!(style(&format!("{tool} :executor (:type \"openapi\" :method \"GET\"))")), 0);
+        assert_eq!(style(&format!("{tool} :executor (:type openapi))")), 0);
+        // Another executor's tool is the user's to name.
+        assert_eq!(style(&format!("{tool} :executor (:type \"http\"))")), 1);
+        // An invalid name stays an error, whoever gave it.
+        let found = problems("(:name \"pets.list\" :description \"d\" :args nil :executor (:type \"openapi\"))");
+        assert!(found.iter().any(|p| p.1 == Code::InvalidName), "{found:?}");
     }
 
     #[test]

@@ -516,7 +516,9 @@ with :strict, the import's error names the JSON path's place."
 Its `info' key is given three times, its paths have dots in them (the
 path of a tool is `paths./v1.0/items7.get'), and its operations are
 written in reverse order of their names, so that the order of the
-paths in the text is not the order of the tools."
+paths in the text is not the order of the tools.  Each operation has
+an integer parameter whose `enum' is [1]: a warning, since gptel and
+llm expect strings there."
   (concat "{\n  \"openapi\": \"3.0.0\",\n"
           "  \"info\": {\"title\": \"T\", \"version\": \"1\"},\n"
           "  \"info\": {\"title\": \"U\", \"version\": \"1\"},\n"
@@ -524,6 +526,8 @@ paths in the text is not the order of the tools."
           (mapconcat (lambda (i)
                        (format (concat "    \"/v1.0/items%d\": {\n      \"parameters\": [],\n"
                                        "      \"get\": {\n        \"operationId\": \"Get-Item-%d\",\n"
+                                       "        \"parameters\": [{\"name\": \"n\", \"in\": \"query\", \"description\": \"n\",\n"
+                                       "                        \"schema\": {\"type\": \"integer\", \"enum\": [1]}}],\n"
                                        "        \"responses\": {\"200\": {\"description\": \"ok\"}}\n"
                                        "      }\n    }")
                                i i))
@@ -578,8 +582,9 @@ operation was looked for from the start of the text)."
       (dotimes (i n)
         (let ((get (toolspec-ui-test--place-of
                     text (format "\"/v1\\.0/items%d\": {\n.*\n      \"get\": \\({\\)" i) 1)))
-          (should (member (list 'warning (car get) (cdr get) "name"
-                                (format "\"Get-Item-%d\" is not snake_case, which is recommended" i))
+          (should (member (list 'warning (car get) (cdr get) "args[0].enum[0]"
+                                (concat "gptel and llm expect :enum to hold strings; "
+                                        "the number 1 works with providers but not with every client"))
                           diags)))))))
 
 ;;;; Exporting
