@@ -467,12 +467,13 @@ number of tools."
                           (if (<= (/ (cdr (assoc "toolspec" r)) n) 20e-6) "met" "**missed**"))))
 
 (defun toolspec-bench--emacs (form &optional dir)
-  "Run FORM in a fresh `emacs -Q --batch' with DIR (default lisp/) in
-`load-path'; return what it prints last, read."
+  "Run FORM in a fresh `emacs -Q --batch' with DIR in `load-path'.
+DIR defaults to the directory toolspec was loaded from, byte-compiled
+as every case runs it.  Return what FORM prints last, read."
   (with-temp-buffer
     (let ((status (call-process (expand-file-name invocation-name invocation-directory)
                                 nil t nil "-Q" "--batch"
-                                "-L" (or dir (expand-file-name "lisp"))
+                                "-L" (or dir (file-name-directory (locate-library "toolspec")))
                                 "-L" (file-name-directory (locate-library "gptel"))
                                 "--eval" (prin1-to-string form))))
       (unless (eq status 0)
