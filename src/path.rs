@@ -211,12 +211,46 @@ impl From<&String> for Path {
 }
 
 impl From<&At<'_>> for Path {
+    /// The path made at once: its text and its steps each allocated to
+    /// their size, where adding one step after another reallocates both
+    /// as they grow.  An import's problems are made so, each with its
+    /// own path: the 4,519 non-standard type names of BFCL's catalog
+    /// (`make bench`, `toolspec-bench-catalog`).
     fn from(at: &At<'_>) -> Path {
-        match at {
-            At::Root(s) => Path::written(*s),
-            At::Key(parent, key) => Path::from(*parent).key(*key),
-            At::Index(parent, i) => Path::from(*parent).index(*i),
+        let mut below = Vec::with_capacity(8);
+        let mut len = 0;
+        let mut node = at;
+        let root = loop {
+            match node {
+                At::Root(s) => break *s,
+                At::Key(parent, key) => {
+                    len += key.len() + 1;
+                    below.push(node);
+                    node = parent;
+                }
+                At::Index(parent, _) => {
+                    len += 22;
+                    below.push(node);
+                    node = parent;
+                }
+            }
+        };
+        let mut path = Path {
+            steps: Vec::with_capacity(below.len() + usize::from(!root.is_empty())),
+            text: String::with_capacity(root.len() + len),
+        };
+        if !root.is_empty() {
+            path.text.push_str(root);
+            path.steps.push(Step::Text(root.to_string()));
         }
+        for node in below.iter().rev() {
+            match node {
+                At::Key(_, key) => path.push(Step::Key((*key).to_string())),
+                At::Index(_, i) => path.push(Step::Index(*i)),
+                At::Root(_) => {}
+            }
+        }
+        path
     }
 }
 
@@ -297,6 +331,16 @@ mod tests {
         let at = at.key("x");
         assert_eq!(Path::from(at.index(2)), at.index(2).to_string().as_str());
         assert_eq!(Path::from(at.index(2)).steps().len(), 3);
+        // Below a path written out, the same steps as added one by one.
+        let root = At::Root("tools[3].inputSchema");
+        let props = root.key("properties");
+        let x = props.key("x");
+        let items = x.key("items");
+        let made = Path::from(items.index(12).key("type"));
+        let added = Path::written("tools[3].inputSchema").key("properties").key("x").key("items").index(12).key("type");
+        assert_eq!(made, "tools[3].inputSchema.properties.x.items[12].type");
+        assert_eq!(made.steps(), added.steps());
+        assert_eq!(Path::from(&At::Root("tools[0]")).steps(), Path::written("tools[0]").steps());
     }
 
     #[test]
