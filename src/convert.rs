@@ -156,7 +156,7 @@ fn split_items(text: &str) -> Option<Vec<&str>> {
             let end = loop {
                 match *b.get(i)? {
                     b'"' => {
-                        i = string_end(b, i + 1)?;
+                        i = crate::scan::string_end(b, i)?.0;
                         continue;
                     }
                     b'{' | b'[' => {
@@ -185,26 +185,6 @@ fn split_items(text: &str) -> Option<Vec<&str>> {
         }
     }
     (skip_space(i) == b.len()).then_some(items)
-}
-
-/// Where the JSON string whose text starts at `i` (after its opening
-/// quote) ends: the place after its closing quote.
-fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
-    // Most strings are keys, shorter than a search costs to start.
-    for _ in 0..16 {
-        match *b.get(i)? {
-            b'"' => return Some(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
-        }
-    }
-    loop {
-        i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-        if b[i] == b'"' {
-            return Some(i + 1);
-        }
-        i += 2;
-    }
 }
 
 /// The texts of [`serialized_plists_to_texts`] when some tools' names

@@ -18,7 +18,7 @@ use serde::de::DeserializeSeed;
 
 use crate::model::{index, join, Code, Problem, Seen};
 pub use crate::value::Noting;
-use crate::value::Value;
+use crate::value::{has_byte, Value};
 
 /// Warnings of each kind reported before the rest are counted only.
 pub const MAX_NOTES: usize = 50;
@@ -202,7 +202,7 @@ pub fn notes_and_depth(text: &str) -> (Vec<Problem>, usize) {
 
 /// End (exclusive) of the string starting at `i`, and whether it holds
 /// an escape; None if it never ends.
-fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
+pub(crate) fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut j = i + 1;
     // Most strings are short keys, ended before `memchr` would have set
     // up: their first 16 bytes are searched eight at a time.
@@ -231,15 +231,6 @@ fn string_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
         }
     }
     None
-}
-
-/// The high bit of each byte of `word` that is `byte`, and maybe of
-/// bytes after one that is: the lowest bit set marks the first.
-fn has_byte(word: u64, byte: u8) -> u64 {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
 /// Path of the value being read: each frame's member key or item index.

@@ -900,10 +900,16 @@ fn write_compact(v: &Value, out: &mut String) {
 fn escapes_in(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_in = |y: u64| y.wrapping_sub(ONES) & !y & HIGH != 0;
-    (x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0)
-        || zero_in(x ^ (ONES * u64::from(b'"')))
-        || zero_in(x ^ (ONES * u64::from(b'\\')))
+    (x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0) || has_byte(x, b'"') | has_byte(x, b'\\') != 0
+}
+
+/// The high bit of each byte of `word` that is `byte`, and maybe of
+/// bytes after one that is: the lowest bit set marks the first.
+pub(crate) fn has_byte(word: u64, byte: u8) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
 /// The escape serde_json writes for each byte, 0 for none: `"`, `\\`,
