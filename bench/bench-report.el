@@ -58,7 +58,10 @@
    "- *floor* rows: what Emacs itself needs, whatever a module does.  For the catalog, "
    "`json-parse-string` of the JSON of toolspec's output plists makes the same objects "
    "(strings for the type symbols, a vector for `:args`) by Emacs's C parser, the fastest "
-   "way Emacs has to make them.  For the export, the tools' keys made serialisable and "
+   "way Emacs has to make them; the import's reports (its warnings, each tool's problems "
+   "and each tool's path, which the mcp.el path does not make) have a row of their own, "
+   "made the same way (a symbol for each message, which toolspec makes once for all the "
+   "reports saying it).  For the export, the tools' keys made serialisable and "
    "`json-serialize` of them: what toolspec's first export hands the module, by Emacs's C "
    "serialiser.  A case's ratio cannot go below its floor's ratio, however fast the module.\n")
   "The section on baselines and data, as markdown.")

@@ -210,6 +210,24 @@ place of symbols and vectors of `:args'."
   (json-parse-string json :object-type 'plist :array-type 'array
                      :null-object :null :false-object :json-false))
 
+(defun toolspec-bench--reports-json (warnings problems paths)
+  "The JSON of an import's WARNINGS, PROBLEMS and PATHS.
+As `toolspec-last-import-warnings', `toolspec-last-import-problems'
+and `toolspec-last-import-paths' have them.  Parsed back by
+`toolspec-bench--reports-floor', it makes the lists, path strings and
+paths toolspec makes, with a symbol for each severity and each message
+\(JSON false and null, which make no object): toolspec makes a message
+once however many reports say it, so the floor leaves them out."
+  (cl-labels ((report (p) (vector (if (eq (car p) 'error) :null :false) (nth 1 p) :false)))
+    (json-serialize (vector (vconcat (mapcar #'report warnings))
+                            (vconcat (mapcar (lambda (ps) (vconcat (mapcar #'report ps))) problems))
+                            (vconcat paths))
+                    :null-object :null :false-object :false)))
+
+(defun toolspec-bench--reports-floor (json)
+  "Make the objects of JSON, a `toolspec-bench--reports-json', in Emacs's C."
+  (json-parse-string json :array-type 'list :null-object 'error :false-object 'warning))
+
 (defun toolspec-bench--out-of-lisp (tools)
   "TOOLS' data handed out of Lisp as toolspec's export does first.
 Each tool's key, made serialisable, then `json-serialize' of them all
@@ -255,11 +273,17 @@ and a name providers refuse is no error (registration renames it)."
              (plists (toolspec-parse-json text))
              (n (length plists))
              (out (toolspec-bench--plists-json plists))
+             (reports (toolspec-bench--reports-json toolspec-last-import-warnings
+                                                    toolspec-last-import-problems
+                                                    toolspec-last-import-paths))
+             (counts (list (length toolspec-last-import-warnings)
+                           (apply #'+ (mapcar #'length toolspec-last-import-problems))))
              (r (toolspec-bench--compare
                  `(("toolspec" . ,(lambda () (toolspec-bench--toolspec-import text)))
                    ("mcp.el" . ,(lambda () (toolspec-bench--mcp-tools text)))
                    ("json-parse-string" . ,(lambda () (toolspec-bench--json-floor text)))
-                   ("objects" . ,(lambda () (toolspec-bench--plists-floor out)))))))
+                   ("objects" . ,(lambda () (toolspec-bench--plists-floor out)))
+                   ("reports" . ,(lambda () (toolspec-bench--reports-floor reports)))))))
         (cl-assert (= n (length (toolspec-bench--mcp-tools text))))
         (push (list name r toolspec-bench--outside-gc) results)
         (let ((case (format "catalog import, %d tools (%s, %.1f MB)" n name
@@ -276,7 +300,12 @@ and a name providers refuse is no error (registration renames it)."
                                    floor "mcp.el path" mcp nil)
               (toolspec-bench--note
                "floor: making the catalog's plists alone takes %.2fx the mcp.el path; the 0.5x target leaves %.1f ms beside it to copy, parse, normalise and check %d tools"
-               (/ floor mcp) (* 1000 (- (* 0.5 mcp) floor)) n))))))
+               (/ floor mcp) (* 1000 (- (* 0.5 mcp) floor)) n)
+              ;; What the mcp.el path does not make: the import's
+              ;; warnings, each tool's problems and each tool's path.
+              (toolspec-bench--row (format "floor: Emacs making the import's %d warnings, %d problems and %d paths (json-parse-string)"
+                                           (nth 0 counts) (nth 1 counts) n)
+                                   (cdr (assoc "reports" r)) "mcp.el path" mcp nil))))))
     ;; Linearity: the catalog twice over should take about twice as long.
     ;; Whether a garbage collection falls inside a run depends on how
     ;; much it conses against the heap's size: a run that made the
