@@ -736,17 +736,22 @@ llm package."
 A catalog read from the wild may have thousands of warnings: logging
 each took longer than the import itself, and buried the errors.")
 
-(defun toolspec-gptel--log-some (items format-item what variable)
+(defun toolspec-gptel--log-some (items format-item what variable &optional kinds)
   "Log the first `toolspec-gptel--log-limit' of ITEMS, then how many more.
 FORMAT-ITEM makes an item's line; WHAT names the kind of items,
-VARIABLE where all of them are kept."
+VARIABLE where all of them are kept.  KINDS, a function of no
+arguments, gives the text saying what kinds of items they all are,
+logged after how many more there are."
   (cl-loop for item in items
            for i from 1 to toolspec-gptel--log-limit
            do (message "toolspec: %s" (funcall format-item item)))
   (let ((n (length items)))
     (when (> n toolspec-gptel--log-limit)
-      (message "toolspec: ... and %d more %s (all of them in `%s')"
-               (- n toolspec-gptel--log-limit) what variable))))
+      (message "toolspec: ... and %d more %s (all of them in `%s')%s"
+               (- n toolspec-gptel--log-limit) what variable
+               (if-let* ((text (and kinds (funcall kinds))))
+                   (format "; all %d by kind: %s" n text)
+                 "")))))
 
 (defvar toolspec-last-import-left-out nil
   "The tools the last `toolspec-import-file' left out for their errors.
@@ -813,7 +818,8 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                                     warnings))
                           (lambda (w) (format "%s: %s" (abbreviate-file-name file)
                                               (toolspec-format-problem w)))
-                          "import warnings" "toolspec-last-import-warnings")
+                          "import warnings" "toolspec-last-import-warnings"
+                          (lambda () (toolspec--problem-kinds (list toolspec-last-import-warnings))))
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
       (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t

@@ -656,6 +656,12 @@ OPTIONS are the import options."
         (insert (format "%s could not be read and %s left out: the errors below say where\n"
                         (toolspec-ui--plural left-out "tool definition")
                         (if (= left-out 1) "is" "are")))))
+    (dolist (severity '(error warning))
+      (when-let* ((kinds (toolspec--problem-kinds
+                          (cons (plist-get preview :general)
+                                (mapcar (lambda (e) (plist-get e :problems)) entries))
+                          severity)))
+        (insert (format "  %ss by kind: %s\n" severity kinds))))
     (insert (format "%s: register   %s: register and activate (add to `gptel-tools')   %s: bind the tool at point\n"
                     (toolspec-ui--keys 'toolspec-import-register)
                     (toolspec-ui--keys 'toolspec-import-register-and-activate)

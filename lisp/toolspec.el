@@ -1106,6 +1106,35 @@ wrong and what would be right."
         (format "%s: %s" severity message)
       (format "%s: %s: %s" severity path message))))
 
+(defun toolspec--problem-kinds (lists &optional severity)
+  "How many problems of each kind LISTS have, as text; nil if none.
+LISTS is a list of problem lists, each as `toolspec-validate' returns
+it.  Only problems of SEVERITY count, or every one when SEVERITY is
+nil.  A problem's kind is the `toolspec-code' of its message, `other'
+when it has none.  The six most frequent kinds come first, then how
+many other kinds there are: a file of thousands of tools may have
+thousands of problems of a few kinds, and this says which."
+  (let ((counts (make-hash-table :test #'eq))
+        (kinds nil))
+    (dolist (problems lists)
+      (dolist (p problems)
+        (when (or (null severity) (eq (car p) severity))
+          (let* ((message (nth 2 p))
+                 (code (or (and (stringp message) (> (length message) 0)
+                                (get-text-property 0 'toolspec-code message))
+                           'other)))
+            (unless (gethash code counts) (push code kinds))
+            (puthash code (1+ (gethash code counts 0)) counts)))))
+    (when kinds
+      ;; Most frequent first; among equals, in the order first met
+      ;; (`sort' is stable).
+      (setq kinds (sort (nreverse kinds) (lambda (a b) (> (gethash a counts) (gethash b counts)))))
+      (let ((rest (- (length kinds) 6)))
+        (concat (mapconcat (lambda (k) (format "%d %s" (gethash k counts) k)) (seq-take kinds 6) ", ")
+                (cond ((< rest 1) "")
+                      ((= rest 1) ", and 1 other kind")
+                      (t (format ", and %d other kinds" rest))))))))
+
 (defun toolspec-check (tool)
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
 The error's details hold all problems under `:problems'; warnings

@@ -158,6 +158,11 @@ every file, but its tool asks before each call, even imported with
       (toolspec-test-helpers-mx "toolspec-import-file" file)
       (let ((text (toolspec-test-helpers-preview-text)))
         (should (string-match-p "^2 tools, 2 errors, 7 warnings$" text))
+        ;; What kinds of problems there are, the most frequent first.
+        (should (string-match-p "^2 tools, 2 errors, 7 warnings\n  errors by kind: 2 no-items\n" text))
+        (should (string-match-p
+                 "^  warnings by kind: 2 missing-key, 2 enum-not-strings, 1 invalid-name, 1 no-type, 1 type-alias$"
+                 text))
         (should (string-match-p "^bad tool$" text))
         ;; A name providers refuse is registered under a valid one.
         (should (string-match-p "^  warning: name: \"bad tool\" is not a valid tool name.*gptel gets a name every backend takes" text))
@@ -217,6 +222,43 @@ every file, but its tool asks before each call, even imported with
       (should (string-match-p "^bad_tool$" (toolspec-test-helpers-preview-text)))
       (toolspec-test-helpers-keys (kbd "C-c C-c"))
       (should (gptel-tool-p (gptel-get-tool (list (file-name-base file) "bad_tool")))))))
+
+(ert-deftest toolspec-ui-problem-kinds-most-frequent-first ()
+  "The summary of problem kinds: counts, order, the rest counted."
+  (let* ((coded (lambda (code) (propertize "a message" 'toolspec-code code)))
+         (problems (lambda (&rest spec)
+                     ;; SPEC: CODE COUNT..., each a warning that many times.
+                     (cl-loop for (code n) on spec by #'cddr
+                              append (make-list n (list 'warning "x" (funcall coded code))))))
+         (lists (list (list (list 'error "" "no code") (list 'warning "" (funcall coded 'seven)))
+                      (funcall problems 'one 1 'two 2 'three 3 'four 4)
+                      (funcall problems 'five 5 'six 6 'seven 6 'two 1))))
+    (should (equal (toolspec--problem-kinds lists 'warning)
+                   "7 seven, 6 six, 5 five, 4 four, 3 two, 3 three, and 1 other kind"))
+    ;; A message without a code is of the kind `other'.
+    (should (equal (toolspec--problem-kinds lists 'error) "1 other"))
+    (should-not (toolspec--problem-kinds lists 'note))
+    ;; Without a severity, every problem counts.
+    (should (equal (toolspec--problem-kinds lists)
+                   "7 seven, 6 six, 5 five, 4 four, 3 two, 3 three, and 2 other kinds"))))
+
+(ert-deftest toolspec-ui-import-file-logs-the-kinds-of-its-warnings ()
+  "An import from Lisp logs its first warnings, then the kinds of all."
+  (toolspec-test-helpers-with-clean-state
+    (let* ((tools (cl-loop for i below 25
+                           collect (format "{\"name\": \"t%d\", \"inputSchema\": {\"type\": \"dict\", \"properties\": {\"x\": {\"type\": %s}}}}"
+                                           i (if (< i 3) "\"any\"" "\"string\""))))
+           (file (toolspec-test-helpers-temp-file
+                  (format "{\"tools\": [%s]}" (mapconcat #'identity tools ", ")))))
+      (toolspec-import-file file)
+      ;; 25 type names read as "object", 3 unknown ones.
+      (should (= 28 (length toolspec-last-import-warnings)))
+      (let ((log (toolspec-test-helpers-messages)))
+        (should (string-match-p "tools\\[0\\]\\.inputSchema\\.type: non-standard type name \"dict\"" log))
+        (should (string-match-p
+                 (concat "^toolspec: \\.\\.\\. and 8 more import warnings (all of them in .toolspec-last-import-warnings.); "
+                         "all 28 by kind: 25 type-alias, 3 unknown-type$")
+                 log))))))
 
 (ert-deftest toolspec-ui-import-navigation-and-cancel ()
   "n and p move between tools, RET on a tool shows it, q cancels."
