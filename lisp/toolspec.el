@@ -781,6 +781,23 @@ was (see `toolspec--export-cache')."
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
            dialect t pretty))))))
 
+(defvar toolspec--export-cache (make-hash-table :test #'eq :weakness 'key)
+  "The compact JSON of tools exported before, for the next export.
+Each TOOL maps to (KEY . ((SLOT . TEXT) ...)).  SLOT is the dialect,
+or (DIALECT . NAME) for a text written under NAME instead of the
+tool's own name.  For a gptel tool toolspec registered, KEY is
+\(SOURCE . NAME): the plist it was registered from, which never
+changes (see `toolspec--gptel-sources'), and a copy of the name it
+was exported under; a TEXT is used while the tool has that source
+and is exported under a name `equal' to NAME.  For any other tool,
+KEY is a copy of its `toolspec--export-key' when TEXT was written,
+strings included, and a TEXT is used only while the tool's key is
+still `equal' to KEY, so any change to the tool, in place or not,
+makes it written again.  Keys are weak: a tool no longer referenced
+elsewhere leaves the table at the next garbage collection.  The
+entry under `toolspec--export-renames' is the last export's names:
+\(DIALECT NAMES-JSON . NEW-NAMES), see `toolspec--export-renames'.")
+
 (defun toolspec--export-renames (tools dialect &optional names)
   "Warn of the names of TOOLS that DIALECT refuses; return the new names.
 NAMES are the names TOOLS are exported under, when known.
@@ -908,23 +925,6 @@ to print it instead."
            (toolspec--json-serialize
             (vconcat (mapcar (lambda (tool) (toolspec--serial-item (toolspec--export-key tool))) tools)))
          (error nil))))
-
-(defvar toolspec--export-cache (make-hash-table :test #'eq :weakness 'key)
-  "The compact JSON of tools exported before, for the next export.
-Each TOOL maps to (KEY . ((SLOT . TEXT) ...)).  SLOT is the dialect,
-or (DIALECT . NAME) for a text written under NAME instead of the
-tool's own name.  For a gptel tool toolspec registered, KEY is
-\(SOURCE . NAME): the plist it was registered from, which never
-changes (see `toolspec--gptel-sources'), and a copy of the name it
-was exported under; a TEXT is used while the tool has that source
-and is exported under a name `equal' to NAME.  For any other tool,
-KEY is a copy of its `toolspec--export-key' when TEXT was written,
-strings included, and a TEXT is used only while the tool's key is
-still `equal' to KEY, so any change to the tool, in place or not,
-makes it written again.  Keys are weak: a tool no longer referenced
-elsewhere leaves the table at the next garbage collection.  The
-entry under `toolspec--export-renames' is the last export's names:
-\(DIALECT NAMES-JSON . NEW-NAMES), see `toolspec--export-renames'.")
 
 (defun toolspec--registered-item (source name)
   "The `toolspec--serial-item' of SOURCE, a registered tool's plist, named NAME.

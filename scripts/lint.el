@@ -3,6 +3,8 @@
 ;;; Commentary:
 
 ;; Run as: emacs --batch -Q -L lisp -l scripts/lint.el
+;; (with --eval '(setq lint-emacs "PROGRAM")' first when this Emacs is
+;; started by a script: each file is compiled by PROGRAM, alone)
 ;; Exits non-zero when byte-compilation warns or checkdoc complains, or
 ;; when two forms of lisp/ define the same option, variable, function,
 ;; face or group.  The byte code goes to a temporary directory: the
@@ -50,6 +52,31 @@ A `defvar' without a value only declares: it does not count.")
         (end-of-file nil))
       (nreverse found))))
 
+(defvar lint-emacs (expand-file-name invocation-name invocation-directory)
+  "The Emacs that compiles each file: by default, this one's program.
+Set it to the command this Emacs was started with when that is a
+script around the program (the Emacs 28 of scripts/run-tests.sh).")
+
+(defun lint--compile-alone (file)
+  "Byte-compile FILE, warnings as errors, in a new batch Emacs; non-nil if clean.
+The new Emacs is `lint-emacs', with this one's `load-path',
+`compat' when this one loaded it (Emacs 28), and the module file
+this one was given.  Its output is shown when it fails."
+  (let* ((setup `(progn (setq load-path ',load-path load-prefer-newer t
+                               byte-compile-error-on-warn t
+                               byte-compile-dest-file-function
+                               (lambda (f) (expand-file-name (concat (file-name-nondirectory f) "c")
+                                                             ,lint--elc-directory)))
+                        ,@(and (boundp 'toolspec-module-file)
+                               `((setq toolspec-module-file ,toolspec-module-file)))))
+         (args (append (list "--batch" "-Q" "--eval" (prin1-to-string setup))
+                       (and (featurep 'compat) (list "-l" "compat"))
+                       (list "-f" "batch-byte-compile" file))))
+    (with-temp-buffer
+      (let ((status (apply #'call-process lint-emacs nil t nil args)))
+        (or (eql status 0)
+            (progn (message "%s" (string-trim-right (buffer-string))) nil))))))
+
 (let ((files (cl-remove-if (lambda (f) (string-suffix-p "-autoloads.el" f))
                            (directory-files (expand-file-name "lisp") t "\\.el\\'"))))
   ;; One definition per name and namespace, in all of lisp/.
@@ -61,14 +88,15 @@ A `defvar' without a value only declares: it does not count.")
               (progn (setq lint--failures (1+ lint--failures))
                      (message "lint: %s: %s %s is defined again (first at %s)" here space name first))
             (puthash (cons space name) here seen))))))
-  ;; Byte-compilation, warnings as errors, into a temporary directory.
-  (let ((byte-compile-error-on-warn t)
-        (byte-compile-dest-file-function
-         (lambda (f) (expand-file-name (concat (file-name-nondirectory f) "c") lint--elc-directory))))
-    (dolist (f files)
-      (unless (byte-compile-file f)
-        (setq lint--failures (1+ lint--failures))
-        (message "lint: byte-compilation of %s failed" f))))
+  ;; Byte-compilation, warnings as errors, into a temporary directory:
+  ;; each file in an Emacs of its own, as a package manager may compile
+  ;; it.  Compiled one after the other in this Emacs, a file is compiled
+  ;; with what the files before it loaded, which hides a variable used
+  ;; before the file defines it.
+  (dolist (f files)
+    (unless (lint--compile-alone f)
+      (setq lint--failures (1+ lint--failures))
+      (message "lint: byte-compilation of %s failed" f)))
   (delete-directory lint--elc-directory t)
   ;; checkdoc, collecting its diagnostics.
   (dolist (f files)

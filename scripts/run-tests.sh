@@ -68,7 +68,7 @@ emacs_preload=()
 run_lint() {
   note "byte-compile and checkdoc lisp/ ($1)"
   if "$EMACS" --batch -Q "${emacs_preload[@]}" -L lisp -L .deps/gptel \
-       --eval "(setq toolspec-module-file \"$module\")" -l scripts/lint.el; then
+       --eval "(setq toolspec-module-file \"$module\" lint-emacs \"$EMACS\")" -l scripts/lint.el; then
     passed=$((passed + 1))
   else
     echo "FAILED: byte-compilation or checkdoc of lisp/ ($1)"; failed=$((failed + 1))
