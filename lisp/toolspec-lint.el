@@ -225,10 +225,6 @@ or `next-error' shows the place.
         (insert-file-contents file)
         (buffer-string)))))
 
-(defun toolspec-lint--plural (n word)
-  "N and WORD, in the plural unless N is 1."
-  (format "%d %s%s" n word (if (= n 1) "" "s")))
-
 ;;;###autoload
 (defun toolspec-check-elisp-file (file)
   "Check the gptel and llm tool definitions in FILE, an Emacs Lisp file.
@@ -261,16 +257,16 @@ warnings."
                             (toolspec--one-line (toolspec-lint--text problem))))))
         (insert (if problems
                     (format "\n%s, %s, %s\n"
-                            (toolspec-lint--plural (funcall count 'error) "error")
-                            (toolspec-lint--plural (funcall count 'warning) "warning")
-                            (toolspec-lint--plural (funcall count 'note) "note"))
+                            (toolspec--plural (funcall count 'error) "error")
+                            (toolspec--plural (funcall count 'warning) "warning")
+                            (toolspec--plural (funcall count 'note) "note"))
                   "No problems\n"))
         (goto-char (point-min))))
     (setq next-error-last-buffer out)
     (display-buffer out)
     (let ((n (+ (funcall count 'error) (funcall count 'warning))))
       (message "%s in %s" (if (zerop n) "No problems"
-                            (toolspec-lint--plural n "problem"))
+                            (toolspec--plural n "problem"))
                name)
       n)))
 

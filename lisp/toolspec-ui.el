@@ -625,10 +625,6 @@ OPTIONS are the import options."
      (cl-loop for e in (plist-get preview :entries)
               sum (cl-count severity (plist-get e :problems) :key #'car))))
 
-(defun toolspec-ui--plural (n word)
-  "N and WORD, in the plural unless N is 1."
-  (format "%d %s%s" n word (if (= n 1) "" "s")))
-
 (defun toolspec-ui--keys (command)
   "The keys of COMMAND in the preview, as text."
   (propertize (mapconcat #'key-description
@@ -647,14 +643,14 @@ OPTIONS are the import options."
             (propertize (toolspec-ui--source-label source) 'face 'toolspec-heading)
             (format "  (gptel category \"%s\")\n" (plist-get preview :category)))
     (insert (format "%s, %s, %s\n"
-                    (toolspec-ui--plural (length entries) "tool")
-                    (toolspec-ui--plural (toolspec-ui--count-problems preview 'error) "error")
-                    (toolspec-ui--plural (toolspec-ui--count-problems preview 'warning) "warning")))
+                    (toolspec--plural (length entries) "tool")
+                    (toolspec--plural (toolspec-ui--count-problems preview 'error) "error")
+                    (toolspec--plural (toolspec-ui--count-problems preview 'warning) "warning")))
     ;; The errors of no tool are tool definitions that could not be read.
     (let ((left-out (cl-count 'error (plist-get preview :general) :key #'car)))
       (when (> left-out 0)
         (insert (format "%s could not be read and %s left out: the errors below say where\n"
-                        (toolspec-ui--plural left-out "tool definition")
+                        (toolspec--plural left-out "tool definition")
                         (if (= left-out 1) "is" "are")))))
     (dolist (severity '(error warning))
       (when-let* ((kinds (toolspec--problem-kinds
@@ -757,7 +753,7 @@ approve, is asked about; the hosts approved join `:credentials'."
       (toolspec-ui--render-preview))
     (pop-to-buffer buffer)
     (message "%s: %s registers them, %s cancels"
-             (toolspec-ui--plural (length (plist-get data :entries)) "tool")
+             (toolspec--plural (length (plist-get data :entries)) "tool")
              (toolspec-ui--keys 'toolspec-import-register)
              (toolspec-ui--keys 'toolspec-import-cancel))
     buffer))
@@ -816,7 +812,7 @@ registered: fix the JSON and reload the preview with
                (user-error "Nothing registered: %s errors; fix the JSON, then reload with %s"
                            have reload))
               ((not (y-or-n-p (format "%s errors and will be left out; register the other %s? "
-                                      have (toolspec-ui--plural (length good) "tool"))))
+                                      have (toolspec--plural (length good) "tool"))))
                (user-error "Nothing registered: fix the JSON, then reload with %s" reload)))))
     (let* ((activate (or activate toolspec-activate-tools))
            (made (apply #'toolspec-register
@@ -826,7 +822,7 @@ registered: fix the JSON and reload the preview with
                         :activate activate
                         (toolspec-ui--approve-credentials preview))))
       (quit-window t)
-      (message "%s registered in category %s%s%s" (toolspec-ui--plural (length made) "tool") category
+      (message "%s registered in category %s%s%s" (toolspec--plural (length made) "tool") category
                (if (> broken 0) (format " (%d left out)" broken) "")
                (if activate
                    ", and active: gptel offers them to the model"
@@ -895,7 +891,7 @@ When its tools could be registered, ask first."
     (when (and entries
                (not (cl-some (lambda (e) (assq 'error (plist-get e :problems))) entries))
                (not (y-or-n-p (format "Discard %s without registering %s? "
-                                      (toolspec-ui--plural (length entries) "tool")
+                                      (toolspec--plural (length entries) "tool")
                                       (if (cdr entries) "them" "it")))))
       (user-error "Nothing discarded: %s registers the tools"
                   (toolspec-ui--keys 'toolspec-import-register))))
@@ -1218,14 +1214,14 @@ problems."
                           (toolspec--one-line message))))
         (insert (if diags
                     (format "\n%s, %s\n"
-                            (toolspec-ui--plural (cl-count 'error diags :key #'car) "error")
-                            (toolspec-ui--plural (cl-count 'warning diags :key #'car) "warning"))
+                            (toolspec--plural (cl-count 'error diags :key #'car) "error")
+                            (toolspec--plural (cl-count 'warning diags :key #'car) "warning"))
                   "No problems\n"))
         (goto-char (point-min))))
     (setq next-error-last-buffer out)
     (display-buffer out)
     (if diags
-        (message "%s in %s" (toolspec-ui--plural (length diags) "problem") name)
+        (message "%s in %s" (toolspec--plural (length diags) "problem") name)
       (message "No problems"))
     (length diags)))
 
@@ -1313,7 +1309,7 @@ has, is warned of: providers refuse such a list."
                  (format "The names %s are each given to" (mapconcat (lambda (n) (format "\"%s\"" n)) twice ", "))
                (format "The name \"%s\" is given to" (car twice))))))
   (if file
-      (message "%s written to %s (%s)" (toolspec-ui--plural count "tool")
+      (message "%s written to %s (%s)" (toolspec--plural count "tool")
                (abbreviate-file-name file) dialect)
     (let ((buffer (get-buffer-create "*toolspec-export*")))
       (with-current-buffer buffer
@@ -1323,7 +1319,7 @@ has, is warned of: providers refuse such a list."
         (if (fboundp 'js-json-mode) (js-json-mode) (js-mode))
         (goto-char (point-min)))
       (pop-to-buffer buffer)
-      (message "%s as %s JSON" (toolspec-ui--plural count "tool") dialect))))
+      (message "%s as %s JSON" (toolspec--plural count "tool") dialect))))
 
 ;;;; gptel forms
 
@@ -1414,7 +1410,7 @@ define it.  Return the forms' text."
           (indent-region (point-min) (point-max))
           (goto-char (point-min)))
         (pop-to-buffer buffer)))
-    (message "%s: define the placeholder functions" (toolspec-ui--plural (length tools) "form"))
+    (message "%s: define the placeholder functions" (toolspec--plural (length tools) "form"))
     text))
 
 (provide 'toolspec-ui)

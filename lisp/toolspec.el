@@ -1106,6 +1106,10 @@ wrong and what would be right."
         (format "%s: %s" severity message)
       (format "%s: %s: %s" severity path message))))
 
+(defun toolspec--plural (n word)
+  "N and WORD, in the plural unless N is 1."
+  (format "%d %s%s" n word (if (= n 1) "" "s")))
+
 (defun toolspec--problem-kinds (lists &optional severity)
   "How many problems of each kind LISTS have, as text; nil if none.
 LISTS is a list of problem lists, each as `toolspec-validate' returns
@@ -1131,9 +1135,7 @@ thousands of problems of a few kinds, and this says which."
       (setq kinds (sort (nreverse kinds) (lambda (a b) (> (gethash a counts) (gethash b counts)))))
       (let ((rest (- (length kinds) 6)))
         (concat (mapconcat (lambda (k) (format "%d %s" (gethash k counts) k)) (seq-take kinds 6) ", ")
-                (cond ((< rest 1) "")
-                      ((= rest 1) ", and 1 other kind")
-                      (t (format ", and %d other kinds" rest))))))))
+                (if (> rest 0) (concat ", and " (toolspec--plural rest "other kind")) ""))))))
 
 (defun toolspec-check (tool)
   "Return TOOL if it has no errors, else signal `toolspec-invalid-spec'.
