@@ -895,19 +895,19 @@ fn write_compact(v: &Value, out: &mut String) {
     }
 }
 
+/// A one in each byte of a word, and the high bit of each byte.
+const ONES: u64 = u64::from_le_bytes([1; 8]);
+const HIGHS: u64 = ONES << 7;
+
 /// Whether one of the eight bytes of `x` is a control character, `"` or
 /// `\\` (exactly whether; not which).
 fn escapes_in(x: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    (x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0) || has_byte(x, b'"') | has_byte(x, b'\\') != 0
+    (x.wrapping_sub(ONES * 0x20) & !x & HIGHS != 0) || has_byte(x, b'"') | has_byte(x, b'\\') != 0
 }
 
 /// The high bit of each byte of `word` that is `byte`, and maybe of
 /// bytes after one that is: the lowest bit set marks the first.
 pub(crate) fn has_byte(word: u64, byte: u8) -> u64 {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
     let x = word ^ (ONES * u64::from(byte));
     x.wrapping_sub(ONES) & !x & HIGHS
 }
