@@ -475,18 +475,23 @@ when a function was named for it."
   (unless (require 'gptel nil t)
     (signal 'toolspec-module-error (list "gptel is not installed: install it to register tools" nil))))
 
-(defun toolspec-gptel--make (category slots)
+(defun toolspec-gptel--make (category slots &optional strings)
   "A gptel tool of CATEGORY made from SLOTS, unregistered.
 See `toolspec-gptel--add' for why it is registered apart.  It is made
 by `gptel--make-tool', the function `gptel-make-tool' makes its tool
 with before registering it: calling `gptel-make-tool' with an empty
 registry bound, as when gptel lacks that function, made each tool's
 slots twice over and an entry to throw away (bench/history.md, round
-22)."
-  (if (fboundp 'gptel--make-tool)
-      (apply #'gptel--make-tool :category category slots)
-    (let ((gptel--known-tools nil))
-      (apply #'gptel-make-tool :category category slots))))
+22).  STRINGS non-nil says the `:type' values of the args are strings
+already (see `toolspec--type-strings'): the struct is made without
+`gptel--make-tool' walking the args to turn symbols into strings, a
+fifth of registering a catalog (bench/history.md, round 25)."
+  (cond ((and strings (fboundp 'gptel--make-tool-internal))
+         (apply #'gptel--make-tool-internal :category category slots))
+        ((fboundp 'gptel--make-tool)
+         (apply #'gptel--make-tool :category category slots))
+        (t (let ((gptel--known-tools nil))
+             (apply #'gptel-make-tool :category category slots)))))
 
 (defun toolspec-gptel--add (category tools)
   "Register TOOLS, gptel tools of CATEGORY, in gptel's registry.
@@ -633,7 +638,9 @@ replaces its tools."
          ;; `gptel-make-tool' turns the :type symbols of the :args it is
          ;; given into strings, in place: each plist is copied first,
          ;; unless the caller made TOOLS for this call alone.
-         (copy (if (plist-get options :toolspec--fresh) #'identity (lambda (tool) (copy-tree tool t)))))
+         (copy (if (plist-get options :toolspec--fresh) #'identity (lambda (tool) (copy-tree tool t))))
+         ;; The module made the types strings (`toolspec--type-strings').
+         (strings (plist-get options :toolspec--type-strings)))
     ;; Tools of the source that were active stay active under their new
     ;; definition.
     (let* ((old (and source (gethash source toolspec-gptel--registered)))
@@ -653,7 +660,7 @@ replaces its tools."
                              ;; original name.
                              (binding (toolspec-gptel--resolve tool options))
                              (made (toolspec-gptel--make
-                                    category (toolspec-gptel--slots tool options binding new))))
+                                    category (toolspec-gptel--slots tool options binding new) strings)))
                         (when new
                           (puthash made (plist-get tool :name) toolspec--original-names))
                         ;; The plist it is exported and sent from, whose
@@ -675,7 +682,7 @@ replaces its tools."
         (when source
           (puthash source made toolspec-gptel--registered)
           (puthash source (cl-loop for (k v) on options by #'cddr
-                                   unless (memq k '(:source :toolspec--fresh :preview :activate))
+                                   unless (memq k '(:source :toolspec--fresh :toolspec--type-strings :preview :activate))
                                    append (list k v))
                    toolspec-gptel--import-options))
         made))))
@@ -782,7 +789,8 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (progn (require 'toolspec-ui)
              (toolspec-ui--preview-file file options))
     (let* ((file (expand-file-name file))
-           (tools (toolspec-openapi--read-file-for-import file options))
+           (tools (let ((toolspec--type-strings t))
+                    (toolspec-openapi--read-file-for-import file options)))
            (problems toolspec-last-import-problems)
            (kept nil)
            (refused nil))
@@ -822,7 +830,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                           (lambda () (toolspec--problem-kinds (list toolspec-last-import-warnings))))
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
-      (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t
+      (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t :toolspec--type-strings t
              (append options (list :category (or (plist-get options :category)
                                                  (toolspec-openapi-category tools)
                                                  (file-name-base file))))))))

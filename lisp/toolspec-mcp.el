@@ -1555,7 +1555,9 @@ A listing asked for while one runs starts again when it ends."
          (category (toolspec-mcp--category name))
          (plists (and tools
                       (condition-case err
-                          (toolspec-parse-json (toolspec-mcp--json `((tools . ,(vconcat tools)))) 'mcp)
+                          ;; Types as gptel makes them (see `toolspec--type-strings').
+                          (let ((toolspec--type-strings t))
+                            (toolspec-parse-json (toolspec-mcp--json `((tools . ,(vconcat tools)))) 'mcp))
                         (toolspec-error
                          (toolspec-mcp--set-error server (format "its tools cannot be read: %s"
                                                                  (error-message-string err)))
@@ -1577,7 +1579,7 @@ A listing asked for while one runs starts again when it ends."
                  bindings)))
     (let ((made (condition-case err
                     (toolspec-register plists :category category :source category
-                                       :toolspec--fresh t
+                                       :toolspec--fresh t :toolspec--type-strings t
                                        :functions (lambda (tool-name) (gethash tool-name bindings)))
                   (error
                    (toolspec-mcp--set-error server (format "its tools cannot be registered: %s"

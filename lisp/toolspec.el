@@ -524,6 +524,13 @@ document read, like those of `toolspec-last-import-warnings'.")
 Each element is what `toolspec-validate' returns for that tool: nil
 for a tool without problems.")
 
+(defvar toolspec--type-strings nil
+  "Non-nil: the module makes the `:type' of the tools it reads strings.
+One string for each name (\"string\"), as `gptel-make-tool' turns
+the symbols into, in place, walking every tool's args.
+`toolspec-import-file' binds it around reading the tools it
+registers, and registers them without that walk.")
+
 (defun toolspec--read (text)
   "Read the elisp TEXT the module printed."
   (car (read-from-string text)))

@@ -186,6 +186,14 @@ fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
     Ok(None)
 }
 
+/// Whether Lisp asks for type names as strings (`toolspec--type-strings`
+/// bound non-nil, as `toolspec-import-file` binds it: see
+/// [`Lisp::type_strings`]).
+fn type_strings_asked(env: &Env) -> emacs::Result<bool> {
+    let symbol = env.intern("toolspec--type-strings")?;
+    Ok(env.call("boundp", [symbol])?.is_not_nil() && env.call("symbol-value", [symbol])?.is_not_nil())
+}
+
 /// How much of its budget (`toolspec-max-import-size`) the last import
 /// used, in bytes; 0 when asked again before another import.
 #[defun]
@@ -263,6 +271,9 @@ fn streamed<'e>(
     read: impl FnOnce(&mut dyn FnMut(Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
 ) -> emacs::Result<Value<'e>> {
     let mut sink = Lisp::new(env)?;
+    if type_strings_asked(env)? {
+        sink.type_strings();
+    }
     // Stopped by a `C-g` seen while waiting for tools, or by the first
     // Lisp call that failed (a `C-g` seen by that call is its error).
     let failed = sink.failed();

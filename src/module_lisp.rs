@@ -52,6 +52,9 @@ pub(crate) struct Lisp<'e> {
     /// Symbols made so far, and keywords by their name without colon.
     symbols: FastMap<String, Value<'e>>,
     keywords: FastMap<String, Value<'e>>,
+    /// Type names made strings so far, when they are made strings (see
+    /// [`Lisp::type_strings`]).
+    type_strings: Option<FastMap<String, Value<'e>>>,
     /// Coded strings made so far, by code, then by text: a catalog's
     /// thousands of warnings say the same few things ("non-standard type
     /// name \"dict\" read as \"object\"" 4,519 times in BFCL's), and
@@ -80,6 +83,7 @@ impl<'e> Lisp<'e> {
             done: Vec::new(),
             symbols: FastMap::default(),
             keywords: FastMap::default(),
+            type_strings: None,
             coded: FastMap::default(),
             coded_count: 0,
             sides: Vec::new(),
@@ -88,6 +92,15 @@ impl<'e> Lisp<'e> {
             error: None,
             failed: Rc::default(),
         })
+    }
+
+    /// Make type names strings (`:type "string"`), one string for each
+    /// name, instead of symbols: what `gptel-make-tool' turns the symbols
+    /// into, in place, walking every tool's args.  Tools read to be
+    /// registered are made so, and gptel's walk is left out (`make
+    /// bench`, `toolspec-bench-register`; bench/history.md, round 25).
+    pub(crate) fn type_strings(&mut self) {
+        self.type_strings.get_or_insert_with(FastMap::default);
     }
 
     /// Whether a module call has failed (see [`Lisp::finish`]), as a flag
@@ -215,6 +228,22 @@ impl<'a> Sink<'a> for Lisp<'_> {
     }
     fn symbol(&mut self, name: &str) {
         let v = Self::intern(self.env, &mut self.symbols, name, || name.to_string());
+        self.push(v);
+    }
+    fn type_name(&mut self, name: &str) {
+        let Some(kept) = self.type_strings.as_mut() else {
+            return self.symbol(name);
+        };
+        let v = match kept.get(name) {
+            Some(v) => Ok(*v),
+            None => {
+                let v = if name.is_ascii() { name.as_bytes().into_lisp(self.env) } else { name.into_lisp(self.env) };
+                if let Ok(v) = v {
+                    kept.insert(name.to_string(), v);
+                }
+                v
+            }
+        };
         self.push(v);
     }
     fn number(&mut self, n: &Number) {

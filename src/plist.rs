@@ -143,10 +143,10 @@ fn emit_schema_body<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
     }
 }
 
-/// A type name as a symbol.
+/// A type name as a symbol (see [`Sink::type_name`]).
 fn emit_type<'a, S: Sink<'a>>(t: &'a Value, s: &mut S) {
     match t {
-        Value::String(t) => s.symbol(t),
+        Value::String(t) => s.type_name(t),
         other => emit_data(other, s),
     }
 }

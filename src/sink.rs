@@ -29,6 +29,12 @@ pub trait Sink<'a> {
     /// A keyword, `name` without its colon.
     fn keyword(&mut self, name: &'a str);
     fn symbol(&mut self, name: &'a str);
+    /// A schema's type name (`:type string`): a symbol, as gptel and llm
+    /// document it, unless the sink makes them strings (see
+    /// [`crate::module_lisp`]).
+    fn type_name(&mut self, name: &'a str) {
+        self.symbol(name);
+    }
     fn number(&mut self, n: &'a Number);
     fn nil(&mut self);
     fn t(&mut self);

@@ -1159,6 +1159,49 @@ both: the name as a warning, the other error as the cause."
                              '(error)))))
         (delete-file file)))))
 
+(ert-deftest toolspec-gptel-test-import-gives-gptel-string-types ()
+  "An import registers args whose types are strings, as gptel makes them.
+The module makes them strings as it reads (see
+`toolspec--type-strings'), and gptel's own walk over the args is left
+out: every arg is what `gptel--make-tool' makes from the plists
+`toolspec-read-file' returns, except a value in the data that looks
+like a schema, which gptel's walk would change (true to \"t\")."
+  (toolspec-gptel-test--with-toolspec-registry
+    (let ((file (make-temp-file
+                 "toolspec-types" nil ".json"
+                 (json-encode
+                  '((tools . [((name . "place") (description . "Place.")
+                               (inputSchema
+                                . ((type . "object")
+                                   (properties
+                                    . ((where . ((type . "object")
+                                                 (properties . ((lat . ((type . "number")))
+                                                                (tags . ((type . "array")
+                                                                         (items . ((type . "string")))))))))
+                                       (when . ((type . ["string" "null"])))
+                                       (how . ((anyOf . [((type . "integer")) ((type . "boolean"))])))
+                                       (raw . ((type . "object") (default . ((type . t)))))))
+                                   (required . ["where"]))))])))))
+          (inhibit-message t))
+      (unwind-protect
+          (let* ((read (toolspec-read-file file))
+                 (symbol (plist-get (car (plist-get (car read) :args)) :type))
+                 (made (gptel--make-tool :name "place" :function #'ignore :description "Place."
+                                         :args (copy-tree (plist-get (car read) :args) t)))
+                 (tool (car (toolspec-import-file file :category toolspec-gptel-test--category)))
+                 (args (gptel-tool-args tool))
+                 (raw (cl-find "raw" args :key (lambda (a) (plist-get a :name)) :test #'equal)))
+            ;; `toolspec-read-file' still gives symbols.
+            (should (eq symbol 'object))
+            (should (equal (plist-get (car args) :type) "object"))
+            (should (equal (plist-get (plist-get (plist-get (car args) :properties) :lat) :type) "number"))
+            ;; gptel's walk turned the default's true into "t"; the
+            ;; import keeps it.
+            (should (equal (plist-get (plist-get raw :default) :type) t))
+            (should (equal (cl-subst t "t" args :test #'equal)
+                           (cl-subst t "t" (gptel-tool-args made) :test #'equal))))
+        (delete-file file)))))
+
 (ert-deftest toolspec-gptel-test-unbound-tool-answers-the-model ()
   "A tool nothing binds answers each call that it has no implementation.
 Its arguments are checked first; an async one answers through the
