@@ -52,6 +52,10 @@ pub(crate) struct Lisp<'e> {
     /// Symbols made so far, and keywords by their name without colon.
     symbols: FastMap<String, Value<'e>>,
     keywords: FastMap<String, Value<'e>>,
+    /// The strings of key names made so far ([`Sink::key_name`]): BFCL's
+    /// catalog records the order of 1,555 tools' keys, each with the
+    /// same three names (bench/history.md, round 25).
+    key_names: FastMap<String, Value<'e>>,
     /// Type names made strings so far, when they are made strings (see
     /// [`Lisp::type_strings`]).
     type_strings: Option<FastMap<String, Value<'e>>>,
@@ -83,6 +87,7 @@ impl<'e> Lisp<'e> {
             done: Vec::new(),
             symbols: FastMap::default(),
             keywords: FastMap::default(),
+            key_names: FastMap::default(),
             type_strings: None,
             coded: FastMap::default(),
             coded_count: 0,
@@ -120,6 +125,18 @@ impl<'e> Lisp<'e> {
         } else {
             self.items.push(v);
         }
+    }
+
+    /// The string `text`, from `kept` or made (as [`Sink::string`] makes
+    /// it) and kept there: one Lisp string for all the places it is
+    /// made for.  Nothing changes a string the module made in place.
+    fn kept_string(env: &'e Env, kept: &mut FastMap<String, Value<'e>>, text: &str) -> emacs::Result<Value<'e>> {
+        if let Some(v) = kept.get(text) {
+            return Ok(*v);
+        }
+        let v = if text.is_ascii() { text.as_bytes().into_lisp(env) } else { text.into_lisp(env) }?;
+        kept.insert(text.to_string(), v);
+        Ok(v)
     }
 
     /// The symbol named `name`, from `cache` or interned and kept there.
@@ -234,16 +251,11 @@ impl<'a> Sink<'a> for Lisp<'_> {
         let Some(kept) = self.type_strings.as_mut() else {
             return self.symbol(name);
         };
-        let v = match kept.get(name) {
-            Some(v) => Ok(*v),
-            None => {
-                let v = if name.is_ascii() { name.as_bytes().into_lisp(self.env) } else { name.into_lisp(self.env) };
-                if let Ok(v) = v {
-                    kept.insert(name.to_string(), v);
-                }
-                v
-            }
-        };
+        let v = Self::kept_string(self.env, kept, name);
+        self.push(v);
+    }
+    fn key_name(&mut self, name: &str) {
+        let v = Self::kept_string(self.env, &mut self.key_names, name);
         self.push(v);
     }
     fn number(&mut self, n: &Number) {

@@ -667,6 +667,24 @@ Plists: the first wins, as for `plist-get', and the validator warns."
     (should (string-match-p "\"first\"" (toolspec-to-json tool)))
     (should (cl-some (lambda (p) (string-match-p "appears twice" (nth 2 p))) (toolspec-validate tool)))))
 
+(ert-deftest toolspec-test-key-order-kept-with-one-string-per-name ()
+  "The order of a schema's keys is recorded, its names one string each.
+Tools whose root schema lists `required' before `properties' come
+back from MCP in that order; the record of each names the keys with
+the same strings as the others', small imports and large alike."
+  (dolist (n '(2 3000))
+    (let* ((tool (lambda (i)
+                   (format "{\"name\":\"t%d\",\"inputSchema\":{\"type\":\"object\",\"required\":[\"x\"],\"properties\":{\"x\":{\"type\":\"string\"}}}}"
+                           i)))
+           (tools (toolspec-parse-json
+                   (format "{\"tools\":[%s]}" (mapconcat tool (number-sequence 1 n) ","))))
+           (order (lambda (tool)
+                    (plist-get (plist-get (plist-get tool :schema-extra) :x-toolspec-order) :schema))))
+      (should (equal (funcall order (car tools)) ["type" "required" "properties"]))
+      (should (cl-every #'eq (funcall order (car tools)) (funcall order (car (last tools)))))
+      (should (string-match-p "\\`{\"name\":\"t1\",\"inputSchema\":{\"type\":\"object\",\"required\":\\[\"x\"\\],\"properties\""
+                              (toolspec-to-json (car tools) 'mcp))))))
+
 (ert-deftest toolspec-test-list-read-again ()
   "A tools list found not to be one once tools were made gives each once.
 The list is read as it is parsed; a key after it means the document is
