@@ -721,16 +721,17 @@ was changed to make the input fit is left in
 `toolspec-last-import-warnings'.  A tool definition that cannot be
 read is left out, with an error among those warnings; when no tool
 can be read, or with STRICT non-nil when one cannot, that error is
-signalled."
+signalled.  Strings of the same short text (names, enum values,
+paths) may be one string: copy one before changing it in place."
   (toolspec--ensure-module)
   (toolspec--import
    (toolspec--mod-parse-json string (toolspec--name format nil) nil toolspec-max-input-size t strict)))
 
 (defun toolspec-read-file (file &optional format strict)
   "Read FILE, JSON tool definitions, into a list of tool plists.
-FORMAT and STRICT are as in `toolspec-parse-json'.  A bare JSON
-Schema without `title' is named after FILE.  Errors carry `:file'
-in their details."
+FORMAT and STRICT are as in `toolspec-parse-json', and so are the
+strings.  A bare JSON Schema without `title' is named after FILE.
+Errors carry `:file' in their details."
   (toolspec--ensure-module)
   (let ((file (expand-file-name file)))
     (condition-case err

@@ -671,7 +671,8 @@ Plists: the first wins, as for `plist-get', and the validator warns."
   "The order of a schema's keys is recorded, its names one string each.
 Tools whose root schema lists `required' before `properties' come
 back from MCP in that order; the record of each names the keys with
-the same strings as the others', small imports and large alike."
+the same strings as the others', small imports and large alike.  So
+does any short text: the tools' argument name \"x\" is one string."
   (dolist (n '(2 3000))
     (let* ((tool (lambda (i)
                    (format "{\"name\":\"t%d\",\"inputSchema\":{\"type\":\"object\",\"required\":[\"x\"],\"properties\":{\"x\":{\"type\":\"string\"}}}}"
@@ -682,6 +683,8 @@ the same strings as the others', small imports and large alike."
                     (plist-get (plist-get (plist-get tool :schema-extra) :x-toolspec-order) :schema))))
       (should (equal (funcall order (car tools)) ["type" "required" "properties"]))
       (should (cl-every #'eq (funcall order (car tools)) (funcall order (car (last tools)))))
+      (should (eq (plist-get (car (plist-get (car tools) :args)) :name)
+                  (plist-get (car (plist-get (car (last tools)) :args)) :name)))
       (should (string-match-p "\\`{\"name\":\"t1\",\"inputSchema\":{\"type\":\"object\",\"required\":\\[\"x\"\\],\"properties\""
                               (toolspec-to-json (car tools) 'mcp))))))
 
