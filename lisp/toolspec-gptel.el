@@ -789,6 +789,9 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (progn (require 'toolspec-ui)
              (toolspec-ui--preview-file file options))
     (let* ((file (expand-file-name file))
+           ;; Said once: `abbreviate-file-name' takes 5 us, and a
+           ;; catalog may leave out a hundred tools.
+           (shown (abbreviate-file-name file))
            (tools (let ((toolspec--type-strings t))
                     (toolspec-openapi--read-file-for-import file options)))
            (problems toolspec-last-import-problems)
@@ -808,7 +811,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                         (push tool kept))
                     (toolspec-invalid-spec
                      (let ((err (list 'toolspec-invalid-spec
-                                      (format "%s: %s" (abbreviate-file-name file) (cadr err))
+                                      (format "%s: %s" shown (cadr err))
                                       (append (list :file file) (toolspec-error-details err)))))
                        (when (plist-get options :strict)
                          (signal (car err) (cdr err)))
@@ -824,7 +827,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
                                       (append (cl-remove-if-not (lambda (w) (eq (car w) 'error)) warnings)
                                               (cl-remove-if (lambda (w) (eq (car w) 'error)) warnings))
                                     warnings))
-                          (lambda (w) (format "%s: %s" (abbreviate-file-name file)
+                          (lambda (w) (format "%s: %s" shown
                                               (toolspec-format-problem w)))
                           "import warnings" "toolspec-last-import-warnings"
                           (lambda () (toolspec--problem-kinds (list toolspec-last-import-warnings))))
