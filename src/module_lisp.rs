@@ -34,8 +34,9 @@ const CODED_KEPT: usize = 512;
 
 /// The longest text, in bytes, that [`Lisp`] makes one string of for all
 /// the places it is made for.  Short texts repeat: argument names
-/// (\"location\" 411 times in BFCL's catalog), enum values, problems'
-/// paths (\"name\" 1,933 times).  Of the 46,910 strings an import of that
+/// ("location" 411 times in BFCL's catalog), enum values, problems'
+/// paths ("name" 1,933 times), the key names of the records of key
+/// order (1,555 of that catalog's tools record theirs), type names.  Of the 46,910 strings an import of that
 /// catalog made, 22,682 are of 16 bytes or fewer, and 14,711 of those
 /// repeat one made before; shared, the import makes that many fewer
 /// objects, and the collections after it trace that many fewer
@@ -82,13 +83,8 @@ pub(crate) struct Lisp<'e> {
     keywords: FastMap<String, Value<'e>>,
     /// The short strings made so far (see [`SHORT`]).
     short: FastMap<Short, Value<'e>>,
-    /// The strings of key names made so far ([`Sink::key_name`]): BFCL's
-    /// catalog records the order of 1,555 tools' keys, each with the
-    /// same three names (bench/history.md, round 25).
-    key_names: FastMap<String, Value<'e>>,
-    /// Type names made strings so far, when they are made strings (see
-    /// [`Lisp::type_strings`]).
-    type_strings: Option<FastMap<String, Value<'e>>>,
+    /// Whether type names are made strings (see [`Lisp::type_strings`]).
+    type_strings: bool,
     /// Coded strings made so far, by code, then by text: a catalog's
     /// thousands of warnings say the same few things ("non-standard type
     /// name \"dict\" read as \"object\"" 4,519 times in BFCL's), and
@@ -118,8 +114,7 @@ impl<'e> Lisp<'e> {
             symbols: FastMap::default(),
             keywords: FastMap::default(),
             short: FastMap::default(),
-            key_names: FastMap::default(),
-            type_strings: None,
+            type_strings: false,
             coded: FastMap::default(),
             coded_count: 0,
             sides: Vec::new(),
@@ -136,7 +131,7 @@ impl<'e> Lisp<'e> {
     /// registered are made so, and gptel's walk is left out (`make
     /// bench`, `toolspec-bench-register`; bench/history.md, round 25).
     pub(crate) fn type_strings(&mut self) {
-        self.type_strings.get_or_insert_with(FastMap::default);
+        self.type_strings = true;
     }
 
     /// Whether a module call has failed (see [`Lisp::finish`]), as a flag
@@ -166,18 +161,6 @@ impl<'e> Lisp<'e> {
         } else {
             s.into_lisp(env)
         }
-    }
-
-    /// The string `text`, from `kept` or made (as [`Sink::string`] makes
-    /// it) and kept there: one Lisp string for all the places it is
-    /// made for.  Nothing changes a string the module made in place.
-    fn kept_string(env: &'e Env, kept: &mut FastMap<String, Value<'e>>, text: &str) -> emacs::Result<Value<'e>> {
-        if let Some(v) = kept.get(text) {
-            return Ok(*v);
-        }
-        let v = Self::made_string(env, text)?;
-        kept.insert(text.to_string(), v);
-        Ok(v)
     }
 
     /// The symbol named `name`, from `cache` or interned and kept there.
@@ -303,15 +286,12 @@ impl<'a> Sink<'a> for Lisp<'_> {
         self.push(v);
     }
     fn type_name(&mut self, name: &str) {
-        let Some(kept) = self.type_strings.as_mut() else {
-            return self.symbol(name);
-        };
-        let v = Self::kept_string(self.env, kept, name);
-        self.push(v);
-    }
-    fn key_name(&mut self, name: &str) {
-        let v = Self::kept_string(self.env, &mut self.key_names, name);
-        self.push(v);
+        // One string for each name, as a short text.
+        if self.type_strings {
+            self.string(name)
+        } else {
+            self.symbol(name)
+        }
     }
     fn number(&mut self, n: &Number) {
         let v = if let Some(i) = n.as_i64() {

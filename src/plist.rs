@@ -136,7 +136,6 @@ fn emit_schema_body<'a, S: Sink<'a>>(schema: &'a Schema, s: &mut S) {
             // as it is, and a vector of symbols has no JSON form.
             ("type", _, Value::Array(ts)) => emit_seq(s, true, ts.iter(), emit_data),
             ("type", _, t) => emit_type(t, s),
-            (crate::model::KEY_ORDER, _, v) => emit_order(v, s),
             (_, Slot::Map, Value::Object(m)) => emit_plist(s, m, emit_schema_value),
             (_, Slot::Single | Slot::List, _) => emit_schema_value(v, s),
             _ => emit_data(v, s),
@@ -156,17 +155,6 @@ fn emit_schema_value<'a, S: Sink<'a>>(v: &'a Value, s: &mut S) {
     match v {
         Value::Object(m) => emit_schema(m, s),
         Value::Array(list) => emit_seq(s, true, list.iter(), emit_schema_value),
-        other => emit_data(other, s),
-    }
-}
-
-/// Emit a record of key order ([`crate::model::KEY_ORDER`]) as
-/// [`emit_data`] does, its key names by [`Sink::key_name`].
-fn emit_order<'a, S: Sink<'a>>(v: &'a Value, s: &mut S) {
-    match v {
-        Value::String(x) => s.key_name(x),
-        Value::Array(a) => emit_seq(s, true, a.iter(), emit_order),
-        Value::Object(m) => emit_plist(s, m, emit_order),
         other => emit_data(other, s),
     }
 }

@@ -29,12 +29,6 @@ pub trait Sink<'a> {
     /// A keyword, `name` without its colon.
     fn keyword(&mut self, name: &'a str);
     fn symbol(&mut self, name: &'a str);
-    /// A key's name in a record of key order, as a string: the same few
-    /// names repeat in every tool's record, and a sink making Lisp
-    /// strings makes one for all (see [`crate::module_lisp`]).
-    fn key_name(&mut self, name: &'a str) {
-        self.string(name);
-    }
     /// A schema's type name (`:type string`): a symbol, as gptel and llm
     /// document it, unless the sink makes them strings (see
     /// [`crate::module_lisp`]).
