@@ -469,6 +469,32 @@ stream: the client must read the stream as it comes."
                 (should (= (length (toolspec-server-requests model)) 1))))))
       (toolspec-mcp-test--stop-http http))))
 
+(ert-deftest toolspec-mcp-register-logs-each-warning ()
+  "Registering a server's tools logs each import warning on a line of its own.
+Each line has the time, then the problem as `toolspec-format-problem'
+says it (its severity first, once).  The tools reach gptel with
+string types, as gptel would make them."
+  (toolspec-mcp-test--with nil
+    (let* ((server (toolspec-mcp--server-make :name "warned" :state 'connecting))
+           (tools (cl-loop for i below 3
+                           collect `((name . ,(format "t%d" i))
+                                     (inputSchema . ((type . "object")
+                                                     (properties . ((x . ((type . "float")))
+                                                                    (y . ((type . "dict")))))))))))
+      (unwind-protect
+          (progn
+            (toolspec-mcp--register server tools)
+            (should (= (length (toolspec-mcp--server-gptel-tools server)) 3))
+            (should (equal (plist-get (car (gptel-tool-args (car (toolspec-mcp--server-gptel-tools server))))
+                                      :type)
+                           "number"))
+            (with-current-buffer (toolspec-mcp--log-buffer server)
+              (let ((lines (split-string (buffer-string) "\n" t)))
+                (should (= 6 (cl-count-if (lambda (l) (string-match-p "\\`\\[[0-9:]+\\] warning: tools\\[[0-2]\\]\\.inputSchema\\.properties\\.[xy]\\.type: non-standard type name" l))
+                                          lines)))
+                (should-not (cl-some (lambda (l) (string-match-p "warning: warning" l)) lines)))))
+        (kill-buffer (toolspec-mcp--log-buffer server))))))
+
 (ert-deftest toolspec-mcp-sse-parse ()
   "Server-sent events: ids, retry, data lines, CR/LF/CRLF, an event cut short."
   (let ((parsed (toolspec-mcp--sse-parse
@@ -556,6 +582,11 @@ stream: the client must read the stream as it comes."
           (let ((toolspec-mcp-max-result-size 100))
             (should (equal (toolspec-mcp-test--run "own" "big" 5000)
                            (concat (make-string 100 ?x) "\n[result cut: 100 of 5000 characters shown]"))))
+          ;; A message of 300,000 characters comes in many pieces, each
+          ;; searched for the line's end once; then the next message.
+          (let ((toolspec-mcp-max-result-size 400000))
+            (should (equal (toolspec-mcp-test--run "own" "big" 300000) (make-string 300000 ?x)))
+            (should (equal (toolspec-mcp-test--run "own" "add" 1 1) "{\"sum\":2}")))
           (should (equal (toolspec-mcp-test--run "own" "mixed")
                          (concat "[image: image/png, 768]\n[audio: audio/wav, 3]\n"
                                  "[resource link: file:///tmp/a.txt (a.txt), text/plain]\n"
