@@ -35,12 +35,13 @@ const CODED_KEPT: usize = 512;
 /// The longest text, in bytes, that [`Lisp`] makes one string of for all
 /// the places it is made for.  Short texts repeat: argument names
 /// ("location" 411 times in BFCL's catalog), enum values, problems'
-/// paths ("name" 1,933 times), the key names of the records of key
-/// order (1,555 of that catalog's tools record theirs), type names.  Of the 46,910 strings an import of that
-/// catalog made, 22,682 are of 16 bytes or fewer, and 14,711 of those
-/// repeat one made before; shared, the import makes that many fewer
-/// objects, and the collections after it trace that many fewer
-/// (bench/history.md, round 25).  Longer texts rarely repeat.
+/// paths ("name" 1,933 times), the key names of the records of key order
+/// (1,555 of that catalog's tools record theirs), type names.  Of the
+/// 46,910 strings an import of that catalog made, 22,682 are of 16 bytes
+/// or fewer, and 14,711 of those repeat one made before; shared, the
+/// import makes that many fewer objects, and the collections after it
+/// trace that many fewer (bench/history.md, round 25).  Longer texts
+/// rarely repeat.
 const SHORT: usize = 16;
 
 /// A text of at most [`SHORT`] bytes, as a key kept without allocating.
