@@ -172,26 +172,30 @@ fn max_size(max: Value<'_>) -> usize {
     max.into_rust::<i64>().unwrap_or(64 << 20).max(0) as usize
 }
 
-/// The import budget Lisp sets (`toolspec-max-import-size`), if it does.
-/// A quit (or error) of the calls that read it is the import's: passed on.
-fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
-    let symbol = env.intern("toolspec-max-import-size")?;
-    if env.call("boundp", [symbol])?.is_not_nil() {
-        let v = env.call("symbol-value", [symbol])?;
-        if v.is_not_nil() {
-            // Not an integer: the default budget.
-            return Ok(v.into_rust::<i64>().ok().map(|n| n.max(0) as usize));
-        }
+/// The value of Lisp variable `name`, when it is bound and not nil.  A
+/// quit (or error) of the calls that read it is the caller's: passed on.
+fn lisp_variable<'e>(env: &'e Env, name: &str) -> emacs::Result<Option<Value<'e>>> {
+    let symbol = env.intern(name)?;
+    if !env.call("boundp", [symbol])?.is_not_nil() {
+        return Ok(None);
     }
-    Ok(None)
+    let v = env.call("symbol-value", [symbol])?;
+    Ok(v.is_not_nil().then_some(v))
+}
+
+/// The import budget Lisp sets (`toolspec-max-import-size`), if it does.
+fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
+    // Not an integer: the default budget.
+    Ok(lisp_variable(env, "toolspec-max-import-size")?
+        .and_then(|v| v.into_rust::<i64>().ok())
+        .map(|n| n.max(0) as usize))
 }
 
 /// Whether Lisp asks for type names as strings (`toolspec--type-strings`
 /// bound non-nil, as `toolspec-import-file` binds it: see
 /// [`Lisp::type_strings`]).
 fn type_strings_asked(env: &Env) -> emacs::Result<bool> {
-    let symbol = env.intern("toolspec--type-strings")?;
-    Ok(env.call("boundp", [symbol])?.is_not_nil() && env.call("symbol-value", [symbol])?.is_not_nil())
+    Ok(lisp_variable(env, "toolspec--type-strings")?.is_some())
 }
 
 /// How much of its budget (`toolspec-max-import-size`) the last import
@@ -392,10 +396,7 @@ fn serialized_to_texts<'e>(
     let (value, texts) = run(env, || Ok(crate::serialized_plists_to_texts_beside(&s, dialect, || beside.call([]))))?;
     let value = value?;
     let texts = run(env, || texts)?;
-    let texts = texts
-        .iter()
-        .map(|t| if t.is_ascii() { t.as_bytes().into_lisp(env) } else { t.as_str().into_lisp(env) })
-        .collect::<emacs::Result<Vec<_>>>()?;
+    let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
     env.cons(env.call("list", &texts[..])?, value)
 }
 

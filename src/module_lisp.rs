@@ -44,6 +44,16 @@ const CODED_KEPT: usize = 512;
 /// rarely repeat.
 const SHORT: usize = 16;
 
+/// The Lisp string of `s`: unibyte when it is ASCII, made without Emacs
+/// decoding it (see [`Sink::string`] for `Lisp`).
+pub(crate) fn lisp_text<'e>(env: &'e Env, s: &str) -> emacs::Result<Value<'e>> {
+    if s.is_ascii() {
+        s.as_bytes().into_lisp(env)
+    } else {
+        s.into_lisp(env)
+    }
+}
+
 /// A text of at most [`SHORT`] bytes, as a key kept without allocating.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Short {
@@ -154,16 +164,6 @@ impl<'e> Lisp<'e> {
         }
     }
 
-    /// The Lisp string of `s`: unibyte when it is ASCII (see
-    /// [`Sink::string`]).
-    fn made_string(env: &'e Env, s: &str) -> emacs::Result<Value<'e>> {
-        if s.is_ascii() {
-            s.as_bytes().into_lisp(env)
-        } else {
-            s.into_lisp(env)
-        }
-    }
-
     /// The symbol named `name`, from `cache` or interned and kept there.
     fn intern(
         env: &'e Env,
@@ -228,14 +228,14 @@ impl<'a> Sink<'a> for Lisp<'_> {
             Some(key) => match self.short.get(&key) {
                 Some(v) => Ok(*v),
                 None => {
-                    let v = Self::made_string(self.env, s);
+                    let v = lisp_text(self.env, s);
                     if let Ok(v) = v {
                         self.short.insert(key, v);
                     }
                     v
                 }
             },
-            None => Self::made_string(self.env, s),
+            None => lisp_text(self.env, s),
         };
         self.push(v);
     }
@@ -247,7 +247,7 @@ impl<'a> Sink<'a> for Lisp<'_> {
             let v = Ok(*v);
             return self.push(v);
         }
-        let text = if s.is_ascii() { s.as_bytes().into_lisp(self.env) } else { s.into_lisp(self.env) };
+        let text = lisp_text(self.env, s);
         let key = Self::intern(self.env, &mut self.symbols, "toolspec-code", || "toolspec-code".to_string());
         let code_symbol = Self::intern(self.env, &mut self.symbols, code, || code.to_string());
         // The property put on the string just made: `propertize` would
