@@ -186,6 +186,7 @@ Each file is loaded when a tool of its kind is first bound.")
 (declare-function toolspec--mod-compile-args "toolspec-module")
 (declare-function toolspec--mod-last-import-size "toolspec-module")
 (declare-function toolspec--mod-check-args "toolspec-module")
+(declare-function toolspec--mod-kept-texts "toolspec-module")
 
 (defun toolspec-gptel--checker (tool)
   "The compiled argument checker of TOOL (a plist or struct), cached."
@@ -640,7 +641,13 @@ replaces its tools."
          ;; unless the caller made TOOLS for this call alone.
          (copy (if (plist-get options :toolspec--fresh) #'identity (lambda (tool) (copy-tree tool t))))
          ;; The module made the types strings (`toolspec--type-strings').
-         (strings (plist-get options :toolspec--type-strings)))
+         (strings (plist-get options :toolspec--type-strings))
+         ;; The tools it kept, one for each of TOOLS, to register as
+         ;; their sources instead of copies (`toolspec--keep-tools').
+         (kept (let ((kept (plist-get options :toolspec--kept)))
+                 (and (proper-list-p kept) (= (length kept) (length tools))
+                      (cl-every #'user-ptrp kept)
+                      kept))))
     ;; Tools of the source that were active stay active under their new
     ;; definition.
     (let* ((old (and source (gethash source toolspec-gptel--registered)))
@@ -665,7 +672,8 @@ replaces its tools."
                           (puthash made (plist-get tool :name) toolspec--original-names))
                         ;; The plist it is exported and sent from, whose
                         ;; texts are kept (see `toolspec--gptel-sources').
-                        (puthash made (toolspec-gptel--source-plist tool new) toolspec--gptel-sources)
+                        (puthash made (or (pop kept) (toolspec-gptel--source-plist tool new))
+                                 toolspec--gptel-sources)
                         (puthash made (list (and (plist-get binding :bound) (plist-get binding :function))
                                             tool options)
                                  toolspec-gptel--bindings)
@@ -682,7 +690,8 @@ replaces its tools."
         (when source
           (puthash source made toolspec-gptel--registered)
           (puthash source (cl-loop for (k v) on options by #'cddr
-                                   unless (memq k '(:source :toolspec--fresh :toolspec--type-strings :preview :activate))
+                                   unless (memq k '(:source :toolspec--fresh :toolspec--type-strings :toolspec--kept
+                                                   :preview :activate))
                                    append (list k v))
                    toolspec-gptel--import-options))
         made))))
@@ -792,23 +801,31 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
            ;; Said once: `abbreviate-file-name' takes 5 us, and a
            ;; catalog may leave out a hundred tools.
            (shown (abbreviate-file-name file))
-           (tools (let ((toolspec--type-strings t))
-                    (toolspec-openapi--read-file-for-import file options)))
+           (sources nil)
+           (tools (let ((toolspec--type-strings t)
+                        (toolspec--keep-tools t))
+                    (prog1 (toolspec-openapi--read-file-for-import file options)
+                      (setq sources toolspec--keep-tools))))
            (problems toolspec-last-import-problems)
            (kept nil)
+           (kept-sources nil)
            (refused nil))
       ;; The module validated the tools as it read them.  A tool with
       ;; errors is left out, as a definition that cannot be read is;
       ;; with :strict it refuses the file.
+      (unless (and (consp sources) (= (length sources) (length tools)))
+        (setq sources nil))
       (cl-loop for tool in tools
                for p = (pop problems)
+               for source = (pop sources)
                do (condition-case err
                       (progn
                         ;; The problems are looked at again only to say
                         ;; why a tool is left out.
                         (when (toolspec-gptel--stopped-p tool p)
                           (toolspec--check-problems tool (toolspec-gptel--unless-renamed tool p)))
-                        (push tool kept))
+                        (push tool kept)
+                        (push source kept-sources))
                     (toolspec-invalid-spec
                      (let ((err (list 'toolspec-invalid-spec
                                       (format "%s: %s" shown (cadr err))
@@ -834,6 +851,7 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
       (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t :toolspec--type-strings t
+             :toolspec--kept (nreverse kept-sources)
              (append options (list :category (or (plist-get options :category)
                                                  (toolspec-openapi-category tools)
                                                  (file-name-base file))))))))
@@ -1005,7 +1023,12 @@ in DIALECT (a warning says why, once)."
     (let* ((cached (assoc dialect (gethash tool toolspec-gptel--json)))
            (text (or (cdr cached)
                      (let ((text (condition-case err
-                                     (toolspec-to-json plist dialect)
+                                     (if (user-ptrp plist)
+                                         ;; A tool the module kept (see
+                                         ;; `toolspec--keep-tools').
+                                         (car (toolspec--mod-kept-texts
+                                               (vector plist) (vector (gptel-tool-name tool)) dialect))
+                                       (toolspec-to-json plist dialect))
                                    ;; gptel's own serialisation, then.
                                    (toolspec-error
                                     (display-warning 'toolspec

@@ -1558,11 +1558,16 @@ A listing asked for while one runs starts again when it ends."
   "Register TOOLS, SERVER's tools/list entries (alists), with gptel."
   (let* ((name (toolspec-mcp--server-name server))
          (category (toolspec-mcp--category name))
+         (kept nil)
          (plists (and tools
                       (condition-case err
-                          ;; Types as gptel makes them (see `toolspec--type-strings').
-                          (let ((toolspec--type-strings t))
-                            (toolspec-parse-json (toolspec-mcp--json `((tools . ,(vconcat tools)))) 'mcp))
+                          ;; Types as gptel makes them (see
+                          ;; `toolspec--type-strings'), and the tools kept
+                          ;; to register (`toolspec--keep-tools').
+                          (let ((toolspec--type-strings t)
+                                (toolspec--keep-tools t))
+                            (prog1 (toolspec-parse-json (toolspec-mcp--json `((tools . ,(vconcat tools)))) 'mcp)
+                              (setq kept toolspec--keep-tools)))
                         (toolspec-error
                          (toolspec-mcp--set-error server (format "its tools cannot be read: %s"
                                                                  (error-message-string err)))
@@ -1590,7 +1595,7 @@ A listing asked for while one runs starts again when it ends."
                  bindings)))
     (let ((made (condition-case err
                     (toolspec-register plists :category category :source category
-                                       :toolspec--fresh t :toolspec--type-strings t
+                                       :toolspec--fresh t :toolspec--type-strings t :toolspec--kept kept
                                        :functions (lambda (tool-name) (gethash tool-name bindings)))
                   (error
                    (toolspec-mcp--set-error server (format "its tools cannot be registered: %s"

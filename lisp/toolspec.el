@@ -235,6 +235,8 @@ them gives its whole message."
 (declare-function toolspec--mod-to-json "toolspec-module")
 (declare-function toolspec--mod-serialized-to-json "toolspec-module")
 (declare-function toolspec--mod-serialized-to-texts "toolspec-module")
+(declare-function toolspec--mod-kept-texts "toolspec-module")
+(declare-function toolspec--mod-kept-plist "toolspec-module")
 (declare-function toolspec--mod-document-frame "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
 (declare-function toolspec--mod-gptel-form "toolspec-module")
@@ -531,6 +533,15 @@ the symbols into, in place, walking every tool's args.
 `toolspec-import-file' binds it around reading the tools it
 registers, and registers them without that walk.")
 
+(defvar toolspec--keep-tools nil
+  "Non-nil: the module keeps the tools it reads, for registration.
+Bound to t around a read, it is set, in that binding, to the list of
+the tools kept, one for each plist read: what `toolspec-register'
+keeps as each gptel tool's source (see `toolspec--gptel-sources')
+instead of a copy of its plist.  A kept tool is held by the module,
+outside the Lisp heap, and exports write it without reading a plist
+again.  `toolspec-import-file' and the MCP client bind it.")
+
 (defun toolspec--read (text)
   "Read the elisp TEXT the module printed."
   (car (read-from-string text)))
@@ -556,10 +567,14 @@ collects while it parses."
   `(toolspec--unpack (let ((gc-cons-threshold most-positive-fixnum)) ,call)))
 
 (defun toolspec--unpack (result)
-  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS)."
+  "Unpack RESULT, the module's (TOOLS WARNINGS PATHS PROBLEMS [KEPT]).
+KEPT, the tools the module kept, goes to `toolspec--keep-tools' when
+it is bound to ask for them."
   (setq toolspec-last-import-warnings (nth 1 result)
         toolspec-last-import-paths (nth 2 result)
         toolspec-last-import-problems (nth 3 result))
+  (when toolspec--keep-tools
+    (setq toolspec--keep-tools (nth 4 result)))
   (car result))
 
 (defun toolspec--function-info (f)
@@ -858,7 +873,10 @@ catalog may rename thousands."
 
 (defvar toolspec--gptel-sources (make-hash-table :test #'eq :weakness 'key)
   "The plist each gptel tool toolspec registered was made from.
-Its `:name' is the registered name.  Exports write the tool from it,
+Its `:name' is the registered name.  For a tool the module kept
+as it read it (see `toolspec--keep-tools'), that tool instead:
+the module writes it, and makes its plist again when asked.
+Exports write the tool from it,
 with the original name, so that what gptel's struct has no slot for
 \(root schema keywords, tool-level keys) is not lost; what gptel sends
 for the tool is written from it too (see `toolspec-gptel-send-own-json').
@@ -882,7 +900,10 @@ export finds it without comparing the plist (see
   "The plist gptel tool TOOL was registered from, under its original name.
 Nil if toolspec did not register TOOL."
   (when-let* ((source (and (recordp tool) (gethash tool toolspec--gptel-sources))))
-    (plist-put (copy-sequence source) :name (toolspec--export-name tool))))
+    (plist-put (if (user-ptrp source)
+                   (toolspec--mod-kept-plist source)
+                 (copy-sequence source))
+               :name (toolspec--export-name tool))))
 
 (defun toolspec--export-key (tool)
   "What of TOOL its JSON is written from, as a plist.
@@ -1016,8 +1037,21 @@ one: the caller takes the way that reports it."
                                 (toolspec--kept-text (cdr entry) dialect (and new (aref new i))))))
                 (aset marks i mark)
                 (if text (aset texts i text) (push i misses))))
+            (setq misses (nreverse misses))
+            ;; The tools the module kept (see `toolspec--keep-tools'),
+            ;; written from what it holds.
+            (when-let* ((kept (cl-remove-if-not (lambda (i) (user-ptrp (aref marks i))) misses)))
+              (setq misses (cl-remove-if (lambda (i) (user-ptrp (aref marks i))) misses))
+              (cl-loop for i in kept
+                       for text in (toolspec--mod-kept-texts
+                                    (cl-map 'vector (lambda (i) (aref marks i)) kept)
+                                    (cl-map 'vector (lambda (i) (or (and new (aref new i)) (aref names i))) kept)
+                                    dialect)
+                       do (aset texts i (string-to-multibyte text))
+                       (toolspec--keep-text (aref tools i) (cons (aref marks i) (copy-sequence (aref names i)))
+                                            (if (and new (aref new i)) (cons dialect (aref new i)) dialect)
+                                            (aref texts i))))
             (when misses
-              (setq misses (nreverse misses))
               (let* ((serialize
                       (lambda (part)
                         (condition-case nil
@@ -1072,9 +1106,7 @@ one: the caller takes the way that reports it."
                          ;; An ASCII text comes unibyte (see
                          ;; `toolspec--mod-serialized-to-texts').
                          for text = (string-to-multibyte (pop written))
-                         for tool = (aref tools i)
                          for mark = (aref marks i)
-                         for entry = (gethash tool toolspec--export-cache)
                          for slot = (if (and new (aref new i)) (cons dialect (aref new i)) dialect)
                          for key = (if mark
                                        (cons mark (copy-sequence (aref names i)))
@@ -1091,12 +1123,18 @@ one: the caller takes the way that reports it."
                          ;; whose copy differs from it (an alist read back
                          ;; as a plist, say) is not found again, and is
                          ;; written again at each export.
-                         (if (and entry (equal (car entry) key))
-                             (unless (assoc slot (cdr entry))
-                               (setcdr entry (cons (cons slot text) (cdr entry))))
-                           (puthash tool (list key (cons slot text)) toolspec--export-cache)))))
+                         (toolspec--keep-text (aref tools i) key slot text))))
             (append texts nil))
         (error nil)))))
+
+(defun toolspec--keep-text (tool key slot text)
+  "Keep TEXT, TOOL's JSON, in `toolspec--export-cache' under KEY and SLOT.
+An entry of TOOL under another key is replaced."
+  (let ((entry (gethash tool toolspec--export-cache)))
+    (if (and entry (equal (car entry) key))
+        (unless (assoc slot (cdr entry))
+          (setcdr entry (cons (cons slot text) (cdr entry))))
+      (puthash tool (list key (cons slot text)) toolspec--export-cache))))
 
 (defun toolspec-validate (tool)
   "Check TOOL and return its problems, nil when there are none.

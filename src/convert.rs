@@ -119,6 +119,24 @@ pub fn serialized_plists_to_texts_beside<B>(
     (b, texts)
 }
 
+/// The compact JSON text in `dialect` of each tool, written under the
+/// name beside it (its registered or exported name, which may differ
+/// from the one it was read with), spread over the cores.  A name the
+/// dialect refuses is made valid, as [`write::write_owned`] makes it.
+/// An import's kept tools are written so (see [`crate::Sink::keep_tool`]):
+/// no plist is serialised and read again.
+pub fn named_tools_to_texts(tools: &[(&Tool, &str)], dialect: Dialect) -> Result<Vec<String>> {
+    par::map(tools, |(tool, name)| {
+        let mut tool = (*tool).clone();
+        (*name).clone_into(&mut tool.name);
+        write::write_owned(tool, dialect).map(|v| v.to_compact_string())
+    })
+    .into_iter()
+    .enumerate()
+    .map(in_item)
+    .collect()
+}
+
 /// Nesting (objects and arrays in an item) past which [`split_items`]
 /// leaves the text to the parser, whose limit is 128 levels.
 const SPLIT_DEPTH: usize = 100;
@@ -278,5 +296,29 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn named_tools_are_written_as_their_plists_are() {
+        let doc = r#"{"tools": [
+            {"name": "math.sum", "description": "Add.", "inputSchema": {"type": "object",
+             "properties": {"x": {"type": ["number", "null"], "default": 1}}, "required": ["x"], "title": "T"},
+             "annotations": {"readOnlyHint": true}},
+            {"name": "échos", "inputSchema": {"type": "object", "properties": {"s": {"type": "string"}}}}]}"#;
+        let tools = parse_json(doc, &ReadOptions::default()).unwrap().tools;
+        for dialect in [Dialect::OpenAi, Dialect::Mcp, Dialect::Gemini, Dialect::Bedrock] {
+            let names = ["math_sum", "math.sum", "échos"];
+            let pairs = [(&tools[0], names[0]), (&tools[0], names[1]), (&tools[1], names[2])];
+            let texts = named_tools_to_texts(&pairs, dialect).unwrap();
+            for ((tool, name), text) in pairs.iter().zip(&texts) {
+                let mut named = (*tool).clone();
+                named.name = name.to_string();
+                let printed = crate::emit::elisp_text(|s| plist::emit_tool(&named, s));
+                assert_eq!(text, &elisp_to_json(&printed, dialect, false, false).unwrap(), "{dialect:?} {name}");
+            }
+        }
+        // A name no dialect takes is refused, at its item.
+        let err = named_tools_to_texts(&[(&tools[1], "")], Dialect::OpenAi).unwrap_err();
+        assert!(err.to_string().contains("no name"), "{err}");
     }
 }

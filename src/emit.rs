@@ -1,6 +1,6 @@
 //! Imports and problems as elisp data, written through a [`Sink`]: as
 //! text for `read` ([`crate::plist::Text`]) or, in the Emacs module, as
-//! Lisp objects.  An import is `(TOOLS WARNINGS PATHS [PROBLEMS])`; a
+//! Lisp objects.  An import is `(TOOLS WARNINGS PATHS [PROBLEMS [KEPT]])`; a
 //! large one is emitted as it is read ([`emit_streamed_import`]).
 
 use crate::error::Result;
@@ -89,6 +89,9 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
     // back): Emacs's thread makes their objects while the reading thread
     // reads, instead of after it.
     let apart = s.side(PATHS) && s.side(PATHS);
+    // The tools themselves, after their plists, when the sink keeps them
+    // (see `Sink::keep_tool`), in a fifth list.
+    let keep = apart && s.keeps_tools();
     s.open(false);
     s.open(false);
     // Items are tools with their paths, or None when the reader starts
@@ -115,6 +118,11 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
                         emit_problems(&p, s);
                         s.side(PROBLEMS);
                     }
+                    if keep {
+                        s.side(KEPT);
+                        s.keep_tool(std::mem::take(tool));
+                        s.side(KEPT);
+                    }
                 } else {
                     paths.push(std::mem::take(path));
                     problems.push(p);
@@ -123,7 +131,7 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
             None => {
                 s.clear_open();
                 if apart {
-                    for k in [PATHS, PROBLEMS] {
+                    for k in [PATHS, PROBLEMS, KEPT] {
                         s.side(k);
                         s.clear_open();
                         s.side(k);
@@ -142,6 +150,9 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
         emit_problems(&imp.warnings, s);
         s.side_list(PATHS);
         s.side_list(PROBLEMS);
+        if keep {
+            s.side_list(KEPT);
+        }
     } else {
         emit_warnings_and_paths(&imp.warnings, &paths, s);
         emit_tool_problems(if check { &problems } else { &[] }, s);
@@ -156,6 +167,7 @@ pub fn emit_streamed_import_until<S: for<'x> Sink<'x>>(
 /// The lists apart ([`Sink::side`]) of a streamed import.
 const PATHS: usize = 0;
 const PROBLEMS: usize = 1;
+const KEPT: usize = 2;
 
 /// The tools, warnings and paths of an import, one list each.
 fn emit_import_parts<'a, S: Sink<'a>>(imp: &'a Imported, s: &mut S) {

@@ -6,12 +6,14 @@
 //! Results go back one of three ways, each function keeping to one:
 //!
 //! - Lisp objects, built directly: the imports of `parse-json`,
-//!   `read-file` and `openapi-read`, `(TOOLS WARNINGS PATHS PROBLEMS)`,
+//!   `read-file` and `openapi-read`, `(TOOLS WARNINGS PATHS PROBLEMS
+//!   [KEPT])`, and the plist of a kept tool (`kept-plist`),
 //!   through [`crate::module_lisp`], the same [`crate::sink::Sink`] walk
 //!   that prints them as text; strings, numbers, conses, lists and
 //!   vectors through the `emacs` crate (`version`, `last-import-size`,
 //!   `serialized-to-texts`, `document-frame`, `dialect-names`, `locate`,
-//!   `locate-many`); a user pointer (`compile-args`).
+//!   `locate-many`, `kept-texts`); user pointers (`compile-args`, and
+//!   the tools an import kept, see [`crate::module_lisp::KeptTool`]).
 //! - Printed elisp that the Lisp side `read`s, made by the core:
 //!   `validate`, `check-args`, `lint-elisp`, `openapi-operations`, and
 //!   (in [`crate::module_seeds`]) `gloodata-result` and `result-read`,
@@ -31,7 +33,7 @@ use crate::args::ArgChecker;
 use crate::error::{Error, ErrorKind};
 use crate::imported::{Format, Imported, ReadOptions};
 use crate::model::Tool;
-use crate::module_lisp::Lisp;
+use crate::module_lisp::{KeptTool, Lisp};
 use crate::write::Dialect;
 
 emacs::plugin_is_GPL_compatible!();
@@ -191,11 +193,12 @@ fn import_limit(env: &Env) -> emacs::Result<Option<usize>> {
         .map(|n| n.max(0) as usize))
 }
 
-/// Whether Lisp asks for type names as strings (`toolspec--type-strings`
-/// bound non-nil, as `toolspec-import-file` binds it: see
-/// [`Lisp::type_strings`]).
-fn type_strings_asked(env: &Env) -> emacs::Result<bool> {
-    Ok(lisp_variable(env, "toolspec--type-strings")?.is_some())
+/// Whether Lisp asks for something of an import by binding `variable`
+/// non-nil, as `toolspec-import-file` binds `toolspec--type-strings`
+/// (type names as strings, see [`Lisp::type_strings`]) and
+/// `toolspec--keep-tools` (the tools kept, see [`Lisp::keep_tools`]).
+fn asked(env: &Env, variable: &str) -> emacs::Result<bool> {
+    Ok(lisp_variable(env, variable)?.is_some())
 }
 
 /// How much of its budget (`toolspec-max-import-size`) the last import
@@ -275,8 +278,11 @@ fn streamed<'e>(
     read: impl FnOnce(&mut dyn FnMut(Tool, String), &mut dyn FnMut()) -> crate::Result<Imported> + Send,
 ) -> emacs::Result<Value<'e>> {
     let mut sink = Lisp::new(env)?;
-    if type_strings_asked(env)? {
+    if asked(env, "toolspec--type-strings")? {
         sink.type_strings();
+    }
+    if asked(env, "toolspec--keep-tools")? {
+        sink.keep_tools();
     }
     // Stopped by a `C-g` seen while waiting for tools, or by the first
     // Lisp call that failed (a `C-g` seen by that call is its error).
@@ -398,6 +404,67 @@ fn serialized_to_texts<'e>(
     let texts = run(env, || texts)?;
     let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
     env.cons(env.call("list", &texts[..])?, value)
+}
+
+/// The compact JSON text in DIALECT of each tool of KEPT, a vector of
+/// tools an import kept (see `streamed`), written under the name at the
+/// same place in NAMES, a vector of strings: a list of strings, made as
+/// `serialized-to-texts` makes them.
+#[defun]
+fn kept_texts<'e>(env: &'e Env, kept: Value<'e>, names: Value<'e>, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
+    let texts = run(env, || {
+        let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
+        let (kept, names) = (kept_tools(kept)?, texts_of(names, "the names")?);
+        if kept.len() != names.len() {
+            return Err(Error::new(ErrorKind::Plist, "expected as many names as kept tools"));
+        }
+        let pairs: Vec<(&Tool, &str)> = kept.iter().zip(&names).map(|(k, n)| (&k.0, n.as_str())).collect();
+        crate::named_tools_to_texts(&pairs, dialect)
+    })?;
+    let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &texts[..])
+}
+
+/// The plist of KEPT, a tool an import kept (see `streamed`), as
+/// `read-file` makes it (type names symbols).
+#[defun]
+fn kept_plist<'e>(env: &'e Env, kept: Value<'e>) -> emacs::Result<Value<'e>> {
+    let kept = run(env, || kept_tool(kept))?;
+    let mut sink = Lisp::new(env)?;
+    crate::plist::emit_tool(&kept.0, &mut sink);
+    sink.finish()
+}
+
+/// The kept tool `v` holds, or an error saying it is none.
+fn kept_tool(v: Value<'_>) -> crate::Result<&KeptTool> {
+    v.into_rust::<&KeptTool>().map_err(|_| Error::new(ErrorKind::Plist, "expected a tool an import kept"))
+}
+
+/// The kept tools of vector `v` (see [`kept_tool`]).
+fn kept_tools(v: Value<'_>) -> crate::Result<Vec<&KeptTool>> {
+    let v =
+        v.into_rust::<emacs::Vector>().map_err(|_| Error::new(ErrorKind::Plist, "expected a vector of kept tools"))?;
+    (0..v.len())
+        .map(|i| {
+            v.get::<Value<'_>>(i)
+                .map_err(|_| Error::new(ErrorKind::Plist, "expected a vector of kept tools"))
+                .and_then(kept_tool)
+        })
+        .collect()
+}
+
+/// The strings of vector `v`, `what` in an error.
+fn texts_of(v: Value<'_>, what: &str) -> crate::Result<Vec<String>> {
+    let v = v
+        .into_rust::<emacs::Vector>()
+        .map_err(|_| Error::new(ErrorKind::Plist, format!("{what} must be a vector of strings")))?;
+    (0..v.len())
+        .map(|i| {
+            v.get::<Value<'_>>(i)
+                .map_err(|_| Error::new(ErrorKind::Plist, format!("{what} must be a vector of strings")))
+                .and_then(|s| self::text(s, what))
+        })
+        .collect()
 }
 
 /// What comes before and after the tools in the compact JSON document of

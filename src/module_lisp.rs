@@ -8,11 +8,22 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use emacs::{Env, IntoLisp, Value};
+use emacs::{Env, IntoLisp, Transfer, Value};
 use serde_json::Number;
 
-use crate::model::FastMap;
+use crate::model::{FastMap, Tool};
 use crate::plist::Sink;
+
+/// A tool an import kept (see [`Lisp::keep_tools`]), held by a user
+/// pointer: Lisp gives it back to write the tool in a dialect, or to make
+/// its plist again, without a plist of its own to copy and keep.
+pub(crate) struct KeptTool(pub(crate) Tool);
+
+impl Transfer for KeptTool {
+    fn type_name() -> &'static str {
+        "toolspec kept tool"
+    }
+}
 
 emacs::use_functions! {
     lisp_list => "list"
@@ -96,6 +107,8 @@ pub(crate) struct Lisp<'e> {
     short: FastMap<Short, Value<'e>>,
     /// Whether type names are made strings (see [`Lisp::type_strings`]).
     type_strings: bool,
+    /// Whether the tools emitted are kept (see [`Lisp::keep_tools`]).
+    keep_tools: bool,
     /// Coded strings made so far, by code, then by text: a catalog's
     /// thousands of warnings say the same few things ("non-standard type
     /// name \"dict\" read as \"object\"" 4,519 times in BFCL's), and
@@ -126,6 +139,7 @@ impl<'e> Lisp<'e> {
             keywords: FastMap::default(),
             short: FastMap::default(),
             type_strings: false,
+            keep_tools: false,
             coded: FastMap::default(),
             coded_count: 0,
             sides: Vec::new(),
@@ -143,6 +157,12 @@ impl<'e> Lisp<'e> {
     /// bench`, `toolspec-bench-register`; bench/history.md, round 25).
     pub(crate) fn type_strings(&mut self) {
         self.type_strings = true;
+    }
+
+    /// Keep each tool emitted, a [`KeptTool`]: an import then ends with
+    /// a fifth list, of them (see [`crate::emit_streamed_import`]).
+    pub(crate) fn keep_tools(&mut self) {
+        self.keep_tools = true;
     }
 
     /// Whether a module call has failed (see [`Lisp::finish`]), as a flag
@@ -326,6 +346,13 @@ impl<'a> Sink<'a> for Lisp<'_> {
         std::mem::swap(&mut self.items, items);
         std::mem::swap(&mut self.open, open);
         true
+    }
+    fn keeps_tools(&self) -> bool {
+        self.keep_tools
+    }
+    fn keep_tool(&mut self, tool: Tool) {
+        let v = Box::new(KeptTool(tool)).into_lisp(self.env);
+        self.push(v);
     }
     fn side_list(&mut self, k: usize) {
         // Emitted and forgotten: the list apart starts again empty.

@@ -4,6 +4,7 @@
 //! keywords and numbers that [`crate::node`] and the generated source use
 //! too.
 
+use crate::model::Tool;
 use crate::value::Number;
 
 /// Where plists are written: elisp text for `read` ([`Text`]), or, in the
@@ -54,6 +55,16 @@ pub trait Sink<'a> {
     /// Emit list apart number `k` (see [`Sink::side`]), and forget it.
     fn side_list(&mut self, k: usize) {
         let _ = k;
+    }
+    /// Whether the sink keeps the tools it emitted ([`Sink::keep_tool`]).
+    fn keeps_tools(&self) -> bool {
+        false
+    }
+    /// Keep `tool`, whose plist was just emitted, as an item: in the Emacs
+    /// module, a handle Lisp gives back to write the tool from it without
+    /// reading its plist again.  A sink that keeps none drops it.
+    fn keep_tool(&mut self, tool: Tool) {
+        drop(tool);
     }
 }
 

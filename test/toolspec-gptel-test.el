@@ -749,6 +749,7 @@ used.  PRETTY as for `toolspec-tools-to-json'."
 Fails if the module would have to write one of them."
   (let ((written (lambda (&rest _) (error "A tool was written again"))))
     (cl-letf (((symbol-function 'toolspec--mod-serialized-to-texts) written)
+              ((symbol-function 'toolspec--mod-kept-texts) written)
               ((symbol-function 'toolspec--mod-serialized-to-json) written)
               ((symbol-function 'toolspec--mod-to-json) written))
       (toolspec-tools-to-json tools dialect))))
@@ -1158,6 +1159,60 @@ both: the name as a warning, the other error as the cause."
               (should (equal (mapcar #'car (cl-remove-if-not (lambda (p) (eq (car p) 'error)) problems))
                              '(error)))))
         (delete-file file)))))
+
+(ert-deftest toolspec-gptel-test-import-keeps-tools-exported-as-read ()
+  "An imported file's tools are registered with the tools the module kept.
+Each gptel tool's source is a tool the module holds (see
+`toolspec--keep-tools'), not a copy of its plist.  Written from it,
+in every dialect, a registered tool is what its plist as
+`toolspec-read-file' returns it gives: its export, its plist (see
+`toolspec--plist'), and what gptel sends, under its registered
+name.  The texts are kept for the next export.  Every
+fixture and example file is imported."
+  (let ((files (append (directory-files (expand-file-name "../test/fixtures" toolspec-gptel-test--examples-dir)
+                                        t "\\.json\\'")
+                       (directory-files toolspec-gptel-test--examples-dir t "\\.json\\'")))
+        (checked 0))
+    (should (> (length files) 10))
+    (dolist (file files)
+      (toolspec-gptel-test--with-toolspec-registry
+        (let* ((inhibit-message t)
+               (made (toolspec-import-file file :category toolspec-gptel-test--category))
+               (read (let ((toolspec--type-strings t)) (toolspec-read-file file)))
+               ;; The plists of the tools registered, by original name.
+               (plists (mapcar (lambda (tool)
+                                 (cl-find (toolspec-original-name tool) read
+                                          :key (lambda (p) (plist-get p :name)) :test #'equal))
+                               made)))
+          (ert-info ((format "%s" file))
+            (should made)
+            (dolist (tool made)
+              (should (user-ptrp (gethash tool toolspec--gptel-sources))))
+            ;; As `toolspec--plist' gives a registered tool's: with the
+            ;; type names of the args symbols.
+            (should (equal (mapcar #'toolspec--plist made)
+                           (mapcar (lambda (tool)
+                                     (toolspec--with-args
+                                      (cl-find (toolspec-original-name tool) (toolspec-read-file file)
+                                               :key (lambda (p) (plist-get p :name)) :test #'equal)
+                                      (lambda (args) (mapcar #'toolspec--symbol-types args))))
+                                   made)))
+            (dolist (dialect (toolspec-dialects))
+              (clrhash toolspec--export-cache)
+              (let ((json (toolspec-tools-to-json made dialect)))
+                (should (equal json (toolspec-tools-to-json plists dialect)))
+                (should (equal json (toolspec-gptel-test--cached-json made dialect)))))
+            (dolist (dialect '("openai" "openai-responses" "anthropic" "gemini" "bedrock" "ollama"))
+              (cl-loop for tool in made
+                       for plist in plists
+                       do (should (equal (toolspec-gptel--own tool dialect)
+                                         (json-parse-string
+                                          (toolspec-to-json (plist-put (copy-sequence plist) :name (gptel-tool-name tool))
+                                                            (intern dialect))
+                                          :object-type 'plist :array-type 'array
+                                          :null-object :null :false-object :json-false)))))
+            (cl-incf checked (length made))))))
+    (should (> checked 20))))
 
 (ert-deftest toolspec-gptel-test-import-gives-gptel-string-types ()
   "An import registers args whose types are strings, as gptel makes them.
