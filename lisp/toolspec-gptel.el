@@ -579,12 +579,13 @@ tool name, with completion."
   "V as a boolean: nil, `:json-false' and `:null' are false."
   (and v (not (memq v '(:json-false :null))) v))
 
-(defun toolspec-gptel--slots (tool options binding &optional name)
-  "The slots of `gptel-make-tool' for TOOL (a plist), bound by BINDING.
+(defun toolspec-gptel--slot-values (tool options binding name f)
+  "Call F with the slots of the gptel tool for TOOL (a plist).
 BINDING is what `toolspec-gptel--resolve' gives for TOOL under
 OPTIONS; the function is wrapped to check and normalise the
 arguments.  NAME, when non-nil, is the name gptel gets instead of
-TOOL's own."
+TOOL's own.  F takes NAME DESCRIPTION ARGS FUNCTION ASYNC CONFIRM
+INCLUDE, the last three nil when not set."
   (let* (;; JSON readers never produce :async, :confirm or :include (a
          ;; file cannot set them); a plist written in elisp may.
          (async (toolspec-gptel--flag (or (plist-get binding :async) (plist-get tool :async))))
@@ -594,13 +595,50 @@ TOOL's own."
                          ((plist-member binding :confirm) (plist-get binding :confirm))
                          (t (plist-get tool :confirm)))))
          (include (toolspec-gptel--flag (plist-get tool :include))))
-    `(:name ,(or name (plist-get tool :name))
-      :description ,(or (plist-get tool :description) "")
-      :args ,(plist-get tool :args)
-      :function ,(toolspec-gptel--wrap tool (plist-get binding :function) async)
-      ,@(and async (list :async t))
-      ,@(and confirm (list :confirm confirm))
-      ,@(and include (list :include include)))))
+    (funcall f
+             (or name (plist-get tool :name))
+             (or (plist-get tool :description) "")
+             (plist-get tool :args)
+             (toolspec-gptel--wrap tool (plist-get binding :function) async)
+             (and async t) confirm include)))
+
+(defun toolspec-gptel--slots (tool options binding &optional name)
+  "The slots of `gptel-make-tool' for TOOL (a plist), bound by BINDING.
+See `toolspec-gptel--slot-values' for TOOL, OPTIONS, BINDING and NAME."
+  (toolspec-gptel--slot-values
+   tool options binding name
+   (lambda (name description args function async confirm include)
+     `(:name ,name :description ,description :args ,args :function ,function
+       ,@(and async (list :async t))
+       ,@(and confirm (list :confirm confirm))
+       ,@(and include (list :include include))))))
+
+(defun toolspec-gptel--maker (category)
+  "A function making gptel tools of CATEGORY from their slots, or nil.
+It takes the arguments `toolspec-gptel--slot-values' gives its
+function, and makes each tool as a copy of one that gptel's
+constructor made, its slots set: neither a list of the slots nor the
+constructor's list of keyword arguments is made for each tool, a
+fifth of what registering a catalog allocated (bench/history.md,
+round 26).  Nil when gptel's struct is not as this expects."
+  (when (fboundp 'gptel--make-tool-internal)
+    (condition-case nil
+        (let ((template (gptel--make-tool-internal :category category))
+              (at (mapcar (lambda (slot) (cl-struct-slot-offset 'gptel-tool slot))
+                          '(name description args function async confirm include))))
+          (when (and (recordp template) (equal (gptel-tool-category template) category))
+            (pcase-let ((`(,n ,d ,a ,f ,as ,c ,i) at))
+              (lambda (name description args function async confirm include)
+                (let ((tool (copy-sequence template)))
+                  (aset tool n name)
+                  (aset tool d description)
+                  (aset tool a args)
+                  (aset tool f function)
+                  (when async (aset tool as async))
+                  (when confirm (aset tool c confirm))
+                  (when include (aset tool i include))
+                  tool)))))
+      (error nil))))
 
 (defun toolspec-gptel--bind (tool options)
   "TOOL (a plist) with its checked, normalising `:function' bound per OPTIONS.
@@ -642,6 +680,9 @@ replaces its tools."
          (copy (if (plist-get options :toolspec--fresh) #'identity (lambda (tool) (copy-tree tool t))))
          ;; The module made the types strings (`toolspec--type-strings').
          (strings (plist-get options :toolspec--type-strings))
+         ;; With string types, gptel's constructor makes the tools as
+         ;; they are: copies of one it made serve (`toolspec-gptel--maker').
+         (maker (and strings (toolspec-gptel--maker category)))
          ;; The tools it kept, one for each of TOOLS, to register as
          ;; their sources instead of copies (`toolspec--keep-tools').
          (kept (let ((kept (plist-get options :toolspec--kept)))
@@ -666,8 +707,10 @@ replaces its tools."
                              ;; Bound, and so dispatched, under its
                              ;; original name.
                              (binding (toolspec-gptel--resolve tool options))
-                             (made (toolspec-gptel--make
-                                    category (toolspec-gptel--slots tool options binding new) strings)))
+                             (made (if maker
+                                       (toolspec-gptel--slot-values tool options binding new maker)
+                                     (toolspec-gptel--make
+                                      category (toolspec-gptel--slots tool options binding new) strings))))
                         (when new
                           (puthash made (plist-get tool :name) toolspec--original-names))
                         ;; The plist it is exported and sent from, whose

@@ -1167,8 +1167,9 @@ Each gptel tool's source is a tool the module holds (see
 in every dialect, a registered tool is what its plist as
 `toolspec-read-file' returns it gives: its export, its plist (see
 `toolspec--plist'), and what gptel sends, under its registered
-name.  The texts are kept for the next export.  Every
-fixture and example file is imported."
+name.  The texts are kept for the next export.  Each gptel tool is
+what gptel's constructor makes of its slots.  Every fixture and
+example file is imported."
   (let ((files (append (directory-files (expand-file-name "../test/fixtures" toolspec-gptel-test--examples-dir)
                                         t "\\.json\\'")
                        (directory-files toolspec-gptel-test--examples-dir t "\\.json\\'")))
@@ -1187,7 +1188,16 @@ fixture and example file is imported."
           (ert-info ((format "%s" file))
             (should made)
             (dolist (tool made)
-              (should (user-ptrp (gethash tool toolspec--gptel-sources))))
+              (should (user-ptrp (gethash tool toolspec--gptel-sources)))
+              ;; Made as gptel's constructor makes it (see
+              ;; `toolspec-gptel--maker'): every other slot its default.
+              (should (equal tool (gptel--make-tool-internal
+                                   :name (gptel-tool-name tool) :description (gptel-tool-description tool)
+                                   :args (gptel-tool-args tool) :function (gptel-tool-function tool)
+                                   :async (gptel-tool-async tool)
+                                   :category toolspec-gptel-test--category
+                                   :confirm (gptel-tool-confirm tool))))
+              (should (gptel-tool-include tool)))
             ;; As `toolspec--plist' gives a registered tool's: with the
             ;; type names of the args symbols.
             (should (equal (mapcar #'toolspec--plist made)
