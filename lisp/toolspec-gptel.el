@@ -360,6 +360,9 @@ Needs the mcp package (mcp.el) and a running server."
   "A function for tool NAME, which has no implementation here."
   (lambda (&rest _) (toolspec-gptel--unbound-call name)))
 
+(defconst toolspec-gptel--unbound '(:function nil :bound nil)
+  "The binding `toolspec-gptel--resolve' gives a tool nothing binds.")
+
 (defun toolspec-gptel--resolve (tool options)
   "The binding of TOOL under OPTIONS.
 A plist (:function F :async A :confirm C :bound B), F nil when nothing
@@ -378,8 +381,10 @@ the first of `toolspec-function-resolvers' that finds one gives it."
     (cond ((or (functionp found) (and own (symbolp found))) (list :function found :bound t))
           ((and (consp found) (plist-get found :function)) (append found (list :bound t)))
           ;; No function: `toolspec-gptel--wrap' makes the one that
-          ;; tells the model so (one closure per tool, not two).
-          (t (list :function nil :bound nil)))))
+          ;; tells the model so (one closure per tool, not two).  One
+          ;; list for every such tool, which its callers only read:
+          ;; most tools of a catalog have none.
+          (t toolspec-gptel--unbound))))
 
 ;;;; Registering
 
@@ -795,22 +800,35 @@ llm package."
 A catalog read from the wild may have thousands of warnings: logging
 each took longer than the import itself, and buried the errors.")
 
-(defun toolspec-gptel--log-some (items format-item what variable &optional kinds)
+(defun toolspec-gptel--log-some (items format-item what variable &optional kinds count)
   "Log the first `toolspec-gptel--log-limit' of ITEMS, then how many more.
 FORMAT-ITEM makes an item's line; WHAT names the kind of items,
 VARIABLE where all of them are kept.  KINDS, a function of no
 arguments, gives the text saying what kinds of items they all are,
-logged after how many more there are."
+logged after how many more there are.  COUNT, when given, is how
+many items there are in all, ITEMS being the first of them."
   (cl-loop for item in items
            for i from 1 to toolspec-gptel--log-limit
            do (message "toolspec: %s" (funcall format-item item)))
-  (let ((n (length items)))
+  (let ((n (or count (length items))))
     (when (> n toolspec-gptel--log-limit)
       (message "toolspec: ... and %d more %s (all of them in `%s')%s"
                (- n toolspec-gptel--log-limit) what variable
                (if-let* ((text (and kinds (funcall kinds))))
                    (format "; all %d by kind: %s" n text)
                  "")))))
+
+(defun toolspec-gptel--errors-first (problems n)
+  "The first N of PROBLEMS, their errors before the rest, else in order.
+Only those N are made into a list: a catalog's import has thousands
+of warnings, and this log shows a few."
+  (let ((out nil) (k 0))
+    (dolist (errors '(t nil))
+      (cl-loop for p in problems
+               while (< k n)
+               when (eq (eq (car p) 'error) errors)
+               do (push p out) (cl-incf k)))
+    (nreverse out)))
 
 (defvar toolspec-last-import-left-out nil
   "The tools the last `toolspec-import-file' left out for their errors.
@@ -882,15 +900,13 @@ where \\<toolspec-import-mode-map>\\[toolspec-import-register] registers them; r
       (toolspec-gptel--log-some refused (lambda (err) (format "%s (left out)" (cadr err)))
                           "tools left out" "toolspec-last-import-left-out")
       ;; The definitions left out first: they are errors.
-      (toolspec-gptel--log-some (let ((warnings toolspec-last-import-warnings))
-                                  (if (assq 'error warnings)
-                                      (append (cl-remove-if-not (lambda (w) (eq (car w) 'error)) warnings)
-                                              (cl-remove-if (lambda (w) (eq (car w) 'error)) warnings))
-                                    warnings))
+      (toolspec-gptel--log-some (toolspec-gptel--errors-first toolspec-last-import-warnings
+                                                              toolspec-gptel--log-limit)
                           (lambda (w) (format "%s: %s" shown
                                               (toolspec-format-problem w)))
                           "import warnings" "toolspec-last-import-warnings"
-                          (lambda () (toolspec--problem-kinds (list toolspec-last-import-warnings))))
+                          (lambda () (toolspec--problem-kinds (list toolspec-last-import-warnings)))
+                          (length toolspec-last-import-warnings))
       (setq toolspec-last-import-left-out (mapcar #'cdr refused))
       ;; The plists were read for this call alone: not copied again.
       (apply #'toolspec-register (nreverse kept) :source file :toolspec--fresh t :toolspec--type-strings t

@@ -114,6 +114,7 @@ of `toolspec-flymake-setup'."
 
 (declare-function toolspec--mod-dialect-names "toolspec-module")
 (declare-function toolspec--mod-safe-names "toolspec-module")
+(declare-function toolspec--mod-safe-names-of "toolspec-module")
 
 (defun toolspec-dialects ()
   "The JSON dialects toolspec writes, a list of symbols.
@@ -134,7 +135,9 @@ RULE is a dialect (a symbol or string among `toolspec-dialects') or
 one document or registration.  Returns a list as long as NAMES: nil
 for a name kept, else its new name, made from the old one
 deterministically (\"math.sum\" becomes \"math_sum\")."
-  (toolspec--safe-names-of-json (json-serialize (vconcat names)) (length names) rule))
+  (toolspec--ensure-module)
+  (or (toolspec--mod-safe-names-of (vconcat names) (toolspec--name rule nil))
+      (make-list (length names) nil)))
 
 (defun toolspec--safe-names-of-json (json count rule)
   "`toolspec-safe-names' of the COUNT names JSON, a JSON array, under RULE."

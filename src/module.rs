@@ -12,7 +12,7 @@
 //!   that prints them as text; strings, numbers, conses, lists and
 //!   vectors through the `emacs` crate (`version`, `last-import-size`,
 //!   `serialized-to-texts`, `document-frame`, `dialect-names`, `locate`,
-//!   `locate-many`, `kept-texts`); user pointers (`compile-args`, and
+//!   `locate-many`, `kept-texts`, `safe-names-of`); user pointers (`compile-args`, and
 //!   the tools an import kept, see [`crate::module_lisp::KeptTool`]).
 //! - Printed elisp that the Lisp side `read`s, made by the core:
 //!   `validate`, `check-args`, `lint-elisp`, `openapi-operations`, and
@@ -462,7 +462,8 @@ fn texts_of(v: Value<'_>, what: &str) -> crate::Result<Vec<String>> {
         .map(|i| {
             v.get::<Value<'_>>(i)
                 .map_err(|_| Error::new(ErrorKind::Plist, format!("{what} must be a vector of strings")))
-                .and_then(|s| self::text(s, what))
+                // The item named only when it is wrong.
+                .and_then(|s| self::text(s, what).or_else(|_| self::text(s, &format!("item {i} of {what}"))))
         })
         .collect()
 }
@@ -496,6 +497,31 @@ fn safe_names<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Res
         let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
         crate::formats::safe_names_json(&self::text(names, "the tool names")?, &rule)
     })
+}
+
+/// NAMES, a vector of tool names (strings), made valid under RULE and
+/// different from each other (see `crate::formats::safe_names`): a list
+/// as long as NAMES, nil for a name kept, else its new name; nil when
+/// every name is kept.  As `safe-names`, without the JSON both ways: for
+/// a registration of thousands of tools, that text was a third of what
+/// the renaming allocated (bench/history.md, round 26).
+#[defun]
+fn safe_names_of<'e>(env: &'e Env, names: Value<'e>, rule: Value<'e>) -> emacs::Result<Value<'e>> {
+    let safe = run(env, || {
+        let rule = crate::formats::name_rule(&self::text(rule, "the name rule")?)?;
+        let names = texts_of(names, "the tool names")?;
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        Ok(crate::formats::safe_names(&refs, &rule))
+    })?;
+    if safe.iter().all(Option::is_none) {
+        return ().into_lisp(env);
+    }
+    let nil = ().into_lisp(env)?;
+    let items = safe
+        .iter()
+        .map(|n| n.as_deref().map_or(Ok(nil), |n| crate::module_lisp::lisp_text(env, n)))
+        .collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &items[..])
 }
 
 /// Validate a printed tool plist; returns elisp text of the problems.

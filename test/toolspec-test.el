@@ -60,6 +60,19 @@
 
 ;;;; Reading
 
+(ert-deftest toolspec-test-safe-names ()
+  "Names made valid and different, nil for those kept, a clear error else."
+  (should (equal (toolspec-safe-names '("math.sum" "math_sum" "ok" "é.x") 'openai)
+                 '("math_sum_5d0c57e6" nil nil "__x")))
+  (should (equal (toolspec-safe-names '("a" "b") 'gptel) '(nil nil)))
+  (should (equal (toolspec-safe-names nil 'gptel) nil))
+  ;; As many as given, in order, each made from its own name.
+  (let* ((names (cl-loop for i below 3000 collect (format "n.%d" i)))
+         (new (toolspec-safe-names names 'anthropic)))
+    (should (equal new (mapcar (lambda (n) (string-replace "." "_" n)) names))))
+  (let ((err (should-error (toolspec-safe-names '("x" a) 'openai) :type 'toolspec-error)))
+    (should (string-match-p "item 1 of the tool names must be a string" (cadr err)))))
+
 (ert-deftest toolspec-test-parse-openai-chat ()
   "OpenAI chat tools become plists following the seed-003 rules."
   (let* ((tools (toolspec-parse-json

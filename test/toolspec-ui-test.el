@@ -260,6 +260,32 @@ every file, but its tool asks before each call, even imported with
                          "all 28 by kind: 25 type-alias, 3 unknown-type$")
                  log))))))
 
+(ert-deftest toolspec-ui-import-file-logs-errors-first ()
+  "An import logs the definitions it left out before its other warnings.
+The error of the last tool, which cannot be read, is the first line,
+then the first warnings in order; the count is of all of them."
+  (toolspec-test-helpers-with-clean-state
+    (let* ((tools (append (cl-loop for i below 25
+                                   collect (format "{\"name\": \"t%d\", \"inputSchema\": {\"type\": \"dict\"}}" i))
+                          (list "{\"name\": \"bad\", \"inputSchema\": 7}")))
+           (file (toolspec-test-helpers-temp-file
+                  (format "{\"tools\": [%s]}" (mapconcat #'identity tools ", "))))
+           (start (length (toolspec-test-helpers-messages)))
+           ;; No line of *Messages* goes while the import logs.
+           (message-log-max t))
+      (toolspec-import-file file)
+      (should (= 26 (length toolspec-last-import-warnings)))
+      (should (eq (car (car (last toolspec-last-import-warnings))) 'error))
+      ;; What this import logged.
+      (let* ((log (substring (toolspec-test-helpers-messages) start))
+             (lines (seq-filter (lambda (l) (string-match-p "^toolspec: .*tools\\[[0-9]+\\]" l))
+                                (split-string log "\n"))))
+        (should (string-match-p "^toolspec: .*: error: tools\\[25\\]" (car lines)))
+        (should (string-match-p "tools\\[0\\]\\.inputSchema\\.type: non-standard type name" (cadr lines)))
+        (should (string-match-p "tools\\[18\\]\\.inputSchema\\.type" (car (last lines))))
+        (should (= (length lines) 20))
+        (should (string-match-p "^toolspec: \\.\\.\\. and 6 more import warnings " log))))))
+
 (ert-deftest toolspec-ui-import-navigation-and-cancel ()
   "n and p move between tools, RET on a tool shows it, q cancels."
   (toolspec-test-helpers-with-clean-state
