@@ -12,8 +12,9 @@
 //!   that prints them as text; strings, numbers, conses, lists and
 //!   vectors through the `emacs` crate (`version`, `last-import-size`,
 //!   `serialized-to-texts`, `document-frame`, `dialect-names`, `locate`,
-//!   `locate-many`, `kept-texts`, `safe-names-of`); user pointers (`compile-args`, and
-//!   the tools an import kept, see [`crate::module_lisp::KeptTool`]).
+//!   `locate-many`, `kept-texts`, `safe-names-of`); user pointers
+//!   (`compile-args`, and the tools an import kept, see
+//!   [`crate::module_lisp::KeptTool`]).
 //! - Printed elisp that the Lisp side `read`s, made by the core:
 //!   `validate`, `check-args`, `lint-elisp`, `openapi-operations`, and
 //!   (in [`crate::module_seeds`]) `gloodata-result` and `result-read`,
