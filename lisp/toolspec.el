@@ -240,6 +240,7 @@ them gives its whole message."
 (declare-function toolspec--mod-serialized-to-texts "toolspec-module")
 (declare-function toolspec--mod-kept-texts "toolspec-module")
 (declare-function toolspec--mod-kept-plist "toolspec-module")
+(declare-function toolspec--mod-kept-to-json "toolspec-module")
 (declare-function toolspec--mod-document-frame "toolspec-module")
 (declare-function toolspec--mod-validate "toolspec-module")
 (declare-function toolspec--mod-gptel-form "toolspec-module")
@@ -790,8 +791,11 @@ was (see `toolspec--export-cache')."
            ;; A renamed tool's text is kept under its new name: a name
            ;; made valid in another document may differ.
            (texts (and (not pretty) (toolspec--tool-texts tools dialect renames names)))
+           ;; Indented, tools the module kept are written from what it
+           ;; holds, when all are (see `toolspec--keep-tools').
+           (kept (and pretty (toolspec--kept-sources tools)))
            ;; `json-serialize' failed on the tools already: not tried again.
-           (serialized (and (not (eq texts 'unserializable)) (not (consp texts))
+           (serialized (and (not kept) (not (eq texts 'unserializable)) (not (consp texts))
                             (toolspec--serialize tools))))
       (cond
        ((consp texts)
@@ -802,6 +806,10 @@ was (see `toolspec--export-cache')."
                  (nconc (cl-loop for (text . more) on texts
                                  collect text when more collect ",")
                         (list (cdr frame))))))
+       (kept (toolspec--mod-kept-to-json
+              kept (vconcat (cl-mapcar (lambda (name new) (or new name))
+                                       names (or renames (make-list (length names) nil))))
+              dialect pretty))
        (serialized (toolspec--mod-serialized-to-json serialized dialect pretty))
        (t (toolspec--mod-to-json
            (toolspec--print (mapcar (lambda (tool) (toolspec--printable (toolspec--plist tool))) tools))
@@ -890,6 +898,19 @@ gptel changes a string in place): so the text an export wrote from it
 stays right for as long as it is the tool's source, and the next
 export finds it without comparing the plist (see
 `toolspec--export-cache').")
+
+(defun toolspec--kept-sources (tools)
+  "The tools the module kept that TOOLS were registered from, or nil.
+A vector, when TOOLS are gptel tools each registered from one (see
+`toolspec--gptel-sources'), else nil."
+  (let ((kept (make-vector (length tools) nil)))
+    (and tools
+         (cl-loop for tool in tools
+                  for i from 0
+                  for source = (and (recordp tool) (gethash tool toolspec--gptel-sources))
+                  always (user-ptrp source)
+                  do (aset kept i source))
+         kept)))
 
 (defun toolspec--export-name (tool)
   "The name TOOL (a plist or struct) is exported under: its original name."

@@ -126,15 +126,30 @@ pub fn serialized_plists_to_texts_beside<B>(
 /// An import's kept tools are written so (see [`crate::Sink::keep_tool`]):
 /// no plist is serialised and read again.
 pub fn named_tools_to_texts(tools: &[(&Tool, &str)], dialect: Dialect) -> Result<Vec<String>> {
-    par::map(tools, |(tool, name)| {
-        let mut tool = (*tool).clone();
-        (*name).clone_into(&mut tool.name);
-        write::write_owned(tool, dialect).map(|v| v.to_compact_string())
-    })
-    .into_iter()
-    .enumerate()
-    .map(in_item)
-    .collect()
+    par::map(tools, |(tool, name)| write::write_owned(named(tool, name), dialect).map(|v| v.to_compact_string()))
+        .into_iter()
+        .enumerate()
+        .map(in_item)
+        .collect()
+}
+
+/// The JSON document in `dialect` of the tools, each written under the
+/// name beside it, as [`named_tools_to_texts`] writes them one by one;
+/// indented when `pretty`.
+pub fn named_tools_to_json(tools: &[(&Tool, &str)], dialect: Dialect, pretty: bool) -> Result<String> {
+    let list = par::map(tools, |(tool, name)| write::write_owned(named(tool, name), dialect))
+        .into_iter()
+        .enumerate()
+        .map(in_item)
+        .collect::<Result<Vec<crate::value::Value>>>()?;
+    Ok(write::to_text(&write::document(list, dialect), pretty))
+}
+
+/// A copy of `tool` named `name`.
+fn named(tool: &Tool, name: &str) -> Tool {
+    let mut tool = tool.clone();
+    name.clone_into(&mut tool.name);
+    tool
 }
 
 /// Nesting (objects and arrays in an item) past which [`split_items`]
@@ -316,6 +331,23 @@ mod tests {
                 let printed = crate::emit::elisp_text(|s| plist::emit_tool(&named, s));
                 assert_eq!(text, &elisp_to_json(&printed, dialect, false, false).unwrap(), "{dialect:?} {name}");
             }
+        }
+        // The document of them all, as the texts are joined.
+        for pretty in [false, true] {
+            let pairs = [(&tools[0], "math_sum"), (&tools[1], "échos")];
+            let tools: Vec<Tool> = pairs
+                .iter()
+                .map(|(t, n)| {
+                    let mut t = (*t).clone();
+                    t.name = n.to_string();
+                    t
+                })
+                .collect();
+            let printed = crate::emit::elisp_text(|s| plist::emit_tools(&tools, s));
+            assert_eq!(
+                named_tools_to_json(&pairs, Dialect::Mcp, pretty).unwrap(),
+                elisp_to_json(&printed, Dialect::Mcp, true, pretty).unwrap()
+            );
         }
         // A name no dialect takes is refused, at its item.
         let err = named_tools_to_texts(&[(&tools[1], "")], Dialect::OpenAi).unwrap_err();

@@ -75,8 +75,8 @@ static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 pub use alloc::releasing;
 pub use convert::{
-    elisp_to_json, named_tools_to_texts, parse_json, serialized_plists_to_json, serialized_plists_to_texts,
-    serialized_plists_to_texts_beside, tools_from_elisp, validate_elisp, VERSION,
+    elisp_to_json, named_tools_to_json, named_tools_to_texts, parse_json, serialized_plists_to_json,
+    serialized_plists_to_texts, serialized_plists_to_texts_beside, tools_from_elisp, validate_elisp, VERSION,
 };
 pub use emit::{
     emit_imported, emit_problems, emit_streamed_import, emit_streamed_import_until, imported_to_elisp, print_problems,

@@ -415,25 +415,53 @@ fn serialized_to_texts<'e>(
 fn kept_texts<'e>(env: &'e Env, kept: Value<'e>, names: Value<'e>, dialect: Value<'e>) -> emacs::Result<Value<'e>> {
     let texts = run(env, || {
         let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
-        let (kept, names) = (kept_tools(kept)?, texts_of(names, "the names")?);
-        if kept.len() != names.len() {
-            return Err(Error::new(ErrorKind::Plist, "expected as many names as kept tools"));
-        }
-        let pairs: Vec<(&Tool, &str)> = kept.iter().zip(&names).map(|(k, n)| (&k.0, n.as_str())).collect();
-        crate::named_tools_to_texts(&pairs, dialect)
+        kept_named(kept, names, |pairs| crate::named_tools_to_texts(pairs, dialect))
     })?;
     let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
     env.call("list", &texts[..])
 }
 
-/// The plist of KEPT, a tool an import kept (see `streamed`), as
-/// `read-file` makes it (type names symbols).
+/// The JSON document in DIALECT of the tools of KEPT, each written under
+/// the name at its place in NAMES (see `kept-texts`); indented when
+/// PRETTY.
+#[defun]
+fn kept_to_json<'e>(
+    env: &'e Env,
+    kept: Value<'e>,
+    names: Value<'e>,
+    dialect: Value<'e>,
+    pretty: Value<'e>,
+) -> emacs::Result<Value<'e>> {
+    let pretty = pretty.is_not_nil();
+    guard(env, || {
+        let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
+        kept_named(kept, names, |pairs| crate::named_tools_to_json(pairs, dialect, pretty))
+    })
+}
+
+/// The plist of KEPT, a tool an import kept (see `streamed`), as that
+/// import made it: its type names strings, which `json-serialize` takes.
 #[defun]
 fn kept_plist<'e>(env: &'e Env, kept: Value<'e>) -> emacs::Result<Value<'e>> {
     let kept = run(env, || kept_tool(kept))?;
     let mut sink = Lisp::new(env)?;
+    sink.type_strings();
     crate::plist::emit_tool(&kept.0, &mut sink);
     sink.finish()
+}
+
+/// `f` of the kept tools of vector KEPT, each with the name at its
+/// place in vector NAMES.
+fn kept_named<T>(
+    kept: Value<'_>,
+    names: Value<'_>,
+    f: impl FnOnce(&[(&Tool, &str)]) -> crate::Result<T>,
+) -> crate::Result<T> {
+    let (kept, names) = (kept_tools(kept)?, texts_of(names, "the names")?);
+    if kept.len() != names.len() {
+        return Err(Error::new(ErrorKind::Plist, "expected as many names as kept tools"));
+    }
+    f(&kept.iter().zip(&names).map(|(k, n)| (&k.0, n.as_str())).collect::<Vec<_>>())
 }
 
 /// The kept tool `v` holds, or an error saying it is none.

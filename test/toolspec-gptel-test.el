@@ -1198,20 +1198,20 @@ example file is imported."
                                    :category toolspec-gptel-test--category
                                    :confirm (gptel-tool-confirm tool))))
               (should (gptel-tool-include tool)))
-            ;; As `toolspec--plist' gives a registered tool's: with the
-            ;; type names of the args symbols.
+            ;; As `toolspec--plist' gives a registered tool's: the plist
+            ;; read with type names strings, as registered, those of the
+            ;; args made symbols again.
             (should (equal (mapcar #'toolspec--plist made)
-                           (mapcar (lambda (tool)
+                           (mapcar (lambda (plist)
                                      (toolspec--with-args
-                                      (cl-find (toolspec-original-name tool) (toolspec-read-file file)
-                                               :key (lambda (p) (plist-get p :name)) :test #'equal)
-                                      (lambda (args) (mapcar #'toolspec--symbol-types args))))
-                                   made)))
+                                      plist (lambda (args) (mapcar #'toolspec--symbol-types args))))
+                                   plists)))
             (dolist (dialect (toolspec-dialects))
               (clrhash toolspec--export-cache)
               (let ((json (toolspec-tools-to-json made dialect)))
                 (should (equal json (toolspec-tools-to-json plists dialect)))
-                (should (equal json (toolspec-gptel-test--cached-json made dialect)))))
+                (should (equal json (toolspec-gptel-test--cached-json made dialect))))
+              (should (equal (toolspec-tools-to-json made dialect t) (toolspec-tools-to-json plists dialect t))))
             (dolist (dialect '("openai" "openai-responses" "anthropic" "gemini" "bedrock" "ollama"))
               (cl-loop for tool in made
                        for plist in plists
