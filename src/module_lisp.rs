@@ -25,6 +25,14 @@ impl Transfer for KeptTool {
     }
 }
 
+/// Emacs frees a kept tool while it collects garbage: the tool is freed
+/// on another thread ([`crate::par::free_later`]).
+impl Drop for KeptTool {
+    fn drop(&mut self) {
+        crate::par::free_later(std::mem::take(&mut self.0));
+    }
+}
+
 emacs::use_functions! {
     lisp_list => "list"
     lisp_vector => "vector"
