@@ -326,23 +326,14 @@ mod tests {
             let pairs = [(&tools[0], names[0]), (&tools[0], names[1]), (&tools[1], names[2])];
             let texts = named_tools_to_texts(&pairs, dialect).unwrap();
             for ((tool, name), text) in pairs.iter().zip(&texts) {
-                let mut named = (*tool).clone();
-                named.name = name.to_string();
-                let printed = crate::emit::elisp_text(|s| plist::emit_tool(&named, s));
+                let printed = crate::emit::elisp_text(|s| plist::emit_tool(&named(tool, name), s));
                 assert_eq!(text, &elisp_to_json(&printed, dialect, false, false).unwrap(), "{dialect:?} {name}");
             }
         }
         // The document of them all, as the texts are joined.
         for pretty in [false, true] {
             let pairs = [(&tools[0], "math_sum"), (&tools[1], "échos")];
-            let tools: Vec<Tool> = pairs
-                .iter()
-                .map(|(t, n)| {
-                    let mut t = (*t).clone();
-                    t.name = n.to_string();
-                    t
-                })
-                .collect();
+            let tools: Vec<Tool> = pairs.iter().map(|(t, n)| named(t, n)).collect();
             let printed = crate::emit::elisp_text(|s| plist::emit_tools(&tools, s));
             assert_eq!(
                 named_tools_to_json(&pairs, Dialect::Mcp, pretty).unwrap(),

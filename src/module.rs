@@ -403,8 +403,7 @@ fn serialized_to_texts<'e>(
     let (value, texts) = run(env, || Ok(crate::serialized_plists_to_texts_beside(&s, dialect, || beside.call([]))))?;
     let value = value?;
     let texts = run(env, || texts)?;
-    let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
-    env.cons(env.call("list", &texts[..])?, value)
+    env.cons(lisp_texts(env, &texts)?, value)
 }
 
 /// The compact JSON text in DIALECT of each tool of KEPT, a vector of
@@ -417,8 +416,7 @@ fn kept_texts<'e>(env: &'e Env, kept: Value<'e>, names: Value<'e>, dialect: Valu
         let dialect = Dialect::parse(&self::text(dialect, "the dialect name")?)?;
         kept_named(kept, names, |pairs| crate::named_tools_to_texts(pairs, dialect))
     })?;
-    let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
-    env.call("list", &texts[..])
+    lisp_texts(env, &texts)
 }
 
 /// The JSON document in DIALECT of the tools of KEPT, each written under
@@ -471,30 +469,36 @@ fn kept_tool(v: Value<'_>) -> crate::Result<&KeptTool> {
 
 /// The kept tools of vector `v` (see [`kept_tool`]).
 fn kept_tools(v: Value<'_>) -> crate::Result<Vec<&KeptTool>> {
-    let v =
-        v.into_rust::<emacs::Vector>().map_err(|_| Error::new(ErrorKind::Plist, "expected a vector of kept tools"))?;
-    (0..v.len())
-        .map(|i| {
-            v.get::<Value<'_>>(i)
-                .map_err(|_| Error::new(ErrorKind::Plist, "expected a vector of kept tools"))
-                .and_then(kept_tool)
-        })
-        .collect()
+    vector_items(v, || "expected a vector of kept tools".into(), |_, item| kept_tool(item))
 }
 
 /// The strings of vector `v`, `what` in an error.
 fn texts_of(v: Value<'_>, what: &str) -> crate::Result<Vec<String>> {
-    let v = v
-        .into_rust::<emacs::Vector>()
-        .map_err(|_| Error::new(ErrorKind::Plist, format!("{what} must be a vector of strings")))?;
-    (0..v.len())
-        .map(|i| {
-            v.get::<Value<'_>>(i)
-                .map_err(|_| Error::new(ErrorKind::Plist, format!("{what} must be a vector of strings")))
-                // The item named only when it is wrong.
-                .and_then(|s| self::text(s, what).or_else(|_| self::text(s, &format!("item {i} of {what}"))))
-        })
-        .collect()
+    vector_items(
+        v,
+        || format!("{what} must be a vector of strings"),
+        // The item named only when it is wrong.
+        |i, s| self::text(s, what).or_else(|_| self::text(s, &format!("item {i} of {what}"))),
+    )
+}
+
+/// `f` of each item of Lisp vector `v`, with its index; `wrong` says
+/// what `v` should have been, when it is not a vector.
+fn vector_items<'e, T>(
+    v: Value<'e>,
+    wrong: impl Fn() -> String,
+    mut f: impl FnMut(usize, Value<'e>) -> crate::Result<T>,
+) -> crate::Result<Vec<T>> {
+    let not_vector = || Error::new(ErrorKind::Plist, wrong());
+    let v = v.into_rust::<emacs::Vector>().map_err(|_| not_vector())?;
+    (0..v.len()).map(|i| v.get::<Value<'e>>(i).map_err(|_| not_vector()).and_then(|item| f(i, item))).collect()
+}
+
+/// TEXTS as a Lisp list of strings, each made by
+/// [`crate::module_lisp::lisp_text`] (see `serialized-to-texts`).
+fn lisp_texts<'e>(env: &'e Env, texts: &[String]) -> emacs::Result<Value<'e>> {
+    let texts = texts.iter().map(|t| crate::module_lisp::lisp_text(env, t)).collect::<emacs::Result<Vec<_>>>()?;
+    env.call("list", &texts[..])
 }
 
 /// What comes before and after the tools in the compact JSON document of

@@ -313,13 +313,12 @@ pub(crate) fn spawn<'s, R: Send + 's>(
     thread::Builder::new().name("toolspec-worker".into()).stack_size(STACK).spawn_scoped(scope, f).ok()
 }
 
-/// Drop `value` on another thread when `big`: freeing a large parsed
-/// document or import takes milliseconds the caller need not wait for.
+/// Drop `value` on another thread when `big` ([`free_later`]): freeing a
+/// large parsed document or import takes milliseconds the caller need
+/// not wait for.
 pub fn drop_later<T: Send + 'static>(big: bool, value: T) {
-    if big && threads_for(usize::MAX) > 1 {
-        // If no thread can be started, the closure, and `value` with it,
-        // is dropped here.
-        let _ = thread::Builder::new().name("toolspec-free".into()).spawn(move || drop(value));
+    if big {
+        free_later(value);
     }
 }
 
