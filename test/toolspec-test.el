@@ -60,6 +60,38 @@
 
 ;;;; Reading
 
+(ert-deftest toolspec-test-kept-tools-refuse-other-values ()
+  "The module's functions on kept tools refuse what is not one, clearly.
+A kept tool comes from an import asked to keep its tools (see
+`toolspec--keep-tools'); anything else, another user pointer
+included, is a `toolspec-error' saying what was expected."
+  (let* ((kept (let ((toolspec--keep-tools t))
+                 (toolspec-parse-json "{\"tools\": [{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"}}]}")
+                 toolspec--keep-tools))
+         (tool (car kept))
+         (checker (toolspec--mod-compile-args "(:name \"a\" :args nil)"))
+         (refused (lambda (form message)
+                    (let ((err (should-error (funcall form) :type 'toolspec-error)))
+                      (should (string-match-p message (cadr err)))))))
+    (should (= (length kept) 1))
+    (should (user-ptrp tool))
+    ;; Written under the name given, as its plist is.
+    (should (equal (toolspec--mod-kept-texts (vector tool) ["b"] "mcp")
+                   (list (toolspec-to-json (list :name "b" :args nil) 'mcp))))
+    (should (equal (plist-get (toolspec--mod-kept-plist tool) :name) "a"))
+    (funcall refused (lambda () (toolspec--mod-kept-texts (vector checker) ["a"] "mcp"))
+             "expected a tool an import kept")
+    (funcall refused (lambda () (toolspec--mod-kept-texts [1] ["a"] "mcp")) "expected a tool an import kept")
+    (funcall refused (lambda () (toolspec--mod-kept-texts (list tool) ["a"] "mcp"))
+             "expected a vector of kept tools")
+    (funcall refused (lambda () (toolspec--mod-kept-texts (vector tool) [] "mcp"))
+             "expected as many names as kept tools")
+    (funcall refused (lambda () (toolspec--mod-kept-to-json (vector tool) [a] "mcp" t))
+             "item 0 of the names must be a string")
+    (funcall refused (lambda () (toolspec--mod-kept-to-json (vector tool) '("a") "mcp" t))
+             "the names must be a vector of strings")
+    (funcall refused (lambda () (toolspec--mod-kept-plist "a")) "expected a tool an import kept")))
+
 (ert-deftest toolspec-test-safe-names ()
   "Names made valid and different, nil for those kept, a clear error else."
   (should (equal (toolspec-safe-names '("math.sum" "math_sum" "ok" "é.x") 'openai)
